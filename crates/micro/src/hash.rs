@@ -1,0 +1,8 @@
+//! hash suite.
+
+use dyno_workload::BenchDef;
+
+/// The hash benchmarks.
+pub fn defs() -> Vec<BenchDef> {
+    Vec::new()
+}

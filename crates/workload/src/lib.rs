@@ -1,0 +1,384 @@
+//! The interface every dyno benchmark implements, and the pieces that make
+//! writing one take a few lines.
+//!
+//! A [`Workload`] owns a pre-generated set of inputs. The runner first calls
+//! [`Workload::verify`], which checks every output against its expected value;
+//! only a workload that passes is ever timed. Then the runner calls
+//! [`Workload::run`] with a batch size and times the call itself.
+//!
+//! [`Cases`] covers almost every benchmark: a list of inputs, the expected
+//! output of each (or a check closure), and the operation.
+//!
+//! This crate knows nothing of timing, statistics or output formats, so that
+//! suites depend only on it.
+
+use std::fmt::{self, Debug};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+mod seq;
+pub use seq::{seq, u64_le};
+
+/// A benchmark body: verified once, then run in timed batches.
+pub trait Workload {
+    /// Run the operation on every input once and compare each output with its
+    /// expected value. Called before any timing.
+    fn verify(&mut self) -> Result<(), Mismatch>;
+
+    /// Run the operation `iters` times, cycling through the input set.
+    /// Inputs and outputs must pass through [`black_box`].
+    fn run(&mut self, iters: u64);
+
+    /// How many distinct inputs the set holds (reported in the result).
+    fn cases(&self) -> usize;
+}
+
+/// An output that differs from the value it was expected to have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("case {case}: expected {expected}, got {actual}")]
+pub struct Mismatch {
+    /// Which input of the set (its index, or a name).
+    pub case: String,
+    /// The expected value, rendered for a person (hex for bytes, truncated).
+    pub expected: String,
+    /// The value the implementation returned.
+    pub actual: String,
+}
+
+/// How a workload's output is checked before timing.
+enum Check<I, O> {
+    /// Compare with a known output per input.
+    Equals {
+        expected: Vec<O>,
+        show: fn(&O) -> String,
+    },
+    /// A property that must hold (for randomized outputs such as ECDSA
+    /// signatures with random nonces): `Err((expected, actual))` on failure.
+    Holds(CheckFn<I, O>),
+}
+
+type CheckFn<I, O> = Box<dyn Fn(&I, &O) -> Result<(), (String, String)>>;
+
+/// The common workload: an operation over a pre-generated input set.
+pub struct Cases<I, O, F> {
+    inputs: Vec<I>,
+    op: F,
+    check: Check<I, O>,
+    next: usize,
+}
+
+impl<I, O, F> Debug for Cases<I, O, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cases")
+            .field("cases", &self.inputs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I, O, F> Cases<I, O, F>
+where
+    F: FnMut(&I) -> O,
+    O: PartialEq + Debug,
+{
+    /// Each input paired with the output the operation must return for it.
+    /// Mismatches are shown with `Debug`; use [`Cases::show`] for bytes.
+    pub fn expect(pairs: Vec<(I, O)>, op: F) -> Self {
+        assert!(!pairs.is_empty(), "a workload needs at least one input");
+        let (inputs, expected) = pairs.into_iter().unzip();
+        Self {
+            inputs,
+            op,
+            check: Check::Equals {
+                expected,
+                show: |o| truncate(format!("{o:?}")),
+            },
+            next: 0,
+        }
+    }
+
+    /// Render outputs with `show` in mismatch messages (e.g. [`hex`]).
+    pub fn show(mut self, show: fn(&O) -> String) -> Self {
+        if let Check::Equals { show: s, .. } = &mut self.check {
+            *s = show;
+        }
+        self
+    }
+}
+
+impl<I, O, F> Cases<I, O, F>
+where
+    F: FnMut(&I) -> O,
+{
+    /// Inputs whose outputs are checked by a property rather than a fixed
+    /// value: `check(input, output)` returns `Err((expected, actual))`.
+    pub fn checked(
+        inputs: Vec<I>,
+        op: F,
+        check: impl Fn(&I, &O) -> Result<(), (String, String)> + 'static,
+    ) -> Self {
+        assert!(!inputs.is_empty(), "a workload needs at least one input");
+        Self {
+            inputs,
+            op,
+            check: Check::Holds(Box::new(check)),
+            next: 0,
+        }
+    }
+}
+
+impl<I, O, F> Workload for Cases<I, O, F>
+where
+    F: FnMut(&I) -> O,
+    O: PartialEq,
+{
+    fn verify(&mut self) -> Result<(), Mismatch> {
+        for (k, input) in self.inputs.iter().enumerate() {
+            let actual = (self.op)(input);
+            let failed = match &self.check {
+                Check::Equals { expected, show } => {
+                    (actual != expected[k]).then(|| (show(&expected[k]), show(&actual)))
+                }
+                Check::Holds(check) => check(input, &actual).err(),
+            };
+            if let Some((expected, actual)) = failed {
+                return Err(Mismatch {
+                    case: k.to_string(),
+                    expected,
+                    actual,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn run(&mut self, iters: u64) {
+        let n = self.inputs.len();
+        let mut k = self.next;
+        for _ in 0..iters {
+            let input = black_box(&self.inputs[k]);
+            black_box((self.op)(input));
+            k += 1;
+            if k == n {
+                k = 0;
+            }
+        }
+        self.next = k;
+    }
+
+    fn cases(&self) -> usize {
+        self.inputs.len()
+    }
+}
+
+/// Lower-case hex of a byte string, truncated past 64 bytes.
+pub fn hex(bytes: impl AsRef<[u8]>) -> String {
+    let b = bytes.as_ref();
+    const SHOWN: usize = 64;
+    let mut s = String::with_capacity(2 + 2 * b.len().min(SHOWN));
+    s.push_str("0x");
+    for byte in b.iter().take(SHOWN) {
+        s.push_str(&format!("{byte:02x}"));
+    }
+    if b.len() > SHOWN {
+        s.push_str(&format!("… ({} bytes)", b.len()));
+    }
+    s
+}
+
+/// Decode hex (with or without `0x`), for vectors.
+pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
+    let s = s.strip_prefix("0x").unwrap_or(s);
+    if s.len() % 2 != 0 {
+        return Err(format!("odd number of hex digits ({})", s.len()));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&s[i..i + 2], 16)
+                .map_err(|_| format!("not hex: {:?} at offset {i}", &s[i..i + 2]))
+        })
+        .collect()
+}
+
+fn truncate(mut s: String) -> String {
+    const MAX: usize = 200;
+    if s.len() > MAX {
+        let mut cut = MAX;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push('…');
+    }
+    s
+}
+
+/// One benchmark a suite can build: an id's parts, the implementation, and a
+/// constructor. Suites list these; specs select among them.
+pub struct BenchDef {
+    /// Suite group, the id's first part: `hash`.
+    pub group: &'static str,
+    /// Operation, the id's second part: `keccak256`.
+    pub op: &'static str,
+    /// Input, the id's third part: `32B`.
+    pub input: String,
+    /// Implementation name: `tiny-keccak`.
+    pub implementation: &'static str,
+    /// Implementation version (the crate's, from Cargo.lock).
+    pub version: &'static str,
+    /// Parameters worth recording with the result (`bytes = 32`).
+    pub params: Vec<(&'static str, Param)>,
+    /// Builds the workload: loads vectors, generates inputs. Not timed.
+    pub build: Box<dyn Fn(&Ctx) -> Result<Box<dyn Workload>, BuildError> + Send + Sync>,
+}
+
+impl Debug for BenchDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BenchDef")
+            .field("id", &self.id())
+            .field("implementation", &self.implementation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BenchDef {
+    /// The hierarchical id, `group/op/input`.
+    pub fn id(&self) -> String {
+        format!("{}/{}/{}", self.group, self.op, self.input)
+    }
+}
+
+/// A recorded parameter value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    /// An integer such as a byte count.
+    Int(u64),
+    /// A word such as an object kind.
+    Text(String),
+}
+
+/// What a workload constructor may read.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The directory holding the vector files (`vectors/`).
+    pub vectors: PathBuf,
+}
+
+impl Ctx {
+    /// Read and parse one vector file, naming it on failure.
+    pub fn vector_file(&self, name: &str) -> Result<String, BuildError> {
+        let path = self.vectors.join(name);
+        std::fs::read_to_string(&path).map_err(|e| BuildError::Vectors {
+            path: path.clone(),
+            reason: format!("{e} (pass --vectors DIR to point at the vectors folder)"),
+        })
+    }
+
+    /// The path of a vector file, for error messages.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.vectors.join(name)
+    }
+}
+
+/// Why a workload could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A vector file is missing or malformed.
+    #[error("{}: {reason}", path.display())]
+    Vectors {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The vectors hold no case for this benchmark.
+    #[error("{}: no vector for {what}", path.display())]
+    NoVector {
+        /// The file searched.
+        path: PathBuf,
+        /// The benchmark id and implementation.
+        what: String,
+    },
+}
+
+impl BuildError {
+    /// A malformed-vector error for `path`.
+    pub fn vectors(path: &Path, reason: impl fmt::Display) -> Self {
+        Self::Vectors {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verify_reports_the_first_mismatch_with_both_values() {
+        let mut w = Cases::expect(vec![(1u32, 2u32), (2, 4), (3, 7)], |x| x * 2);
+        let err = w.verify().unwrap_err();
+        assert_eq!(err.case, "2");
+        assert_eq!(err.expected, "7");
+        assert_eq!(err.actual, "6");
+    }
+
+    #[test]
+    fn verify_passes_when_every_output_matches() {
+        let mut w = Cases::expect(vec![(1u32, 2u32), (2, 4)], |x| x * 2);
+        assert!(w.verify().is_ok());
+        assert_eq!(w.cases(), 2);
+    }
+
+    #[test]
+    fn run_cycles_through_every_input() {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let s = seen.clone();
+        let mut w = Cases::expect(vec![(0u8, ()), (1, ()), (2, ())], move |x| {
+            s.borrow_mut().push(*x);
+        });
+        w.run(4);
+        w.run(3);
+        assert_eq!(*seen.borrow(), vec![0, 1, 2, 0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn checked_workloads_use_the_property() {
+        let mut w = Cases::checked(vec![3u32, 4], |x| x + 1, |i, o| {
+            if *o == i + 1 {
+                Ok(())
+            } else {
+                Err((format!("{}", i + 1), o.to_string()))
+            }
+        });
+        assert!(w.verify().is_ok());
+        let mut bad = Cases::checked(vec![3u32], |x| x + 2, |i, o| {
+            if *o == i + 1 {
+                Ok(())
+            } else {
+                Err((format!("{}", i + 1), o.to_string()))
+            }
+        });
+        assert_eq!(bad.verify().unwrap_err().actual, "5");
+    }
+
+    #[test]
+    fn hex_truncates_long_values_and_says_how_long() {
+        assert_eq!(hex([0xab, 0x01]), "0xab01");
+        let long = hex(vec![0u8; 100]);
+        assert!(long.ends_with("… (100 bytes)"), "{long}");
+        assert_eq!(unhex("0xab01").unwrap(), vec![0xab, 0x01]);
+        assert!(unhex("abc").is_err());
+        assert!(unhex("zz").is_err());
+    }
+
+    #[test]
+    fn show_renders_mismatches_as_hex() {
+        let mut w = Cases::expect(vec![((), vec![1u8, 2])], |_| vec![1u8, 3]).show(|o| hex(o));
+        let err = w.verify().unwrap_err();
+        assert_eq!(err.expected, "0x0102");
+        assert_eq!(err.actual, "0x0103");
+    }
+}
