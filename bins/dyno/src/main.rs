@@ -1,1 +1,112 @@
-fn main() {}
+//! The `dyno` command: argument parsing and wiring. The work happens in the
+//! `dyno-*` crates.
+//!
+//! Exit codes are a contract: 0 ok; 1 a benchmark returned a wrong result,
+//! or missed its target under `--fail-on-target`; 2 a usage or runtime
+//! error. A closed stdout (`dyno run | head`) is not an error.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod cli;
+mod list;
+mod run;
+
+use cli::{Cli, ColorChoice, Command};
+
+#[global_allocator]
+static ALLOC: dyno_runner::CountingAlloc = dyno_runner::CountingAlloc;
+
+/// How a command ended, for the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Ok,
+    /// A wrong result, or a missed target under `--fail-on-target`.
+    Failed,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::List(args) => list::list(&cli.global, args),
+        Command::Run(args) => run::run(&cli.global, args),
+    };
+    match result {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::from(1),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let color = use_color(cli.global.color, std::io::stderr().is_terminal());
+            let label = if color { "\x1b[1;31merror\x1b[0m" } else { "error" };
+            eprintln!("{label}: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Colour on a terminal, unless `NO_COLOR` is set or `TERM=dumb`; the flag
+/// overrides.
+fn use_color(choice: ColorChoice, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            terminal
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        }
+    }
+}
+
+/// Write data to stdout; a closed pipe surfaces as an error that `main`
+/// treats as success.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A data folder: the flag, else `./NAME` if present, else the repository
+/// folder dyno was built from.
+fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
+    if let Some(p) = flag {
+        return p.to_path_buf();
+    }
+    let here = PathBuf::from(name);
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(name)
+}
+
+/// Load and check the specs against what the built-in suites can build.
+fn load_specs(global: &cli::Global) -> anyhow::Result<(Vec<dyno_spec::Spec>, Vec<dyno_workload::BenchDef>)> {
+    let dir = data_dir(global.specs.as_deref(), "specs");
+    let specs = dyno_spec::load_dir(&dir)?;
+    let catalog = dyno_micro::catalog();
+    let known = dyno_spec::Known::new(
+        catalog
+            .iter()
+            .map(|d| (d.group.to_string(), d.op.to_string(), d.input.clone(), d.implementation.to_string())),
+    );
+    for spec in &specs {
+        spec.check(&known)?;
+    }
+    Ok((specs, catalog))
+}

@@ -1,1 +1,36 @@
-//! placeholder
+//! Renders dyno results for people and programs: an aligned terminal table,
+//! Markdown, CSV and JSON. One file per format; the row model they share
+//! (grouping by id, the baseline ratio, notes) lives in `rows`.
+
+pub mod csv;
+pub mod json;
+pub mod markdown;
+mod rows;
+pub mod table;
+pub mod units;
+
+/// An output format for `dyno run --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for a terminal.
+    Table,
+    /// Markdown tables.
+    Markdown,
+    /// The result document.
+    Json,
+    /// One row per result.
+    Csv,
+}
+
+/// Render `run` in `format`; `color` applies to the table only.
+pub fn render(run: &dyno_format::Run, format: Format, color: bool) -> String {
+    match format {
+        Format::Table => table::render(run, color),
+        Format::Markdown => markdown::render(run),
+        Format::Json => json::render(run),
+        Format::Csv => csv::render(run),
+    }
+}
+
+#[cfg(test)]
+mod tests;

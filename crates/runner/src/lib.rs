@@ -1,1 +1,13 @@
-//! placeholder
+//! How dyno measures: clock calibration, the timing engine, allocation
+//! counting and environment capture. Statistics come from `dyno-stats`;
+//! workloads implement `dyno_workload::Workload`.
+
+pub mod alloc;
+pub mod clock;
+pub mod engine;
+pub mod env;
+
+pub use alloc::CountingAlloc;
+pub use engine::{Engine, Measurement, measure_harness, settings};
+pub mod session;
+pub use session::{Invocation, Job, Progress, execute, new_run};

@@ -1,1 +1,345 @@
-//! placeholder
+//! Benchmark specs: what runs, as data.
+//!
+//! A spec file (`specs/<group>.toml`) names a group's benchmarks: operations,
+//! inputs, implementations (the first, or `baseline`, is the one others are
+//! compared with), regression thresholds and targets. Loading checks the
+//! file's shape; [`Spec::check`] checks every name against what dyno can
+//! build. Every error names the file, the line and the key, and suggests the
+//! nearest valid name when one is close.
+//!
+//! ```toml
+//! [suite]
+//! group = "crypto"
+//! description = "ECDSA as clients use it"
+//! default = true              # part of a plain `dyno run`
+//!
+//! [defaults]
+//! threshold = "20%"           # a slowdown beyond this is a regression
+//!
+//! [[bench]]
+//! op = "secp256k1-recover"
+//! inputs = ["valid"]
+//! impls = ["libsecp256k1", "k256"]
+//! target = { p50 = "1ms" }
+//! ```
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+mod error;
+mod plan;
+mod quantity;
+
+pub use error::SpecError;
+pub use plan::{Known, PlanEntry, plan};
+pub use quantity::{Stat, parse_duration_ns, parse_threshold};
+
+/// The regression threshold when a spec gives none: 20%.
+pub const DEFAULT_THRESHOLD: f64 = 0.20;
+
+/// One loaded spec file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Where it came from.
+    pub path: PathBuf,
+    /// The benchmark group: the first part of every id.
+    pub group: String,
+    /// One line for `dyno list`.
+    pub description: String,
+    /// Part of a plain `dyno run` (no filter).
+    pub default: bool,
+    /// The `[[bench]]` entries.
+    pub benches: Vec<BenchSpec>,
+    group_line: usize,
+}
+
+/// One `[[bench]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchSpec {
+    /// The operation: the id's second part.
+    pub op: Located<String>,
+    /// Inputs: the id's third part.
+    pub inputs: Vec<Located<String>>,
+    /// Implementations to run, in table order.
+    pub impls: Vec<Located<String>>,
+    /// The implementation the others are compared with.
+    pub baseline: Located<String>,
+    /// Relative slowdown that counts as a regression.
+    pub threshold: f64,
+    /// An optional limit on one statistic.
+    pub target: Option<TargetSpec>,
+}
+
+/// A target: `stat` must not exceed `limit_ns` per operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TargetSpec {
+    /// Which statistic.
+    pub stat: Stat,
+    /// The limit in nanoseconds.
+    pub limit_ns: f64,
+}
+
+/// A value with the line it was written on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// 1-based line in the spec file.
+    pub line: usize,
+}
+
+impl<T: fmt::Display> fmt::Display for Located<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    suite: RawSuite,
+    #[serde(default)]
+    defaults: RawDefaults,
+    #[serde(default)]
+    bench: Vec<RawBench>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuite {
+    group: Spanned<String>,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "yes")]
+    default: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawDefaults {
+    threshold: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBench {
+    op: Spanned<String>,
+    inputs: Spanned<Vec<Spanned<String>>>,
+    impls: Spanned<Vec<Spanned<String>>>,
+    baseline: Option<Spanned<String>>,
+    threshold: Option<Spanned<toml::Value>>,
+    target: Option<Spanned<toml::Table>>,
+}
+
+/// Line number (1-based) of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Spec {
+    /// Load and shape-check one spec file.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Io {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parse spec text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SpecError> {
+        let raw: RawSpec = toml::from_str(text).map_err(|e| error::from_toml(&e, text, path))?;
+        let at = |span: std::ops::Range<usize>| line_of(text, span.start);
+        let located = |s: &Spanned<String>| Located {
+            value: s.get_ref().clone(),
+            line: at(s.span()),
+        };
+        let invalid = |line, key: &str, reason: String| SpecError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            key: key.into(),
+            reason,
+        };
+
+        let default_threshold = match &raw.defaults.threshold {
+            Some(t) => parse_threshold(t.get_ref())
+                .map_err(|r| invalid(at(t.span()), "defaults.threshold", r))?,
+            None => DEFAULT_THRESHOLD,
+        };
+
+        let mut benches = Vec::new();
+        for b in &raw.bench {
+            let op = located(&b.op);
+            let field = |key: &str| format!("bench[op={}].{key}", op.value);
+            let list = |v: &Spanned<Vec<Spanned<String>>>, key: &str| {
+                if v.get_ref().is_empty() {
+                    return Err(invalid(at(v.span()), &field(key), "must list at least one name".into()));
+                }
+                Ok(v.get_ref().iter().map(located).collect::<Vec<_>>())
+            };
+            let inputs = list(&b.inputs, "inputs")?;
+            let impls = list(&b.impls, "impls")?;
+            let baseline = match &b.baseline {
+                Some(name) => {
+                    let name = located(name);
+                    if !impls.iter().any(|i| i.value == name.value) {
+                        return Err(invalid(
+                            name.line,
+                            &field("baseline"),
+                            format!(
+                                "{:?} is not one of this bench's impls ({})",
+                                name.value,
+                                names(&impls)
+                            ),
+                        ));
+                    }
+                    name
+                }
+                None => impls[0].clone(),
+            };
+            let threshold = match &b.threshold {
+                Some(t) => parse_threshold(t.get_ref())
+                    .map_err(|r| invalid(at(t.span()), &field("threshold"), r))?,
+                None => default_threshold,
+            };
+            let target = match &b.target {
+                Some(t) => Some(quantity::parse_target(t.get_ref()).map_err(|r| {
+                    invalid(at(t.span()), &field("target"), r)
+                })?),
+                None => None,
+            };
+            benches.push(BenchSpec {
+                op,
+                inputs,
+                impls,
+                baseline,
+                threshold,
+                target,
+            });
+        }
+        Ok(Spec {
+            path: path.to_path_buf(),
+            group: raw.suite.group.get_ref().clone(),
+            description: raw.suite.description,
+            default: raw.suite.default,
+            benches,
+            group_line: at(raw.suite.group.span()),
+        })
+    }
+
+    /// Check every group, op, input and implementation name against what can
+    /// be built, and that no (id, implementation) appears twice.
+    pub fn check(&self, known: &Known) -> Result<(), SpecError> {
+        let unknown = |line, what: &'static str, name: &str, valid: Vec<String>| SpecError::Unknown {
+            path: self.path.clone(),
+            line,
+            what,
+            name: name.into(),
+            suggestion: error::nearest(name, &valid),
+            valid,
+        };
+        if !known.groups().contains(&self.group) {
+            return Err(unknown(self.group_line, "group", &self.group, known.groups()));
+        }
+        let mut seen = BTreeSet::new();
+        for b in &self.benches {
+            let ops = known.ops(&self.group);
+            if !ops.contains(&b.op.value) {
+                return Err(unknown(b.op.line, "op", &b.op.value, ops));
+            }
+            for input in &b.inputs {
+                let valid = known.inputs(&self.group, &b.op.value);
+                if !valid.contains(&input.value) {
+                    return Err(unknown(input.line, "input", &input.value, valid));
+                }
+            }
+            for imp in &b.impls {
+                let valid = known.impls(&self.group, &b.op.value);
+                if !valid.contains(&imp.value) {
+                    return Err(unknown(imp.line, "implementation", &imp.value, valid));
+                }
+                for input in &b.inputs {
+                    if !known.has(&self.group, &b.op.value, &input.value, &imp.value) {
+                        return Err(SpecError::Invalid {
+                            path: self.path.clone(),
+                            line: imp.line,
+                            key: format!("bench[op={}].impls", b.op.value),
+                            reason: format!(
+                                "{:?} has no benchmark for input {:?}",
+                                imp.value, input.value
+                            ),
+                        });
+                    }
+                    let id = format!("{}/{}/{}", self.group, b.op.value, input.value);
+                    if !seen.insert((id.clone(), imp.value.clone())) {
+                        return Err(SpecError::Invalid {
+                            path: self.path.clone(),
+                            line: imp.line,
+                            key: format!("bench[op={}]", b.op.value),
+                            reason: format!("{id} on {} is listed twice", imp.value),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn names(items: &[Located<String>]) -> String {
+    items
+        .iter()
+        .map(|i| i.value.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Load every `*.toml` in `dir`, sorted by file name; refuse two files for
+/// the same group.
+pub fn load_dir(dir: &Path) -> Result<Vec<Spec>, SpecError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| SpecError::Io {
+        path: dir.to_path_buf(),
+        reason: format!("{e} (pass --specs DIR to point at the specs folder)"),
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(SpecError::Io {
+            path: dir.to_path_buf(),
+            reason: "no *.toml spec files here (pass --specs DIR to point at the specs folder)"
+                .into(),
+        });
+    }
+    let mut specs: Vec<Spec> = Vec::new();
+    for p in paths {
+        let spec = Spec::load(&p)?;
+        if let Some(other) = specs.iter().find(|s| s.group == spec.group) {
+            return Err(SpecError::Invalid {
+                path: p,
+                line: spec.group_line,
+                key: "suite.group".into(),
+                reason: format!(
+                    "group {:?} is already defined by {}",
+                    spec.group,
+                    other.path.display()
+                ),
+            });
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,27 @@
+//! Records the compiler version and the git commit dyno is built from.
+
+use std::process::Command;
+
+fn output(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(cmd).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn main() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = output(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=DYNO_RUSTC_VERSION={version}");
+
+    if let Some(git_dir) = output("git", &["rev-parse", "--absolute-git-dir"]) {
+        println!("cargo:rerun-if-changed={git_dir}/HEAD");
+        println!("cargo:rerun-if-changed={git_dir}/index");
+        if let Some(head) = output("git", &["rev-parse", "--short=12", "HEAD"]) {
+            let dirty = output("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+            let suffix = if dirty { "-dirty" } else { "" };
+            println!("cargo:rustc-env=DYNO_GIT_COMMIT={head}{suffix}");
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! `dyno run`: plan, verify, measure, save after every benchmark, render.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use anyhow::Context as _;
+use dyno_format::{Implementation, Run, VerificationStatus};
+use dyno_runner::{Engine, Invocation, Job, Progress};
+use dyno_workload::{BenchDef, Ctx, Param};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{Global, RunArgs};
+use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
+
+pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
+    let (specs, catalog) = load_specs(global)?;
+    check_impls(args.impls.as_deref(), &catalog)?;
+    let plan = dyno_spec::plan(&specs, args.filter.as_deref(), args.impls.as_deref());
+    if plan.is_empty() {
+        anyhow::bail!(
+            "no benchmark matches {:?}{} (see `dyno list`)",
+            args.filter.as_deref().unwrap_or(""),
+            args.impls
+                .as_ref()
+                .map(|i| format!(" with --impl {}", i.join(",")))
+                .unwrap_or_default()
+        );
+    }
+    let ctx = Ctx {
+        vectors: data_dir(global.vectors.as_deref(), "vectors"),
+    };
+
+    let clock = dyno_runner::clock::calibrate();
+    dyno_runner::clock::check(&clock)?;
+    let settings = dyno_runner::settings(args.quick, args.samples.map(|n| n as usize), &clock);
+    let environment = dyno_runner::env::capture(clock, env!("DYNO_RUSTC_VERSION"));
+    let invocation = Invocation {
+        command_line: std::env::args().collect(),
+        dyno_version: env!("CARGO_PKG_VERSION").into(),
+        git_commit: option_env!("DYNO_GIT_COMMIT").map(String::from),
+    };
+    let engine = Engine::new(settings.clone());
+    let mut run = dyno_runner::new_run(invocation, settings, environment);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}.json", run.run.id)));
+    let md = out.with_extension("md");
+
+    let stop = engine.stop_flag();
+    ctrlc::set_handler(move || {
+        if stop.swap(true, Ordering::SeqCst) {
+            eprintln!("\ndyno: second interrupt, exiting now; results so far are saved");
+            std::process::exit(130);
+        }
+        eprintln!("\ndyno: interrupted; finishing the current sample and saving (Ctrl-C again to quit now)");
+    })
+    .context("installing the Ctrl-C handler")?;
+
+    let (_, harness) = dyno_runner::measure_harness(&engine);
+    run.harness = harness;
+
+    let jobs = jobs(plan, catalog, &ctx);
+    let progress = Reporter::new(jobs.len(), args.quiet);
+    let mut save_error = None;
+    let errors = dyno_runner::execute(&engine, &mut run, jobs, |p| match p {
+        Progress::Start {
+            index,
+            total,
+            id,
+            implementation,
+        } => progress.start(index, total, id, implementation),
+        Progress::Done { run, .. } => {
+            progress.done();
+            if save_error.is_none()
+                && let Err(e) = run.write(&out)
+            {
+                save_error = Some(e);
+            }
+        }
+    });
+    progress.finish();
+
+    run.write(&out).with_context(|| format!("saving results to {}", out.display()))?;
+    if let Some(e) = save_error {
+        eprintln!("dyno: warning: a partial save failed ({e}); the final save succeeded");
+    }
+    std::fs::write(&md, dyno_report::markdown::render(&run))
+        .with_context(|| format!("writing {}", md.display()))?;
+    let color = use_color(global.color, std::io::stdout().is_terminal());
+    print_stdout(&dyno_report::render(&run, args.format.into(), color))?;
+    eprintln!("dyno: wrote {} and {}", out.display(), md.display());
+
+    report_problems(&run, &errors, args.fail_on_target)
+}
+
+/// Refuse `--impl` names no suite has, suggesting the nearest.
+fn check_impls(impls: Option<&[String]>, catalog: &[BenchDef]) -> anyhow::Result<()> {
+    let Some(impls) = impls else { return Ok(()) };
+    let mut known: Vec<&str> = catalog.iter().map(|d| d.implementation).collect();
+    known.sort_unstable();
+    known.dedup();
+    for name in impls {
+        if !known.contains(&name.as_str()) {
+            let near = known
+                .iter()
+                .filter(|k| k.contains(name.as_str()) || name.contains(*k))
+                .map(|k| format!(" (did you mean {k:?}?)"))
+                .next()
+                .unwrap_or_default();
+            anyhow::bail!(
+                "--impl: unknown implementation {name:?}{near}; known: {}",
+                known.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Pair each plan entry with the suite's constructor.
+fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> Vec<Job> {
+    let mut defs: HashMap<(String, &'static str), BenchDef> = catalog
+        .into_iter()
+        .map(|d| ((d.id(), d.implementation), d))
+        .collect();
+    plan.into_iter()
+        .filter_map(|e| {
+            let key = defs.keys().find(|(id, imp)| *id == e.id && *imp == e.implementation)?.clone();
+            let def = defs.remove(&key)?;
+            let ctx = ctx.clone();
+            let parameters = def
+                .params
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Param::Int(i) => serde_json::json!(i),
+                        Param::Text(s) => serde_json::json!(s),
+                    };
+                    (k.to_string(), v)
+                })
+                .collect();
+            Some(Job {
+                id: e.id,
+                implementation: Implementation {
+                    name: def.implementation.into(),
+                    version: def.version.into(),
+                    runtime: "rust".into(),
+                },
+                baseline: e.baseline,
+                parameters,
+                threshold: e.threshold,
+                target: e.target.map(|t| (t.stat.name().to_string(), t.limit_ns)),
+                build: Box::new(move || (def.build)(&ctx)),
+            })
+        })
+        .collect()
+}
+
+/// Print each wrong result, build error and missed target to stderr, and
+/// choose the exit code.
+fn report_problems(
+    run: &Run,
+    errors: &[(String, dyno_workload::BuildError)],
+    fail_on_target: bool,
+) -> anyhow::Result<Outcome> {
+    let mut outcome = Outcome::Ok;
+    for r in &run.results {
+        if r.verification.status == VerificationStatus::Failed {
+            let m = r.verification.mismatch.as_ref();
+            eprintln!(
+                "dyno: FAILED {} on {} {}: wrong result{}; not timed",
+                r.id,
+                r.implementation.name,
+                r.implementation.version,
+                m.map(|m| format!(" for case {}: expected {}, got {}", m.case, m.expected, m.actual))
+                    .unwrap_or_default()
+            );
+            outcome = Outcome::Failed;
+        }
+        if let Some(t) = &r.target
+            && t.met == Some(false)
+        {
+            eprintln!(
+                "dyno: {} on {} missed its target: {} above {}",
+                r.id,
+                r.implementation.name,
+                t.stat,
+                dyno_report::units::duration(t.limit_ns)
+            );
+            if fail_on_target {
+                outcome = Outcome::Failed;
+            }
+        }
+    }
+    if let Some((what, e)) = errors.first() {
+        anyhow::bail!(
+            "{} benchmark(s) could not be built; first: {what}: {e}",
+            errors.len()
+        );
+    }
+    if !run.run.complete {
+        anyhow::bail!(
+            "run incomplete ({}); the results measured so far are saved",
+            run.run.incomplete_reason.as_deref().unwrap_or("stopped")
+        );
+    }
+    Ok(outcome)
+}
+
+/// Progress on stderr: a bar on a terminal, a line per benchmark otherwise.
+struct Reporter {
+    bar: Option<ProgressBar>,
+    lines: bool,
+}
+
+impl Reporter {
+    fn new(total: usize, quiet: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
+            let bar = ProgressBar::new(total as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        Self {
+            bar,
+            lines: !quiet && !terminal,
+        }
+    }
+
+    fn start(&self, index: usize, total: usize, id: &str, implementation: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{id} {implementation}"));
+        } else if self.lines {
+            eprintln!("dyno: [{}/{total}] {id} {implementation}", index + 1);
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+

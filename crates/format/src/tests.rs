@@ -1,0 +1,208 @@
+use super::*;
+
+/// A run with every optional part filled, for schema and round-trip tests.
+pub(crate) fn example() -> Run {
+    let interval = Interval {
+        lower: 99.0,
+        upper: 101.0,
+        level: 0.95,
+    };
+    let fit = LinearFit {
+        slope: 100.0,
+        intercept: 40.0,
+        slope_ci: interval,
+        intercept_ci: Interval {
+            lower: 10.0,
+            upper: 70.0,
+            level: 0.95,
+        },
+        r_squared: 0.999,
+        n: 10,
+    };
+    let samples: Vec<Sample> = (1..=10)
+        .map(|k| Sample {
+            iters: 1000 * k,
+            ns: 100_000 * k + 40,
+        })
+        .collect();
+    let per_op: Vec<f64> = samples.iter().map(Sample::per_op).collect();
+    Run {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: "20261122T101500Z-1a2b3c".into(),
+            started_at: "2026-11-22T10:15:00Z".into(),
+            finished_at: Some("2026-11-22T10:16:00Z".into()),
+            complete: true,
+            incomplete_reason: None,
+            command_line: vec!["dyno".into(), "run".into(), "--quick".into()],
+            dyno_version: "0.1.0".into(),
+            git_commit: Some("e428027".into()),
+            settings: Settings {
+                quick: true,
+                warmup_min_iters: 3,
+                warmup_min_ns: 200_000_000,
+                min_samples: 10,
+                max_samples: 1000,
+                measurement_ns: 500_000_000,
+                min_sample_ns: 1_000_000,
+                single_threshold_ns: 100_000,
+                fit_threshold_ns: 10_000,
+                fit_sizes: 5,
+            },
+        },
+        environment: Environment {
+            cpu_model: "Test CPU".into(),
+            cores: 2,
+            memory_bytes: 24 << 30,
+            os: "Debian GNU/Linux 12 (bookworm)".into(),
+            kernel: "6.1.0".into(),
+            arch: "x86_64".into(),
+            clock: Clock {
+                source: "tsc".into(),
+                read_cost_ns: 20.5,
+                resolution_ns: 1.0,
+            },
+            rustc: "rustc 1.95.0".into(),
+            runtimes: BTreeMap::new(),
+        },
+        harness: Some(Harness {
+            empty_iteration_ns: 0.9,
+            fit: Some(fit.clone()),
+        }),
+        results: vec![BenchResult {
+            id: "hash/keccak256/32B".into(),
+            implementation: Implementation {
+                name: "tiny-keccak".into(),
+                version: "2.0.2".into(),
+                runtime: "rust".into(),
+            },
+            baseline: true,
+            parameters: [("bytes".to_string(), serde_json::json!(32))].into(),
+            unit: "ns".into(),
+            mode: Some(Mode::LinearFit),
+            verification: Verification {
+                status: VerificationStatus::Passed,
+                cases: 8,
+                mismatch: None,
+            },
+            warmup_iters: 5000,
+            stats: dyno_stats::summarize(&per_op),
+            samples,
+            ops_per_sec: Some(1e7),
+            fit: Some(fit),
+            allocations: Some(Allocations {
+                allocs_per_op: 0.0,
+                bytes_per_op: 0.0,
+                iters: 1000,
+            }),
+            target: Some(Target {
+                stat: "p50".into(),
+                limit_ns: 10_000.0,
+                met: Some(true),
+            }),
+            regression_threshold: 0.2,
+            incomplete_reason: None,
+        }],
+    }
+}
+
+fn schema() -> jsonschema::Validator {
+    let text = include_str!("../../../docs/schema/result-v1.schema.json");
+    let schema: serde_json::Value = serde_json::from_str(text).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn errors(v: &jsonschema::Validator, value: &serde_json::Value) -> Vec<String> {
+    v.iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn a_full_run_validates_against_the_schema() {
+    let value = serde_json::to_value(example()).unwrap();
+    let errs = errors(&schema(), &value);
+    assert!(errs.is_empty(), "{errs:#?}");
+}
+
+#[test]
+fn a_failed_verification_with_nothing_timed_validates() {
+    let mut run = example();
+    let r = &mut run.results[0];
+    r.verification = Verification {
+        status: VerificationStatus::Failed,
+        cases: 8,
+        mismatch: Some(Mismatch {
+            case: "3".into(),
+            expected: "0xaa".into(),
+            actual: "0xbb".into(),
+        }),
+    };
+    r.samples.clear();
+    r.stats = None;
+    r.fit = None;
+    r.mode = None;
+    r.ops_per_sec = None;
+    r.allocations = None;
+    run.harness = None;
+    run.run.complete = false;
+    run.run.finished_at = None;
+    run.run.incomplete_reason = Some("interrupted".into());
+    let errs = errors(&schema(), &serde_json::to_value(run).unwrap());
+    assert!(errs.is_empty(), "{errs:#?}");
+}
+
+#[test]
+fn the_schema_rejects_what_the_format_would_not_write() {
+    let v = schema();
+    let good = serde_json::to_value(example()).unwrap();
+
+    let mut unknown = good.clone();
+    unknown["results"][0]["smaples"] = serde_json::json!([]);
+    assert!(!errors(&v, &unknown).is_empty(), "unknown key accepted");
+
+    let mut version = good.clone();
+    version["schema_version"] = serde_json::json!(2);
+    assert!(!errors(&v, &version).is_empty(), "wrong version accepted");
+
+    let mut id = good.clone();
+    id["results"][0]["id"] = serde_json::json!("no-slashes");
+    assert!(!errors(&v, &id).is_empty(), "flat id accepted");
+
+    let mut missing = good;
+    missing["environment"]
+        .as_object_mut()
+        .unwrap()
+        .remove("clock");
+    assert!(!errors(&v, &missing).is_empty(), "missing clock accepted");
+}
+
+#[test]
+fn runs_round_trip_through_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/run.json");
+    let run = example();
+    run.write(&path).unwrap();
+    assert_eq!(Run::read(&path).unwrap(), run);
+    assert!(!path.with_extension("json.partial").exists());
+}
+
+#[test]
+fn other_schema_versions_are_refused_by_name() {
+    let text = example().to_json().replace(
+        "\"schema_version\": 1",
+        "\"schema_version\": 7",
+    );
+    let err = Run::parse(&text, Path::new("old.json")).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("old.json") && msg.contains("schema_version 7"), "{msg}");
+}
+
+#[test]
+fn parse_errors_name_the_file_and_line() {
+    let err = Run::parse("{\n  \"schema_version\": 1,\n  oops\n}", Path::new("r.json")).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("r.json:3:"), "{msg}");
+    let err = Run::parse("{\"hello\": 1}", Path::new("x.json")).unwrap_err();
+    assert!(err.to_string().contains("not a dyno result file"));
+}

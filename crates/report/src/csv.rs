@@ -1,0 +1,106 @@
+//! CSV: one row per result, raw numbers in nanoseconds, for spreadsheets
+//! and scripts. Text fields are quoted when they need it (RFC 4180).
+
+use std::fmt::Write as _;
+
+use dyno_format::Run;
+
+use crate::rows;
+
+/// The CSV header.
+pub const COLUMNS: [&str; 27] = [
+    "id",
+    "implementation",
+    "version",
+    "baseline",
+    "verification",
+    "mode",
+    "n",
+    "min_ns",
+    "p50_ns",
+    "p95_ns",
+    "p99_ns",
+    "max_ns",
+    "mean_ns",
+    "stddev_ns",
+    "mad_ns",
+    "ci_lower_ns",
+    "ci_upper_ns",
+    "ops_per_sec",
+    "slope_ns",
+    "intercept_ns",
+    "allocs_per_op",
+    "bytes_per_op",
+    "ratio_to_baseline",
+    "target_stat",
+    "target_ns",
+    "target_met",
+    "regression_threshold",
+];
+
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+/// Render `run` as CSV with a header row.
+pub fn render(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", COLUMNS.join(","));
+    for b in rows::blocks(run) {
+        for row in &b.rows {
+            let r = row.result;
+            let s = r.stats.as_ref();
+            let f = r.fit.as_ref();
+            let a = r.allocations.as_ref();
+            let t = r.target.as_ref();
+            let mode = r
+                .mode
+                .map(|m| serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)))
+                .flatten()
+                .unwrap_or_default();
+            let verification = serde_json::to_value(r.verification.status)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            let fields = [
+                quote(&r.id),
+                quote(&r.implementation.name),
+                quote(&r.implementation.version),
+                r.baseline.to_string(),
+                verification,
+                mode,
+                s.map(|s| s.n.to_string()).unwrap_or_default(),
+                num(s.map(|s| s.min)),
+                num(s.map(|s| s.p50)),
+                num(s.map(|s| s.p95)),
+                num(s.map(|s| s.p99)),
+                num(s.map(|s| s.max)),
+                num(s.map(|s| s.mean)),
+                num(s.map(|s| s.stddev)),
+                num(s.map(|s| s.mad)),
+                num(s.map(|s| s.median_ci.lower)),
+                num(s.map(|s| s.median_ci.upper)),
+                num(r.ops_per_sec),
+                num(f.map(|f| f.slope)),
+                num(f.map(|f| f.intercept)),
+                num(a.map(|a| a.allocs_per_op)),
+                num(a.map(|a| a.bytes_per_op)),
+                num(row.ratio),
+                t.map(|t| t.stat.clone()).unwrap_or_default(),
+                num(t.map(|t| t.limit_ns)),
+                t.and_then(|t| t.met).map(|m| m.to_string()).unwrap_or_default(),
+                format!("{}", r.regression_threshold),
+            ];
+            let _ = writeln!(out, "{}", fields.join(","));
+        }
+    }
+    out
+}

@@ -1,0 +1,67 @@
+//! Markdown: a report to read in a repository or paste into a PR comment.
+
+use std::fmt::Write as _;
+
+use dyno_format::Run;
+
+use crate::rows::{self, HEADERS};
+
+/// Render `run` as Markdown: a header with the environment, then one table
+/// per group.
+pub fn render(run: &Run) -> String {
+    let mut out = String::new();
+    let info = &run.run;
+    let _ = writeln!(out, "# dyno run {}\n", info.id);
+    let _ = writeln!(
+        out,
+        "- **when**: {}{}",
+        info.started_at,
+        if info.complete { "" } else { " — **INCOMPLETE**" }
+    );
+    if let Some(reason) = &info.incomplete_reason {
+        let _ = writeln!(out, "- **stopped**: {reason}");
+    }
+    let _ = writeln!(out, "- **machine**: {}", rows::environment_line(run));
+    let _ = writeln!(
+        out,
+        "- **dyno**: {}{}; `{}`",
+        info.dyno_version,
+        info.git_commit
+            .as_ref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default(),
+        info.command_line.join(" ")
+    );
+    if let Some(h) = rows::harness_line(run) {
+        let _ = writeln!(out, "- **harness overhead**: {h}");
+    }
+    let _ = writeln!(
+        out,
+        "\n`*` marks each id's baseline; \"vs *\" is P50 / baseline P50; ±CI is the half-width of the 95% CI of the median.\n"
+    );
+
+    let mut group = "";
+    for b in rows::blocks(run) {
+        let g = b.id.split('/').next().unwrap_or("");
+        if g != group {
+            group = g;
+            let _ = writeln!(out, "\n## {g}\n");
+            let _ = writeln!(out, "| {} | note |", HEADERS.join(" | "));
+            let align: Vec<&str> = HEADERS
+                .iter()
+                .enumerate()
+                .map(|(i, _)| if i < 2 { ":--" } else { "--:" })
+                .collect();
+            let _ = writeln!(out, "|{}|:--|", align.join("|"));
+        }
+        for (k, row) in b.rows.iter().enumerate() {
+            let id = if k == 0 { format!("`{}`", b.id) } else { String::new() };
+            let cells = rows::cells(row).map(|c| c.replace('|', "\\|"));
+            let note = rows::note(row.result)
+                .map(|n| n.replace('|', "\\|"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "| {id} | {} | {note} |", cells.join(" | "));
+        }
+    }
+    out
+}

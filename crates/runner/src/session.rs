@@ -1,0 +1,357 @@
+//! A run from start to finish: the header, one job after another, partial
+//! results handed out after every job so nothing measured is ever lost.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use dyno_format::{
+    BenchResult, Environment, Implementation, Run, RunInfo, SCHEMA_VERSION, Settings, Target,
+    VerificationStatus,
+};
+use dyno_workload::{BuildError, Workload};
+
+use crate::engine::{Engine, Measurement};
+
+/// Builds a job's workload when its turn comes (not before, so a long plan
+/// holds one large input set at a time).
+pub type Builder = Box<dyn FnOnce() -> Result<Box<dyn Workload>, BuildError>>;
+
+/// One benchmark to run, with everything the result must record.
+pub struct Job {
+    /// `group/op/input`.
+    pub id: String,
+    /// The implementation.
+    pub implementation: Implementation,
+    /// Compared with by the other implementations of this id.
+    pub baseline: bool,
+    /// Recorded parameters.
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    /// Regression threshold from the spec.
+    pub threshold: f64,
+    /// Target from the spec: (statistic name, limit in ns).
+    pub target: Option<(String, f64)>,
+    /// Builds the workload.
+    pub build: Builder,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("id", &self.id)
+            .field("implementation", &self.implementation.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What happened, for progress display and saving.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// Job `index` (0-based) of `total` starts.
+    Start {
+        /// 0-based position.
+        index: usize,
+        /// Jobs in the run.
+        total: usize,
+        /// The job.
+        id: &'a str,
+        /// Its implementation.
+        implementation: &'a str,
+    },
+    /// A job finished; the run now includes its result.
+    Done {
+        /// 0-based position.
+        index: usize,
+        /// Jobs in the run.
+        total: usize,
+        /// The run so far (incomplete until the last job).
+        run: &'a Run,
+        /// Set if the workload could not be built.
+        build_error: Option<&'a BuildError>,
+    },
+}
+
+/// Everything a run header records besides the environment and settings.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// argv.
+    pub command_line: Vec<String>,
+    /// dyno's version.
+    pub dyno_version: String,
+    /// The commit dyno was built from.
+    pub git_commit: Option<String>,
+}
+
+/// A fresh, incomplete run with no results yet.
+pub fn new_run(invocation: Invocation, settings: Settings, environment: Environment) -> Run {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Run {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: format!("{}-{:06x}", compact_utc(now.as_secs()), now.subsec_nanos() >> 8 & 0xff_ffff),
+            started_at: rfc3339(now.as_secs()),
+            finished_at: None,
+            complete: false,
+            incomplete_reason: Some("in progress".into()),
+            command_line: invocation.command_line,
+            dyno_version: invocation.dyno_version,
+            git_commit: invocation.git_commit,
+            settings,
+        },
+        environment,
+        harness: None,
+        results: Vec::new(),
+    }
+}
+
+/// Run every job in order, appending results to `run` and reporting after
+/// each. Returns the build errors (the jobs they belong to are recorded as
+/// not run). Marks the run complete unless the engine was stopped.
+pub fn execute(
+    engine: &Engine,
+    run: &mut Run,
+    jobs: Vec<Job>,
+    mut observe: impl FnMut(Progress<'_>),
+) -> Vec<(String, BuildError)> {
+    let total = jobs.len();
+    let mut errors = Vec::new();
+    for (index, job) in jobs.into_iter().enumerate() {
+        if engine.stopped() {
+            break;
+        }
+        observe(Progress::Start {
+            index,
+            total,
+            id: &job.id,
+            implementation: &job.implementation.name,
+        });
+        let Job {
+            id,
+            implementation,
+            baseline,
+            parameters,
+            threshold,
+            target,
+            build,
+        } = job;
+        let (measurement, build_error) = match build() {
+            Ok(mut w) => (engine.measure(w.as_mut()), None),
+            Err(e) => (not_built(&e), Some(e)),
+        };
+        run.results.push(result(
+            id.clone(),
+            implementation.clone(),
+            baseline,
+            parameters,
+            threshold,
+            target,
+            measurement,
+        ));
+        observe(Progress::Done {
+            index,
+            total,
+            run,
+            build_error: build_error.as_ref(),
+        });
+        if let Some(e) = build_error {
+            errors.push((format!("{id} on {}", implementation.name), e));
+        }
+    }
+    finish(engine, run, total);
+    errors
+}
+
+fn not_built(e: &BuildError) -> Measurement {
+    Measurement {
+        verification: dyno_format::Verification {
+            status: VerificationStatus::NotRun,
+            cases: 0,
+            mismatch: None,
+        },
+        mode: None,
+        warmup_iters: 0,
+        samples: Vec::new(),
+        stats: None,
+        fit: None,
+        allocations: None,
+        incomplete_reason: Some(format!("could not be built: {e}")),
+    }
+}
+
+fn finish(engine: &Engine, run: &mut Run, total: usize) {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    let interrupted = engine.stopped()
+        || run.results.len() < total
+        || run.results.iter().any(|r| r.incomplete_reason.is_some());
+    run.run.complete = !interrupted;
+    run.run.incomplete_reason = interrupted.then(|| {
+        format!(
+            "interrupted: {} of {total} benchmarks finished",
+            run.results
+                .iter()
+                .filter(|r| r.incomplete_reason.is_none())
+                .count()
+        )
+    });
+    run.run.finished_at = (!interrupted).then(|| rfc3339(now));
+}
+
+/// Assemble a result from a job's description and its measurement.
+fn result(
+    id: String,
+    implementation: Implementation,
+    baseline: bool,
+    parameters: BTreeMap<String, serde_json::Value>,
+    threshold: f64,
+    target: Option<(String, f64)>,
+    m: Measurement,
+) -> BenchResult {
+    let ops_per_sec = m.ops_per_sec();
+    let target = target.map(|(stat, limit_ns)| {
+        let value = m.stats.as_ref().map(|s| match stat.as_str() {
+            "p95" => s.p95,
+            "p99" => s.p99,
+            "max" => s.max,
+            "mean" => s.mean,
+            _ => s.p50,
+        });
+        Target {
+            met: value.map(|v| v <= limit_ns),
+            stat,
+            limit_ns,
+        }
+    });
+    BenchResult {
+        id,
+        implementation,
+        baseline,
+        parameters,
+        unit: "ns".into(),
+        mode: m.mode,
+        verification: m.verification,
+        warmup_iters: m.warmup_iters,
+        samples: m.samples,
+        stats: m.stats,
+        ops_per_sec,
+        fit: m.fit,
+        allocations: m.allocations,
+        target,
+        regression_threshold: threshold,
+        incomplete_reason: m.incomplete_reason,
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn parts(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
+    let (y, mo, d) = civil((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    (y, mo, d, t / 3600, t / 60 % 60, t % 60)
+}
+
+/// `2026-11-22T10:15:00Z`.
+pub fn rfc3339(secs: u64) -> String {
+    let (y, mo, d, h, mi, s) = parts(secs);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// `20261122T101500Z`, for ids and file names.
+fn compact_utc(secs: u64) -> String {
+    let (y, mo, d, h, mi, s) = parts(secs);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use dyno_workload::Cases;
+
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_349_700), "2026-11-22T10:15:00Z");
+        assert_eq!(compact_utc(1_795_349_700), "20261122T101500Z");
+    }
+
+    fn env() -> Environment {
+        crate::env::capture(crate::clock::calibrate(), "rustc test")
+    }
+
+    fn job(id: &str, expected: u32, target_ns: f64) -> Job {
+        Job {
+            id: id.into(),
+            implementation: Implementation {
+                name: "double".into(),
+                version: "1".into(),
+                runtime: "rust".into(),
+            },
+            baseline: true,
+            parameters: BTreeMap::new(),
+            threshold: 0.2,
+            target: Some(("p50".into(), target_ns)),
+            build: Box::new(move || {
+                Ok(Box::new(Cases::expect(vec![(2u32, expected)], |x| x * 2)) as Box<dyn Workload>)
+            }),
+        }
+    }
+
+    #[test]
+    fn a_run_records_results_targets_and_completion() {
+        let clock = crate::clock::calibrate();
+        let mut s = crate::settings(true, None, &clock);
+        s.warmup_min_ns = 1_000_000;
+        s.measurement_ns = 5_000_000;
+        let engine = Engine::new(s.clone());
+        let inv = Invocation {
+            command_line: vec!["dyno".into()],
+            dyno_version: "0".into(),
+            git_commit: None,
+        };
+        let mut run = new_run(inv, s, env());
+        let failing = Job {
+            build: Box::new(|| {
+                Err(BuildError::vectors(&PathBuf::from("vectors/x.json"), "missing"))
+            }),
+            ..job("t/missing/x", 4, 1.0)
+        };
+        let jobs = vec![job("t/ok/x", 4, 1e9), job("t/wrong/x", 5, 1e9), job("t/slow/x", 4, 1e-3), failing];
+        let mut saved = 0;
+        let errors = execute(&engine, &mut run, jobs, |p| {
+            if let Progress::Done { run, .. } = p {
+                saved += 1;
+                assert!(!run.run.complete, "partial saves are marked incomplete");
+            }
+        });
+        assert_eq!(saved, 4);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].1.to_string().contains("vectors/x.json"));
+        let r = &run.results;
+        assert_eq!(r[0].verification.status, VerificationStatus::Passed);
+        assert_eq!(r[0].target.as_ref().unwrap().met, Some(true));
+        assert_eq!(r[1].verification.status, VerificationStatus::Failed);
+        assert!(r[1].samples.is_empty());
+        assert_eq!(r[2].target.as_ref().unwrap().met, Some(false));
+        assert!(r[3].incomplete_reason.as_ref().unwrap().contains("could not be built"));
+        assert!(!run.run.complete, "a job that could not be built leaves the run incomplete");
+    }
+}

@@ -1,0 +1,161 @@
+//! From checked specs and a filter to the list of benchmarks to run.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::{Spec, TargetSpec};
+
+/// What dyno can build: every (group, op, input, implementation).
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    entries: BTreeSet<(String, String, String, String)>,
+}
+
+impl Known {
+    /// From (group, op, input, implementation) tuples.
+    pub fn new<I, S>(entries: I) -> Self
+    where
+        I: IntoIterator<Item = (S, S, S, S)>,
+        S: Into<String>,
+    {
+        Self {
+            entries: entries
+                .into_iter()
+                .map(|(g, o, i, m)| (g.into(), o.into(), i.into(), m.into()))
+                .collect(),
+        }
+    }
+
+    fn collect(&self, keep: impl Fn(&(String, String, String, String)) -> Option<&String>) -> Vec<String> {
+        let set: BTreeSet<&String> = self.entries.iter().filter_map(keep).collect();
+        set.into_iter().cloned().collect()
+    }
+
+    /// Every group.
+    pub fn groups(&self) -> Vec<String> {
+        self.collect(|e| Some(&e.0))
+    }
+
+    /// Every op of a group.
+    pub fn ops(&self, group: &str) -> Vec<String> {
+        self.collect(|e| (e.0 == group).then_some(&e.1))
+    }
+
+    /// Every input of an op.
+    pub fn inputs(&self, group: &str, op: &str) -> Vec<String> {
+        self.collect(|e| (e.0 == group && e.1 == op).then_some(&e.2))
+    }
+
+    /// Every implementation of an op.
+    pub fn impls(&self, group: &str, op: &str) -> Vec<String> {
+        self.collect(|e| (e.0 == group && e.1 == op).then_some(&e.3))
+    }
+
+    /// Every implementation of anything.
+    pub fn all_impls(&self) -> Vec<String> {
+        self.collect(|e| Some(&e.3))
+    }
+
+    /// Whether this exact benchmark exists.
+    pub fn has(&self, group: &str, op: &str, input: &str, imp: &str) -> bool {
+        self.entries
+            .contains(&(group.into(), op.into(), input.into(), imp.into()))
+    }
+}
+
+/// One benchmark to run, with what the spec says about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanEntry {
+    /// `group/op/input`.
+    pub id: String,
+    /// Group.
+    pub group: String,
+    /// Operation.
+    pub op: String,
+    /// Input.
+    pub input: String,
+    /// Implementation.
+    pub implementation: String,
+    /// The implementation others in this id are compared with.
+    pub baseline: bool,
+    /// Regression threshold.
+    pub threshold: f64,
+    /// Target, if any.
+    pub target: Option<TargetSpec>,
+    /// The spec file it came from.
+    pub spec: PathBuf,
+}
+
+/// Whether `id` is selected by `pattern`: a glob (`*`, `?`) matched against
+/// the whole id, or else a plain substring.
+fn matches(pattern: &str, id: &str) -> bool {
+    if pattern.contains(['*', '?']) {
+        glob(pattern.as_bytes(), id.as_bytes())
+    } else {
+        id.contains(pattern)
+    }
+}
+
+fn glob(p: &[u8], s: &[u8]) -> bool {
+    match (p.first(), s.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => glob(&p[1..], s) || (!s.is_empty() && glob(p, &s[1..])),
+        (Some(b'?'), Some(_)) => glob(&p[1..], &s[1..]),
+        (Some(a), Some(b)) if a == b => glob(&p[1..], &s[1..]),
+        _ => false,
+    }
+}
+
+/// The benchmarks to run, in spec order. With no filter, only specs marked
+/// `default = true`; with a filter (comma-separated patterns), any spec.
+/// `impls` keeps only the named implementations.
+pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> Vec<PlanEntry> {
+    let patterns: Vec<&str> = filter
+        .map(|f| f.split(',').map(str::trim).filter(|p| !p.is_empty()).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for spec in specs {
+        if patterns.is_empty() && !spec.default {
+            continue;
+        }
+        for b in &spec.benches {
+            for input in &b.inputs {
+                let id = format!("{}/{}/{}", spec.group, b.op.value, input.value);
+                if !patterns.is_empty() && !patterns.iter().any(|p| matches(p, &id)) {
+                    continue;
+                }
+                for imp in &b.impls {
+                    if impls.is_some_and(|keep| !keep.contains(&imp.value)) {
+                        continue;
+                    }
+                    out.push(PlanEntry {
+                        id: id.clone(),
+                        group: spec.group.clone(),
+                        op: b.op.value.clone(),
+                        input: input.value.clone(),
+                        implementation: imp.value.clone(),
+                        baseline: imp.value == b.baseline.value,
+                        threshold: b.threshold,
+                        target: b.target,
+                        spec: spec.path.clone(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_and_substrings() {
+        assert!(matches("hash/*/32B", "hash/keccak256/32B"));
+        assert!(!matches("hash/*/32B", "hash/keccak256/1KiB"));
+        assert!(matches("keccak", "hash/keccak256/32B"));
+        assert!(matches("hash/sha?56/*", "hash/sha256/1B"));
+        assert!(!matches("crypto", "hash/keccak256/32B"));
+    }
+}

@@ -1,0 +1,152 @@
+use super::*;
+
+const GOOD: &str = r#"
+[suite]
+group = "hash"
+description = "hashes"
+
+[defaults]
+threshold = "10%"
+
+[[bench]]
+op = "keccak256"
+inputs = ["1B", "32B"]
+impls = ["tiny-keccak", "sha3"]
+target = { p50 = "10us" }
+
+[[bench]]
+op = "sha256"
+inputs = ["32B"]
+impls = ["sha2", "ring"]
+baseline = "ring"
+threshold = 0.3
+"#;
+
+fn known() -> Known {
+    let mut v = Vec::new();
+    for input in ["1B", "32B"] {
+        for imp in ["tiny-keccak", "sha3"] {
+            v.push(("hash", "keccak256", input, imp));
+        }
+        for imp in ["sha2", "ring"] {
+            v.push(("hash", "sha256", input, imp));
+        }
+    }
+    Known::new(v)
+}
+
+fn parse(text: &str) -> Result<Spec, SpecError> {
+    Spec::parse(text, Path::new("specs/hash.toml"))
+}
+
+#[test]
+fn a_good_spec_loads_with_defaults_applied() {
+    let spec = parse(GOOD).unwrap();
+    spec.check(&known()).unwrap();
+    assert_eq!(spec.group, "hash");
+    assert!(spec.default);
+    let k = &spec.benches[0];
+    assert_eq!(k.baseline.value, "tiny-keccak", "first impl is the baseline");
+    assert_eq!(k.threshold, 0.10);
+    assert_eq!(k.target.unwrap().limit_ns, 10_000.0);
+    let s = &spec.benches[1];
+    assert_eq!(s.baseline.value, "ring");
+    assert_eq!(s.threshold, 0.3);
+    assert_eq!(s.op.line, 16);
+}
+
+#[test]
+fn an_unknown_key_names_file_line_and_suggests_the_key() {
+    let text = GOOD.replace("inputs = [\"32B\"]", "inptus = [\"32B\"]");
+    let err = parse(&text).unwrap_err().to_string();
+    assert!(err.starts_with("specs/hash.toml:17:"), "{err}");
+    assert!(err.contains("inptus") && err.contains("did you mean \"inputs\""), "{err}");
+}
+
+#[test]
+fn a_syntax_error_names_the_line() {
+    let text = GOOD.replace("op = \"sha256\"", "op = sha256");
+    let err = parse(&text).unwrap_err().to_string();
+    assert!(err.starts_with("specs/hash.toml:16:"), "{err}");
+}
+
+#[test]
+fn unknown_names_are_reported_with_a_suggestion_and_the_valid_list() {
+    let spec = parse(&GOOD.replace("\"sha3\"]", "\"sha33\"]")).unwrap();
+    let err = spec.check(&known()).unwrap_err().to_string();
+    assert!(err.starts_with("specs/hash.toml:12:"), "{err}");
+    assert!(err.contains("unknown implementation \"sha33\""), "{err}");
+    assert!(err.contains("did you mean \"sha3\""), "{err}");
+    assert!(err.contains("known: sha3, tiny-keccak"), "{err}");
+
+    let spec = parse(&GOOD.replace("op = \"keccak256\"", "op = \"kecak256\"")).unwrap();
+    let err = spec.check(&known()).unwrap_err().to_string();
+    assert!(err.contains(":10: unknown op \"kecak256\" (did you mean \"keccak256\"?)"), "{err}");
+
+    let spec = parse(&GOOD.replace("\"1B\", \"32B\"", "\"1B\", \"64B\"")).unwrap();
+    let err = spec.check(&known()).unwrap_err().to_string();
+    assert!(err.contains(":11: unknown input \"64B\""), "{err}");
+
+    let spec = parse(&GOOD.replace("group = \"hash\"", "group = \"hashes\"")).unwrap();
+    let err = spec.check(&known()).unwrap_err().to_string();
+    assert!(err.contains(":3: unknown group \"hashes\" (did you mean \"hash\"?)"), "{err}");
+}
+
+#[test]
+fn bad_values_name_the_key_and_say_what_would_work() {
+    let err = parse(&GOOD.replace("threshold = 0.3", "threshold = \"30\"")).unwrap_err().to_string();
+    assert!(err.contains(":20: bench[op=sha256].threshold: \"30\" is not a percentage"), "{err}");
+
+    let err = parse(&GOOD.replace("p50 = \"10us\"", "p50 = \"10\"")).unwrap_err().to_string();
+    assert!(err.contains(":13: bench[op=keccak256].target") && err.contains("no unit"), "{err}");
+
+    let err = parse(&GOOD.replace("baseline = \"ring\"", "baseline = \"openssl\"")).unwrap_err().to_string();
+    assert!(err.contains("bench[op=sha256].baseline") && err.contains("sha2, ring"), "{err}");
+
+    let err = parse(&GOOD.replace("impls = [\"sha2\", \"ring\"]", "impls = []")).unwrap_err().to_string();
+    assert!(err.contains("must list at least one"), "{err}");
+}
+
+#[test]
+fn duplicates_are_refused() {
+    let text = format!("{GOOD}\n[[bench]]\nop = \"sha256\"\ninputs = [\"32B\"]\nimpls = [\"sha2\"]\n");
+    let err = parse(&text).unwrap().check(&known()).unwrap_err().to_string();
+    assert!(err.contains("hash/sha256/32B on sha2 is listed twice"), "{err}");
+}
+
+#[test]
+fn plans_follow_filters_and_default_flags() {
+    let spec = parse(GOOD).unwrap();
+    let all = plan(std::slice::from_ref(&spec), None, None);
+    assert_eq!(all.len(), 6);
+    assert_eq!(all[0].id, "hash/keccak256/1B");
+    assert!(all[0].baseline && !all[1].baseline);
+
+    let some = plan(std::slice::from_ref(&spec), Some("*/32B"), Some(&["sha3".to_string(), "ring".to_string()]));
+    let got: Vec<(String, String)> = some.iter().map(|e| (e.id.clone(), e.implementation.clone())).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("hash/keccak256/32B".to_string(), "sha3".to_string()),
+            ("hash/sha256/32B".to_string(), "ring".to_string())
+        ]
+    );
+
+    let mut off = spec;
+    off.default = false;
+    assert!(plan(std::slice::from_ref(&off), None, None).is_empty());
+    assert_eq!(plan(&[off], Some("sha256"), None).len(), 2);
+}
+
+#[test]
+fn load_dir_reads_every_spec_and_refuses_an_empty_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = load_dir(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("no *.toml spec files"), "{err}");
+    std::fs::write(dir.path().join("hash.toml"), GOOD).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
+    assert_eq!(load_dir(dir.path()).unwrap().len(), 1);
+    std::fs::write(dir.path().join("more.toml"), GOOD).unwrap();
+    let err = load_dir(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("already defined by"), "{err}");
+}
