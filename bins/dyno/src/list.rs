@@ -39,7 +39,11 @@ pub(crate) fn list(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> 
             format!(
                 "{:.0}%{}",
                 e.threshold * 100.0,
-                if default { "" } else { "  (not in default run)" }
+                if default {
+                    ""
+                } else {
+                    "  (not in default run)"
+                }
             ),
         ]);
     }

@@ -42,7 +42,11 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let color = use_color(cli.global.color, std::io::stderr().is_terminal());
-            let label = if color { "\x1b[1;31merror\x1b[0m" } else { "error" };
+            let label = if color {
+                "\x1b[1;31merror\x1b[0m"
+            } else {
+                "error"
+            };
             eprintln!("{label}: {e}");
             for cause in e.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
@@ -92,19 +96,26 @@ fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
     if here.is_dir() {
         return here;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name)
 }
 
 /// Load and check the specs against what the built-in suites can build.
-fn load_specs(global: &cli::Global) -> anyhow::Result<(Vec<dyno_spec::Spec>, Vec<dyno_workload::BenchDef>)> {
+fn load_specs(
+    global: &cli::Global,
+) -> anyhow::Result<(Vec<dyno_spec::Spec>, Vec<dyno_workload::BenchDef>)> {
     let dir = data_dir(global.specs.as_deref(), "specs");
     let specs = dyno_spec::load_dir(&dir)?;
     let catalog = dyno_micro::catalog();
-    let known = dyno_spec::Known::new(
-        catalog
-            .iter()
-            .map(|d| (d.group.to_string(), d.op.to_string(), d.input.clone(), d.implementation.to_string())),
-    );
+    let known = dyno_spec::Known::new(catalog.iter().map(|d| {
+        (
+            d.group.to_string(),
+            d.op.to_string(),
+            d.input.clone(),
+            d.implementation.to_string(),
+        )
+    }));
     for spec in &specs {
         spec.check(&known)?;
     }

@@ -83,7 +83,8 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     });
     progress.finish();
 
-    run.write(&out).with_context(|| format!("saving results to {}", out.display()))?;
+    run.write(&out)
+        .with_context(|| format!("saving results to {}", out.display()))?;
     if let Some(e) = save_error {
         eprintln!("dyno: warning: a partial save failed ({e}); the final save succeeded");
     }
@@ -127,7 +128,10 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
         .collect();
     plan.into_iter()
         .filter_map(|e| {
-            let key = defs.keys().find(|(id, imp)| *id == e.id && *imp == e.implementation)?.clone();
+            let key = defs
+                .keys()
+                .find(|(id, imp)| *id == e.id && *imp == e.implementation)?
+                .clone();
             let def = defs.remove(&key)?;
             let ctx = ctx.clone();
             let parameters = def
@@ -174,8 +178,11 @@ fn report_problems(
                 r.id,
                 r.implementation.name,
                 r.implementation.version,
-                m.map(|m| format!(" for case {}: expected {}, got {}", m.case, m.expected, m.actual))
-                    .unwrap_or_default()
+                m.map(|m| format!(
+                    " for case {}: expected {}, got {}",
+                    m.case, m.expected, m.actual
+                ))
+                .unwrap_or_default()
             );
             outcome = Outcome::Failed;
         }
@@ -252,4 +259,3 @@ impl Reporter {
         }
     }
 }
-

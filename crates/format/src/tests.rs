@@ -189,18 +189,24 @@ fn runs_round_trip_through_a_file() {
 
 #[test]
 fn other_schema_versions_are_refused_by_name() {
-    let text = example().to_json().replace(
-        "\"schema_version\": 1",
-        "\"schema_version\": 7",
-    );
+    let text = example()
+        .to_json()
+        .replace("\"schema_version\": 1", "\"schema_version\": 7");
     let err = Run::parse(&text, Path::new("old.json")).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("old.json") && msg.contains("schema_version 7"), "{msg}");
+    assert!(
+        msg.contains("old.json") && msg.contains("schema_version 7"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn parse_errors_name_the_file_and_line() {
-    let err = Run::parse("{\n  \"schema_version\": 1,\n  oops\n}", Path::new("r.json")).unwrap_err();
+    let err = Run::parse(
+        "{\n  \"schema_version\": 1,\n  oops\n}",
+        Path::new("r.json"),
+    )
+    .unwrap_err();
     let msg = err.to_string();
     assert!(msg.starts_with("r.json:3:"), "{msg}");
     let err = Run::parse("{\"hello\": 1}", Path::new("x.json")).unwrap_err();

@@ -1,8 +1,1435 @@
-//! crypto suite.
+//! crypto suite: the signature operations Ethereum software spends its time
+//! in, each timed on a set of vector cases after every output has been
+//! checked.
+//!
+//! | id | implementations |
+//! |----|-----------------|
+//! | `crypto/secp256k1-sign/recid-direct` | libsecp256k1, k256: recovery id from the nonce point |
+//! | `crypto/secp256k1-sign/recid-trial` | libsecp256k1, k256: sign `(r, s)`, then find `v` by recovering with `v = 0` |
+//! | `crypto/secp256k1-verify/valid` | libsecp256k1, k256 |
+//! | `crypto/secp256k1-recover/valid` | libsecp256k1, k256: 65-byte uncompressed key |
+//! | `crypto/secp256k1-keygen/pubkey` | libsecp256k1, k256: 65-byte uncompressed key |
+//! | `crypto/p256-sign/32B`, `crypto/p384-sign/32B` | p256/p384 (RFC 6979, exact), ring (random nonce, verified by p256/p384) |
+//! | `crypto/p256-verify/32B`, `crypto/p384-verify/32B` | p256/p384, ring |
+//!
+//! Keys and signatures are parsed when the workload is built; the timed call
+//! is only the sign, verify, recover or derive. Signatures are returned (and
+//! compared) in each library's own type; a recovered or derived public key is
+//! encoded as the 65 uncompressed bytes Ethereum hashes into an address,
+//! which is part of those operations. NIST-curve operations hash the 32-byte
+//! message with SHA-256 / SHA-384 inside the call, as standard ECDSA does;
+//! secp256k1 operations take the 32-byte hash.
+//!
+//! k256's `recover_from_prehash` verifies the signature against the key it
+//! recovered before returning it, so its recover (and its trial-recovery-id
+//! signing) does an extra verification that libsecp256k1's does not.
+//!
+//! libsecp256k1 runs on the crate's global context (`secp256k1::SECP256K1`),
+//! as reth and alloy use it.
 
 use dyno_workload::BenchDef;
 
+mod vectors {
+    //! Reading the crypto vector files: parse errors and malformed fields become
+    //! [`BuildError`]s naming the file, the case and the field.
+
+    use std::path::{Path, PathBuf};
+
+    use dyno_workload::{BuildError, Ctx, unhex};
+    use serde::de::DeserializeOwned;
+
+    /// A parsed vector file and where it came from.
+    #[derive(Debug)]
+    pub(super) struct File<T> {
+        pub(super) path: PathBuf,
+        pub(super) cases: Vec<T>,
+    }
+
+    /// Read `name` from the vectors dir and parse its `cases`; an empty list is
+    /// an error too.
+    pub(super) fn load<T: DeserializeOwned>(ctx: &Ctx, name: &str) -> Result<File<T>, BuildError> {
+        #[derive(serde::Deserialize)]
+        struct Cases<T> {
+            cases: Vec<T>,
+        }
+        let path = ctx.path(name);
+        let parsed: Cases<T> = serde_json::from_str(&ctx.vector_file(name)?)
+            .map_err(|e| BuildError::vectors(&path, format!("malformed vector file: {e}")))?;
+        if parsed.cases.is_empty() {
+            return Err(BuildError::vectors(&path, "the file lists no cases"));
+        }
+        Ok(File {
+            path,
+            cases: parsed.cases,
+        })
+    }
+
+    /// A field of case `case` that is wrong in some way.
+    pub(super) fn bad(
+        path: &Path,
+        case: usize,
+        field: &str,
+        reason: impl std::fmt::Display,
+    ) -> BuildError {
+        BuildError::vectors(path, format!("case {case}: {field}: {reason}"))
+    }
+
+    /// A hex field that must decode to exactly `N` bytes.
+    pub(super) fn bytes<const N: usize>(
+        path: &Path,
+        case: usize,
+        field: &str,
+        hex: &str,
+    ) -> Result<[u8; N], BuildError> {
+        let v = unhex(hex).map_err(|e| bad(path, case, field, e))?;
+        let len = v.len();
+        v.try_into()
+            .map_err(|_| bad(path, case, field, format!("{len} bytes, expected {N}")))
+    }
+
+    /// A hex field that must decode to exactly `len` bytes (for sizes known
+    /// only at run time).
+    pub(super) fn sized(
+        path: &Path,
+        case: usize,
+        field: &str,
+        hex: &str,
+        len: usize,
+    ) -> Result<Vec<u8>, BuildError> {
+        let v = unhex(hex).map_err(|e| bad(path, case, field, e))?;
+        if v.len() != len {
+            return Err(bad(
+                path,
+                case,
+                field,
+                format!("{} bytes, expected {len}", v.len()),
+            ));
+        }
+        Ok(v)
+    }
+}
+
+mod secp {
+    //! secp256k1 ECDSA, Ethereum's signature scheme: libsecp256k1 (through the
+    //! `secp256k1` crate, global context) against RustCrypto's `k256`.
+    //!
+    //! Every case of `vectors/secp256k1.json` is a private key, its public key,
+    //! a 32-byte message hash and the RFC 6979, low-s signature `(r, s, v)` over
+    //! it. Both libraries sign deterministically, so signing is compared with
+    //! the vector bit for bit.
+
+    use std::path::{Path, PathBuf};
+
+    use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Workload, hex};
+    use k256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
+    use k256::elliptic_curve::sec1::ToEncodedPoint;
+    use secp256k1::ecdsa::{RecoverableSignature, RecoveryId, Signature};
+    use secp256k1::{Message, PublicKey, SECP256K1, SecretKey};
+    use serde::Deserialize;
+
+    use super::vectors::{self, bad, bytes};
+    use crate::version;
+
+    /// The vector file.
+    pub(super) const FILE: &str = "secp256k1.json";
+
+    const LIBSECP: &str = "libsecp256k1";
+    const K256: &str = "k256";
+
+    // ---------------------------------------------------------------------------
+    // Vectors
+
+    #[derive(Deserialize)]
+    struct Vector {
+        private_key: String,
+        public_key: String,
+        message_hash: String,
+        r: String,
+        s: String,
+        v: u64,
+    }
+
+    /// One case of the vector file, decoded and length-checked.
+    #[derive(Debug, Clone)]
+    pub(super) struct Case {
+        pub(super) private_key: [u8; 32],
+        pub(super) public_key: [u8; 65],
+        pub(super) hash: [u8; 32],
+        /// `r ‖ s`, 64 bytes.
+        pub(super) rs: [u8; 64],
+        pub(super) v: u8,
+    }
+
+    /// Read and decode every case of `secp256k1.json`.
+    pub(super) fn load(ctx: &Ctx) -> Result<(PathBuf, Vec<Case>), BuildError> {
+        let file = vectors::load::<Vector>(ctx, FILE)?;
+        let path = file.path;
+        let cases = file
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let r: [u8; 32] = bytes(&path, k, "r", &c.r)?;
+                let s: [u8; 32] = bytes(&path, k, "s", &c.s)?;
+                let mut rs = [0u8; 64];
+                rs[..32].copy_from_slice(&r);
+                rs[32..].copy_from_slice(&s);
+                let v = match c.v {
+                    0 | 1 => c.v as u8,
+                    other => {
+                        return Err(bad(
+                            &path,
+                            k,
+                            "v",
+                            format!("{other} is not a recovery id (0 or 1)"),
+                        ));
+                    }
+                };
+                let public_key: [u8; 65] = bytes(&path, k, "public_key", &c.public_key)?;
+                if public_key[0] != 0x04 {
+                    return Err(bad(
+                        &path,
+                        k,
+                        "public_key",
+                        "not an uncompressed SEC1 key (0x04…)",
+                    ));
+                }
+                Ok(Case {
+                    private_key: bytes(&path, k, "private_key", &c.private_key)?,
+                    public_key,
+                    hash: bytes(&path, k, "message_hash", &c.message_hash)?,
+                    rs,
+                    v,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((path, cases))
+    }
+
+    // ---------------------------------------------------------------------------
+    // Prepared inputs
+
+    /// A case in libsecp256k1's types.
+    #[derive(Debug, Clone, Copy)]
+    pub(super) struct Libsecp {
+        pub(super) sk: SecretKey,
+        pub(super) pk: PublicKey,
+        pub(super) msg: Message,
+        pub(super) sig: Signature,
+        pub(super) rec: RecoverInput,
+    }
+
+    pub(super) fn libsecp(path: &Path, k: usize, c: &Case) -> Result<Libsecp, BuildError> {
+        let lib = |field: &str, e: secp256k1::Error| {
+            bad(path, k, field, format!("rejected by libsecp256k1: {e}"))
+        };
+        let sk = SecretKey::from_byte_array(c.private_key).map_err(|e| lib("private_key", e))?;
+        let pk = PublicKey::from_byte_array_uncompressed(c.public_key)
+            .map_err(|e| lib("public_key", e))?;
+        if PublicKey::from_secret_key(SECP256K1, &sk) != pk {
+            return Err(bad(path, k, "public_key", "does not belong to private_key"));
+        }
+        let msg = Message::from_digest(c.hash);
+        let sig = Signature::from_compact(&c.rs).map_err(|e| lib("r, s", e))?;
+        let id = RecoveryId::try_from(i32::from(c.v)).map_err(|e| lib("v", e))?;
+        let signature =
+            RecoverableSignature::from_compact(&c.rs, id).map_err(|e| lib("r, s, v", e))?;
+        Ok(Libsecp {
+            sk,
+            pk,
+            msg,
+            sig,
+            rec: RecoverInput {
+                message: msg,
+                signature,
+            },
+        })
+    }
+
+    /// A case in k256's types.
+    #[derive(Debug, Clone)]
+    pub(super) struct K256Case {
+        pub(super) sk: k256::SecretKey,
+        pub(super) signing: k256::ecdsa::SigningKey,
+        pub(super) vk: k256::ecdsa::VerifyingKey,
+        pub(super) hash: [u8; 32],
+        pub(super) sig: k256::ecdsa::Signature,
+        pub(super) recid: k256::ecdsa::RecoveryId,
+    }
+
+    pub(super) fn k256_case(path: &Path, k: usize, c: &Case) -> Result<K256Case, BuildError> {
+        let lib = |field: &str, e: &dyn std::fmt::Display| {
+            bad(path, k, field, format!("rejected by k256: {e}"))
+        };
+        let sk = k256::SecretKey::from_slice(&c.private_key).map_err(|e| lib("private_key", &e))?;
+        let signing = k256::ecdsa::SigningKey::from(&sk);
+        let vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&c.public_key)
+            .map_err(|e| lib("public_key", &e))?;
+        if signing.verifying_key() != &vk {
+            return Err(bad(path, k, "public_key", "does not belong to private_key"));
+        }
+        let sig = k256::ecdsa::Signature::from_slice(&c.rs).map_err(|e| lib("r, s", &e))?;
+        let recid = k256::ecdsa::RecoveryId::from_byte(c.v)
+            .ok_or_else(|| lib("v", &"not a recovery id"))?;
+        Ok(K256Case {
+            sk,
+            signing,
+            vk,
+            hash: c.hash,
+            sig,
+            recid,
+        })
+    }
+
+    // ---------------------------------------------------------------------------
+    // The timed operations
+
+    /// k256's signing output: the signature and its recovery id.
+    pub(super) type K256Sig = (k256::ecdsa::Signature, k256::ecdsa::RecoveryId);
+
+    /// Sign with the recovery id libsecp256k1 derives from the nonce point.
+    pub(super) fn sign_direct_libsecp(c: &Libsecp) -> RecoverableSignature {
+        SECP256K1.sign_ecdsa_recoverable(c.msg, &c.sk)
+    }
+
+    /// Sign without a recovery id, then find it by trial: recover with `v = 0`
+    /// and compare with the signer's key, else `v = 1`. What SDKs do when their
+    /// signing API returns only `(r, s)`. (libsecp256k1 builds a recoverable
+    /// signature only from bytes, hence the `serialize_compact`.)
+    pub(super) fn sign_trial_libsecp(c: &Libsecp) -> (Signature, RecoveryId) {
+        let sig = SECP256K1.sign_ecdsa(c.msg, &c.sk);
+        let v = match RecoverableSignature::from_compact(&sig.serialize_compact(), RecoveryId::Zero)
+        {
+            Ok(rec) if SECP256K1.recover_ecdsa(c.msg, &rec) == Ok(c.pk) => RecoveryId::Zero,
+            _ => RecoveryId::One,
+        };
+        (sig, v)
+    }
+
+    /// Sign with the recovery id k256 derives from the nonce point.
+    pub(super) fn sign_direct_k256(c: &K256Case) -> Option<K256Sig> {
+        c.signing.sign_prehash_recoverable(&c.hash).ok()
+    }
+
+    /// The k256 counterpart of [`sign_trial_libsecp`].
+    pub(super) fn sign_trial_k256(c: &K256Case) -> Option<K256Sig> {
+        use k256::ecdsa::{RecoveryId, VerifyingKey};
+        let sig: k256::ecdsa::Signature = c.signing.sign_prehash(&c.hash).ok()?;
+        let zero = RecoveryId::new(false, false);
+        let v = match VerifyingKey::recover_from_prehash(&c.hash, &sig, zero) {
+            Ok(vk) if vk == c.vk => zero,
+            _ => RecoveryId::new(true, false),
+        };
+        Some((sig, v))
+    }
+
+    pub(super) fn verify_libsecp(c: &Libsecp) -> bool {
+        SECP256K1.verify_ecdsa(c.msg, &c.sig, &c.pk).is_ok()
+    }
+
+    pub(super) fn verify_k256(c: &K256Case) -> bool {
+        c.vk.verify_prehash(&c.hash, &c.sig).is_ok()
+    }
+
+    /// The prepared input of the `crypto/secp256k1-recover/valid` libsecp256k1
+    /// benchmark: the message hash and the recoverable signature, parsed.
+    #[derive(Debug, Clone, Copy)]
+    pub struct RecoverInput {
+        /// The signed 32-byte message hash.
+        pub message: Message,
+        /// `(r, s, v)` in libsecp256k1's form.
+        pub signature: RecoverableSignature,
+    }
+
+    /// Recover the signer's uncompressed 65-byte public key with libsecp256k1:
+    /// exactly the operation the `crypto/secp256k1-recover/valid` libsecp256k1
+    /// benchmark times. `None` if the signature recovers no key.
+    #[inline]
+    pub fn recover_libsecp256k1(input: &RecoverInput) -> Option<[u8; 65]> {
+        SECP256K1
+            .recover_ecdsa(input.message, &input.signature)
+            .ok()
+            .map(|pk| pk.serialize_uncompressed())
+    }
+
+    /// The inputs of the libsecp256k1 recover benchmark, built from the
+    /// `secp256k1.json` in the vectors directory `vectors`, each paired with the
+    /// key [`recover_libsecp256k1`] must return for it. This is what the dyno
+    /// workload uses, so a criterion benchmark can time the same thing:
+    ///
+    /// ```no_run
+    /// use dyno_micro::crypto::{recover_inputs, recover_libsecp256k1};
+    /// let cases = recover_inputs("vectors".as_ref()).expect("vectors");
+    /// for (input, key) in &cases {
+    ///     assert_eq!(recover_libsecp256k1(input).as_ref(), Some(key));
+    /// }
+    /// // b.iter(|| recover_libsecp256k1(std::hint::black_box(&cases[i].0)))
+    /// ```
+    pub fn recover_inputs(vectors: &Path) -> Result<Vec<(RecoverInput, [u8; 65])>, BuildError> {
+        let ctx = Ctx {
+            vectors: vectors.to_path_buf(),
+        };
+        let (path, cases) = load(&ctx)?;
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| Ok((libsecp(&path, k, c)?.rec, c.public_key)))
+            .collect()
+    }
+
+    pub(super) fn recover_k256(c: &K256Case) -> Option<k256::EncodedPoint> {
+        k256::ecdsa::VerifyingKey::recover_from_prehash(&c.hash, &c.sig, c.recid)
+            .ok()
+            .map(|vk| vk.to_encoded_point(false))
+    }
+
+    pub(super) fn keygen_libsecp(sk: &SecretKey) -> [u8; 65] {
+        PublicKey::from_secret_key(SECP256K1, sk).serialize_uncompressed()
+    }
+
+    pub(super) fn keygen_k256(sk: &k256::SecretKey) -> k256::EncodedPoint {
+        sk.public_key().to_encoded_point(false)
+    }
+
+    // ---------------------------------------------------------------------------
+    // Rendering outputs in mismatch messages
+
+    fn show_rsv(rs: &[u8], v: u8) -> String {
+        format!("r={} s={} v={v}", hex(&rs[..32]), hex(&rs[32..]))
+    }
+
+    fn show_recoverable(o: &RecoverableSignature) -> String {
+        let (v, rs) = o.serialize_compact();
+        show_rsv(&rs, i32::from(v) as u8)
+    }
+
+    fn show_trial(o: &(Signature, RecoveryId)) -> String {
+        show_rsv(&o.0.serialize_compact(), i32::from(o.1) as u8)
+    }
+
+    fn show_k256(o: &Option<K256Sig>) -> String {
+        o.as_ref().map_or_else(
+            || "an error".to_string(),
+            |(sig, v)| show_rsv(&sig.to_bytes(), v.to_byte()),
+        )
+    }
+
+    fn show_bytes<B: AsRef<[u8]>>(o: &B) -> String {
+        hex(o)
+    }
+
+    fn show_opt_bytes<B: AsRef<[u8]>>(o: &Option<B>) -> String {
+        o.as_ref().map_or_else(|| "an error".to_string(), hex)
+    }
+
+    // ---------------------------------------------------------------------------
+    // Definitions
+
+    fn def(
+        op: &'static str,
+        input: &'static str,
+        implementation: &'static str,
+        build: fn(&Ctx) -> Result<Box<dyn Workload>, BuildError>,
+    ) -> BenchDef {
+        let krate = if implementation == LIBSECP {
+            "secp256k1"
+        } else {
+            implementation
+        };
+        BenchDef {
+            group: "crypto",
+            op,
+            input: input.to_string(),
+            implementation,
+            version: version(krate),
+            params: Vec::new(),
+            build: Box::new(build),
+        }
+    }
+
+    /// Every case as `(libsecp256k1 input, expected)`.
+    fn libsecp_pairs<O>(
+        ctx: &Ctx,
+        expected: impl Fn(&Libsecp, &Case) -> O,
+    ) -> Result<Vec<(Libsecp, O)>, BuildError> {
+        let (path, cases) = load(ctx)?;
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let input = libsecp(&path, k, c)?;
+                let expected = expected(&input, c);
+                Ok((input, expected))
+            })
+            .collect()
+    }
+
+    /// Every case as `(k256 input, expected)`.
+    fn k256_pairs<O>(
+        ctx: &Ctx,
+        expected: impl Fn(&Path, usize, &Case) -> Result<O, BuildError>,
+    ) -> Result<Vec<(K256Case, O)>, BuildError> {
+        let (path, cases) = load(ctx)?;
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| Ok((k256_case(&path, k, c)?, expected(&path, k, c)?)))
+            .collect()
+    }
+
+    fn k256_sig(path: &Path, k: usize, c: &Case) -> Result<Option<K256Sig>, BuildError> {
+        let K256Case { sig, recid, .. } = k256_case(path, k, c)?;
+        Ok(Some((sig, recid)))
+    }
+
+    fn k256_point(path: &Path, k: usize, c: &Case) -> Result<k256::EncodedPoint, BuildError> {
+        k256::EncodedPoint::from_bytes(c.public_key).map_err(|e| bad(path, k, "public_key", e))
+    }
+
+    fn boxed(w: impl Workload + 'static) -> Result<Box<dyn Workload>, BuildError> {
+        Ok(Box::new(w))
+    }
+
+    /// The secp256k1 benchmarks.
+    pub(super) fn defs() -> Vec<BenchDef> {
+        vec![
+            def("secp256k1-sign", "recid-direct", LIBSECP, |ctx| {
+                let pairs = libsecp_pairs(ctx, |l, _| l.rec.signature)?;
+                boxed(Cases::expect(pairs, sign_direct_libsecp).show(show_recoverable))
+            }),
+            def("secp256k1-sign", "recid-direct", K256, |ctx| {
+                let pairs = k256_pairs(ctx, k256_sig)?;
+                boxed(Cases::expect(pairs, sign_direct_k256).show(show_k256))
+            }),
+            def("secp256k1-sign", "recid-trial", LIBSECP, |ctx| {
+                let pairs =
+                    libsecp_pairs(ctx, |l, _| (l.sig, l.rec.signature.serialize_compact().0))?;
+                boxed(Cases::expect(pairs, sign_trial_libsecp).show(show_trial))
+            }),
+            def("secp256k1-sign", "recid-trial", K256, |ctx| {
+                let pairs = k256_pairs(ctx, k256_sig)?;
+                boxed(Cases::expect(pairs, sign_trial_k256).show(show_k256))
+            }),
+            def("secp256k1-verify", "valid", LIBSECP, |ctx| {
+                let pairs = libsecp_pairs(ctx, |_, _| true)?;
+                boxed(Cases::expect(pairs, verify_libsecp))
+            }),
+            def("secp256k1-verify", "valid", K256, |ctx| {
+                let pairs = k256_pairs(ctx, |_, _, _| Ok(true))?;
+                boxed(Cases::expect(pairs, verify_k256))
+            }),
+            def("secp256k1-recover", "valid", LIBSECP, |ctx| {
+                let pairs = recover_inputs(&ctx.vectors)?
+                    .into_iter()
+                    .map(|(input, key)| (input, Some(key)))
+                    .collect();
+                boxed(Cases::expect(pairs, recover_libsecp256k1).show(show_opt_bytes))
+            }),
+            def("secp256k1-recover", "valid", K256, |ctx| {
+                let pairs = k256_pairs(ctx, |p, k, c| k256_point(p, k, c).map(Some))?;
+                boxed(Cases::expect(pairs, recover_k256).show(show_opt_bytes))
+            }),
+            def("secp256k1-keygen", "pubkey", LIBSECP, |ctx| {
+                let pairs = libsecp_pairs(ctx, |_, c| c.public_key)?
+                    .into_iter()
+                    .map(|(input, key)| (input.sk, key))
+                    .collect();
+                boxed(Cases::expect(pairs, keygen_libsecp).show(show_bytes))
+            }),
+            def("secp256k1-keygen", "pubkey", K256, |ctx| {
+                let pairs = k256_pairs(ctx, k256_point)?
+                    .into_iter()
+                    .map(|(input, key)| (input.sk, key))
+                    .collect();
+                boxed(Cases::expect(pairs, keygen_k256).show(show_bytes))
+            }),
+        ]
+    }
+}
+
+mod nist {
+    //! ECDSA over NIST P-256 (the curve of the RIP-7212 precompile, passkeys and
+    //! secure enclaves) and P-384: RustCrypto's `p256`/`p384` against `ring`.
+    //!
+    //! Each case of `vectors/p256.json` / `p384.json` is a key pair, a 32-byte
+    //! message (hashed by standard ECDSA with SHA-256 / SHA-384, so the timed
+    //! operations include that hash) and two signatures over it: the RFC 6979
+    //! one, which the `p256`/`p384` crates must reproduce exactly, and one with a
+    //! random nonce, which both libraries verify. ring signs only with random
+    //! nonces, so its signatures are checked by verifying them with the other
+    //! library.
+
+    use std::fmt::Debug;
+    use std::path::{Path, PathBuf};
+
+    use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Param, Workload, hex};
+    use ring::rand::SystemRandom;
+    use ring::signature::{
+        EcdsaKeyPair, EcdsaSigningAlgorithm, EcdsaVerificationAlgorithm, UnparsedPublicKey,
+    };
+    use serde::Deserialize;
+
+    use super::vectors::{self, bad, sized};
+    use crate::version;
+
+    /// What the benchmarks need of a curve and its RustCrypto crate.
+    pub(super) trait Curve: 'static {
+        /// The crate, which is also the implementation name: `p256`.
+        const CRATE: &'static str;
+        /// The vector file: `p256.json`.
+        const FILE: &'static str;
+        /// The ids' operations: `p256-sign`, `p256-verify`.
+        const SIGN_OP: &'static str;
+        const VERIFY_OP: &'static str;
+        /// The message digest ECDSA applies: `SHA-256`.
+        const HASH: &'static str;
+        /// Field element (and scalar) size in bytes.
+        const FIELD: usize;
+
+        type SigningKey;
+        type VerifyingKey;
+        type Signature: PartialEq + Debug + 'static;
+
+        fn ring_signing() -> &'static EcdsaSigningAlgorithm;
+        fn ring_verification() -> &'static EcdsaVerificationAlgorithm;
+
+        fn signing_key(private_key: &[u8]) -> Result<Self::SigningKey, String>;
+        fn verifying_key(public_key: &[u8]) -> Result<Self::VerifyingKey, String>;
+        /// The verifying key of a signing key, to check the vector's key pair.
+        fn public_of(key: &Self::SigningKey) -> &Self::VerifyingKey;
+        fn keys_equal(a: &Self::VerifyingKey, b: &Self::VerifyingKey) -> bool;
+        /// A signature from `r ‖ s`.
+        fn signature(rs: &[u8]) -> Result<Self::Signature, String>;
+        fn signature_bytes(sig: &Self::Signature) -> Vec<u8>;
+
+        /// Hash `msg` and sign it with the RFC 6979 nonce.
+        fn sign(key: &Self::SigningKey, msg: &[u8]) -> Option<Self::Signature>;
+        /// Hash `msg` and verify `sig` over it.
+        fn verify(key: &Self::VerifyingKey, msg: &[u8], sig: &Self::Signature) -> bool;
+    }
+
+    macro_rules! rustcrypto_curve {
+        ($ty:ident, $krate:ident, $name:literal, $hash:literal, $field:literal, $ring_sign:ident, $ring_verify:ident) => {
+            /// The curve of the
+            #[doc = concat!("`", $name, "`")]
+            /// crate.
+            #[derive(Debug)]
+            pub(super) struct $ty;
+
+            impl Curve for $ty {
+                const CRATE: &'static str = $name;
+                const FILE: &'static str = concat!($name, ".json");
+                const SIGN_OP: &'static str = concat!($name, "-sign");
+                const VERIFY_OP: &'static str = concat!($name, "-verify");
+                const HASH: &'static str = $hash;
+                const FIELD: usize = $field;
+
+                type SigningKey = $krate::ecdsa::SigningKey;
+                type VerifyingKey = $krate::ecdsa::VerifyingKey;
+                type Signature = $krate::ecdsa::Signature;
+
+                fn ring_signing() -> &'static EcdsaSigningAlgorithm {
+                    &ring::signature::$ring_sign
+                }
+
+                fn ring_verification() -> &'static EcdsaVerificationAlgorithm {
+                    &ring::signature::$ring_verify
+                }
+
+                fn signing_key(private_key: &[u8]) -> Result<Self::SigningKey, String> {
+                    $krate::ecdsa::SigningKey::from_slice(private_key).map_err(|e| e.to_string())
+                }
+
+                fn verifying_key(public_key: &[u8]) -> Result<Self::VerifyingKey, String> {
+                    $krate::ecdsa::VerifyingKey::from_sec1_bytes(public_key)
+                        .map_err(|e| e.to_string())
+                }
+
+                fn public_of(key: &Self::SigningKey) -> &Self::VerifyingKey {
+                    key.verifying_key()
+                }
+
+                fn keys_equal(a: &Self::VerifyingKey, b: &Self::VerifyingKey) -> bool {
+                    a == b
+                }
+
+                fn signature(rs: &[u8]) -> Result<Self::Signature, String> {
+                    $krate::ecdsa::Signature::from_slice(rs).map_err(|e| e.to_string())
+                }
+
+                fn signature_bytes(sig: &Self::Signature) -> Vec<u8> {
+                    sig.to_bytes().to_vec()
+                }
+
+                #[inline]
+                fn sign(key: &Self::SigningKey, msg: &[u8]) -> Option<Self::Signature> {
+                    use $krate::ecdsa::signature::Signer as _;
+                    key.try_sign(msg).ok()
+                }
+
+                #[inline]
+                fn verify(key: &Self::VerifyingKey, msg: &[u8], sig: &Self::Signature) -> bool {
+                    use $krate::ecdsa::signature::Verifier as _;
+                    key.verify(msg, sig).is_ok()
+                }
+            }
+        };
+    }
+
+    rustcrypto_curve!(
+        P256,
+        p256,
+        "p256",
+        "SHA-256",
+        32,
+        ECDSA_P256_SHA256_FIXED_SIGNING,
+        ECDSA_P256_SHA256_FIXED
+    );
+    rustcrypto_curve!(
+        P384,
+        p384,
+        "p384",
+        "SHA-384",
+        48,
+        ECDSA_P384_SHA384_FIXED_SIGNING,
+        ECDSA_P384_SHA384_FIXED
+    );
+
+    // ---------------------------------------------------------------------------
+    // Vectors
+
+    #[derive(Deserialize)]
+    struct Vector {
+        private_key: String,
+        public_key: String,
+        message: String,
+        rfc6979: SigVector,
+        random: SigVector,
+    }
+
+    #[derive(Deserialize)]
+    struct SigVector {
+        r: String,
+        s: String,
+    }
+
+    /// One case of a curve's vector file, decoded and length-checked.
+    #[derive(Debug, Clone)]
+    pub(super) struct Case {
+        pub(super) private_key: Vec<u8>,
+        /// Uncompressed SEC1, `0x04 ‖ x ‖ y`.
+        pub(super) public_key: Vec<u8>,
+        pub(super) message: [u8; 32],
+        /// `r ‖ s` with the RFC 6979 nonce.
+        pub(super) rfc6979: Vec<u8>,
+        /// `r ‖ s` with a random nonce.
+        pub(super) random: Vec<u8>,
+    }
+
+    fn rs(
+        path: &Path,
+        k: usize,
+        field: &str,
+        sig: &SigVector,
+        n: usize,
+    ) -> Result<Vec<u8>, BuildError> {
+        let mut rs = sized(path, k, &format!("{field}.r"), &sig.r, n)?;
+        rs.extend(sized(path, k, &format!("{field}.s"), &sig.s, n)?);
+        Ok(rs)
+    }
+
+    /// Read and decode every case of `C::FILE`.
+    pub(super) fn load<C: Curve>(ctx: &Ctx) -> Result<(PathBuf, Vec<Case>), BuildError> {
+        let file = vectors::load::<Vector>(ctx, C::FILE)?;
+        let path = file.path;
+        let n = C::FIELD;
+        let cases = file
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let public_key = sized(&path, k, "public_key", &c.public_key, 1 + 2 * n)?;
+                if public_key[0] != 0x04 {
+                    return Err(bad(
+                        &path,
+                        k,
+                        "public_key",
+                        "not an uncompressed SEC1 key (0x04…)",
+                    ));
+                }
+                Ok(Case {
+                    private_key: sized(&path, k, "private_key", &c.private_key, n)?,
+                    public_key,
+                    message: vectors::bytes(&path, k, "message", &c.message)?,
+                    rfc6979: rs(&path, k, "rfc6979", &c.rfc6979, n)?,
+                    random: rs(&path, k, "random", &c.random, n)?,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((path, cases))
+    }
+
+    /// The RustCrypto keys of a case, checked to be a pair.
+    fn keys<C: Curve>(
+        path: &Path,
+        k: usize,
+        c: &Case,
+    ) -> Result<(C::SigningKey, C::VerifyingKey), BuildError> {
+        let lib =
+            |field: &str, e: String| bad(path, k, field, format!("rejected by {}: {e}", C::CRATE));
+        let sk = C::signing_key(&c.private_key).map_err(|e| lib("private_key", e))?;
+        let vk = C::verifying_key(&c.public_key).map_err(|e| lib("public_key", e))?;
+        if !C::keys_equal(C::public_of(&sk), &vk) {
+            return Err(bad(path, k, "public_key", "does not belong to private_key"));
+        }
+        Ok((sk, vk))
+    }
+
+    fn signature<C: Curve>(
+        path: &Path,
+        k: usize,
+        field: &str,
+        rs: &[u8],
+    ) -> Result<C::Signature, BuildError> {
+        C::signature(rs).map_err(|e| bad(path, k, field, format!("rejected by {}: {e}", C::CRATE)))
+    }
+
+    // ---------------------------------------------------------------------------
+    // Prepared inputs and the timed operations
+
+    /// Input of the RustCrypto signing benchmark.
+    pub(super) struct Sign<C: Curve> {
+        pub(super) key: C::SigningKey,
+        pub(super) msg: [u8; 32],
+    }
+
+    /// Input of the ring signing benchmark, with the RustCrypto key that checks
+    /// its output.
+    pub(super) struct RingSign<C: Curve> {
+        pub(super) key: EcdsaKeyPair,
+        pub(super) msg: [u8; 32],
+        pub(super) check: C::VerifyingKey,
+    }
+
+    /// Input of the RustCrypto verification benchmark.
+    pub(super) struct Verify<C: Curve> {
+        pub(super) key: C::VerifyingKey,
+        pub(super) msg: [u8; 32],
+        pub(super) sig: C::Signature,
+    }
+
+    /// Input of the ring verification benchmark. ring has no parsed ECDSA
+    /// public key type: `verify` parses (and validates) the key every call.
+    pub(super) struct RingVerify {
+        pub(super) key: UnparsedPublicKey<Vec<u8>>,
+        pub(super) msg: [u8; 32],
+        pub(super) sig: Vec<u8>,
+    }
+
+    /// ring's signature compared by its bytes (it has no `PartialEq`).
+    #[derive(Clone, Copy)]
+    pub(super) struct RingSig(pub(super) ring::signature::Signature);
+
+    impl PartialEq for RingSig {
+        fn eq(&self, other: &Self) -> bool {
+            self.0.as_ref() == other.0.as_ref()
+        }
+    }
+
+    impl Debug for RingSig {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&hex(self.0.as_ref()))
+        }
+    }
+
+    pub(super) fn sign<C: Curve>(c: &Sign<C>) -> Option<C::Signature> {
+        C::sign(&c.key, &c.msg)
+    }
+
+    pub(super) fn ring_sign<C: Curve>(c: &RingSign<C>, rng: &SystemRandom) -> Option<RingSig> {
+        c.key.sign(rng, &c.msg).ok().map(RingSig)
+    }
+
+    pub(super) fn verify<C: Curve>(c: &Verify<C>) -> bool {
+        C::verify(&c.key, &c.msg, &c.sig)
+    }
+
+    pub(super) fn ring_verify(c: &RingVerify) -> bool {
+        c.key.verify(&c.msg, &c.sig).is_ok()
+    }
+
+    /// A ring signature is right if the RustCrypto crate accepts it.
+    pub(super) fn check_ring_sign<C: Curve>(
+        c: &RingSign<C>,
+        out: &Option<RingSig>,
+    ) -> Result<(), (String, String)> {
+        let expected = || format!("a signature {} accepts", C::CRATE);
+        let Some(sig) = out else {
+            return Err((expected(), "an error".into()));
+        };
+        let accepted = C::signature(sig.0.as_ref()).is_ok_and(|s| C::verify(&c.check, &c.msg, &s));
+        if accepted {
+            Ok(())
+        } else {
+            Err((expected(), format!("{sig:?}, rejected")))
+        }
+    }
+
+    // ---------------------------------------------------------------------------
+    // Workload builders
+
+    fn build_sign<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+        let (path, cases) = load::<C>(ctx)?;
+        let pairs = cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let expected = signature::<C>(&path, k, "rfc6979", &c.rfc6979)?;
+                let (key, _) = keys::<C>(&path, k, c)?;
+                Ok((
+                    Sign::<C> {
+                        key,
+                        msg: c.message,
+                    },
+                    Some(expected),
+                ))
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        let show = |o: &Option<C::Signature>| {
+            o.as_ref()
+                .map_or_else(|| "an error".into(), |s| hex(C::signature_bytes(s)))
+        };
+        Ok(Box::new(Cases::expect(pairs, sign::<C>).show(show)))
+    }
+
+    pub(super) fn ring_sign_inputs<C: Curve>(ctx: &Ctx) -> Result<Vec<RingSign<C>>, BuildError> {
+        let (path, cases) = load::<C>(ctx)?;
+        let rng = SystemRandom::new();
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let (_, check) = keys::<C>(&path, k, c)?;
+                let key = EcdsaKeyPair::from_private_key_and_public_key(
+                    C::ring_signing(),
+                    &c.private_key,
+                    &c.public_key,
+                    &rng,
+                )
+                .map_err(|e| {
+                    bad(
+                        &path,
+                        k,
+                        "private_key, public_key",
+                        format!("rejected by ring: {e}"),
+                    )
+                })?;
+                Ok(RingSign {
+                    key,
+                    msg: c.message,
+                    check,
+                })
+            })
+            .collect()
+    }
+
+    fn build_ring_sign<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+        let inputs = ring_sign_inputs::<C>(ctx)?;
+        let rng = SystemRandom::new();
+        let op = move |c: &RingSign<C>| ring_sign(c, &rng);
+        Ok(Box::new(Cases::checked(inputs, op, check_ring_sign::<C>)))
+    }
+
+    fn build_verify<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+        let (path, cases) = load::<C>(ctx)?;
+        let pairs = cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let (_, key) = keys::<C>(&path, k, c)?;
+                let sig = signature::<C>(&path, k, "random", &c.random)?;
+                Ok((
+                    Verify::<C> {
+                        key,
+                        msg: c.message,
+                        sig,
+                    },
+                    true,
+                ))
+            })
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        Ok(Box::new(Cases::expect(pairs, verify::<C>)))
+    }
+
+    fn build_ring_verify<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+        let (_, cases) = load::<C>(ctx)?;
+        let pairs = cases
+            .into_iter()
+            .map(|c| {
+                let input = RingVerify {
+                    key: UnparsedPublicKey::new(C::ring_verification(), c.public_key),
+                    msg: c.message,
+                    sig: c.random,
+                };
+                (input, true)
+            })
+            .collect();
+        Ok(Box::new(Cases::expect(pairs, ring_verify)))
+    }
+
+    fn def(
+        op: &'static str,
+        implementation: &'static str,
+        hash: &'static str,
+        build: fn(&Ctx) -> Result<Box<dyn Workload>, BuildError>,
+    ) -> BenchDef {
+        BenchDef {
+            group: "crypto",
+            op,
+            input: "32B".to_string(),
+            implementation,
+            version: version(implementation),
+            params: vec![
+                ("message_bytes", Param::Int(32)),
+                ("hash", Param::Text(hash.to_string())),
+            ],
+            build: Box::new(build),
+        }
+    }
+
+    fn curve_defs<C: Curve>() -> Vec<BenchDef> {
+        vec![
+            def(C::SIGN_OP, C::CRATE, C::HASH, build_sign::<C>),
+            def(C::SIGN_OP, "ring", C::HASH, build_ring_sign::<C>),
+            def(C::VERIFY_OP, C::CRATE, C::HASH, build_verify::<C>),
+            def(C::VERIFY_OP, "ring", C::HASH, build_ring_verify::<C>),
+        ]
+    }
+
+    /// The P-256 and P-384 benchmarks.
+    pub(super) fn defs() -> Vec<BenchDef> {
+        let mut defs = curve_defs::<P256>();
+        defs.extend(curve_defs::<P384>());
+        defs
+    }
+}
+
+pub use secp::{RecoverInput, recover_inputs, recover_libsecp256k1};
+
 /// The crypto benchmarks.
 pub fn defs() -> Vec<BenchDef> {
-    Vec::new()
+    let mut defs = secp::defs();
+    defs.extend(nist::defs());
+    defs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyno_workload::{Ctx, Mismatch, hex, seq};
+    use std::path::{Path, PathBuf};
+
+    fn vectors() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+    }
+
+    fn ctx() -> Ctx {
+        Ctx { vectors: vectors() }
+    }
+
+    /// A temp vectors dir holding only `file`, edited.
+    fn edited(tag: &str, file: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("dyno-micro-crypto-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = std::fs::read_to_string(vectors().join(file)).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        edit(&mut json);
+        std::fs::write(dir.join(file), serde_json::to_string(&json).unwrap()).unwrap();
+        dir
+    }
+
+    /// Flip the last hex digit of a string field; returns (old, new).
+    fn flip(v: &mut serde_json::Value) -> (String, String) {
+        let old = v.as_str().unwrap().to_string();
+        let mut new = old.clone();
+        let last = new.pop().unwrap();
+        new.push(if last == '0' { '1' } else { '0' });
+        *v = serde_json::Value::String(new.clone());
+        (old, new)
+    }
+
+    fn find(id: &str, implementation: &str) -> BenchDef {
+        defs()
+            .into_iter()
+            .find(|d| d.id() == id && d.implementation == implementation)
+            .unwrap_or_else(|| panic!("no {id} {implementation}"))
+    }
+
+    fn verify_err(ctx: &Ctx, id: &str, implementation: &str) -> Mismatch {
+        let mut w = (find(id, implementation).build)(ctx).unwrap();
+        w.verify().expect_err(&format!(
+            "{id} {implementation} passed on corrupted vectors"
+        ))
+    }
+
+    #[test]
+    fn crypto_defs_are_the_listed_ids_and_implementations() {
+        let mut got: Vec<String> = defs()
+            .iter()
+            .map(|d| format!("{} {} {}", d.id(), d.implementation, d.version))
+            .collect();
+        got.sort();
+        let v = |c: &str| crate::version(c);
+        let mut want = Vec::new();
+        for id in [
+            "secp256k1-sign/recid-direct",
+            "secp256k1-sign/recid-trial",
+            "secp256k1-verify/valid",
+            "secp256k1-recover/valid",
+            "secp256k1-keygen/pubkey",
+        ] {
+            want.push(format!("crypto/{id} libsecp256k1 {}", v("secp256k1")));
+            want.push(format!("crypto/{id} k256 {}", v("k256")));
+        }
+        for curve in ["p256", "p384"] {
+            for op in ["sign", "verify"] {
+                want.push(format!("crypto/{curve}-{op}/32B {curve} {}", v(curve)));
+                want.push(format!("crypto/{curve}-{op}/32B ring {}", v("ring")));
+            }
+        }
+        want.sort();
+        assert_eq!(got, want);
+        assert!(got.iter().all(|g| !g.ends_with("unknown")), "{got:?}");
+    }
+
+    #[test]
+    fn crypto_every_def_builds_and_verifies() {
+        let ctx = ctx();
+        for def in defs() {
+            let name = format!("{} {}", def.id(), def.implementation);
+            let mut w = (def.build)(&ctx).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let want = if def.op.starts_with("secp256k1") {
+                16
+            } else {
+                8
+            };
+            assert_eq!(w.cases(), want, "{name}");
+            w.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
+            w.run(20);
+        }
+    }
+
+    #[test]
+    fn crypto_corrupted_secp256k1_signature_fails_verify_naming_both_values() {
+        let mut flipped = (String::new(), String::new());
+        let dir = edited("k1", secp::FILE, |j| {
+            flipped = flip(&mut j["cases"][0]["s"])
+        });
+        let (old_s, new_s) = flipped;
+        let ctx = Ctx {
+            vectors: dir.clone(),
+        };
+        for lib in ["libsecp256k1", "k256"] {
+            for id in [
+                "crypto/secp256k1-sign/recid-direct",
+                "crypto/secp256k1-sign/recid-trial",
+            ] {
+                let err = verify_err(&ctx, id, lib);
+                assert_eq!(err.case, "0");
+                assert!(
+                    err.expected.contains(&format!("s={new_s}")),
+                    "{id} {lib}: {err}"
+                );
+                assert!(
+                    err.actual.contains(&format!("s={old_s}")),
+                    "{id} {lib}: {err}"
+                );
+            }
+            let err = verify_err(&ctx, "crypto/secp256k1-verify/valid", lib);
+            assert_eq!(
+                (err.expected.as_str(), err.actual.as_str()),
+                ("true", "false"),
+                "{lib}"
+            );
+
+            let err = verify_err(&ctx, "crypto/secp256k1-recover/valid", lib);
+            let (_, cases) = secp::load(&ctx).unwrap();
+            assert_eq!(err.expected, hex(cases[0].public_key), "{lib}");
+            assert_ne!(err.actual, err.expected, "{lib}");
+
+            // The key pairs are intact: keygen still passes.
+            let keygen = find("crypto/secp256k1-keygen/pubkey", lib);
+            (keygen.build)(&ctx).unwrap().verify().unwrap();
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn crypto_corrupted_public_key_fails_keygen_and_recover() {
+        // A different valid key: case 1's, under case 0's private key. The
+        // builder rejects the pair for sign/verify, and keygen's expected
+        // output differs.
+        let dir = edited("k1pk", secp::FILE, |j| {
+            let other = j["cases"][1]["public_key"].clone();
+            j["cases"][0]["public_key"] = other;
+        });
+        let ctx = Ctx {
+            vectors: dir.clone(),
+        };
+        for lib in ["libsecp256k1", "k256"] {
+            let err = (find("crypto/secp256k1-keygen/pubkey", lib).build)(&ctx)
+                .err()
+                .expect("build error")
+                .to_string();
+            assert!(
+                err.contains("secp256k1.json")
+                    && err.contains("case 0: public_key: does not belong"),
+                "{err}"
+            );
+        }
+        // The recover input builder checks the pair too.
+        let err = recover_inputs(&dir).unwrap_err().to_string();
+        assert!(err.contains("does not belong"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn crypto_corrupted_nist_signatures_fail_verify_naming_both_values() {
+        for curve in ["p256", "p384"] {
+            let file = format!("{curve}.json");
+            let mut flipped = (String::new(), String::new());
+            let dir = edited(curve, &file, |j| {
+                flipped = flip(&mut j["cases"][0]["rfc6979"]["r"]);
+                flip(&mut j["cases"][2]["random"]["s"]);
+            });
+            let (old_r, new_r) = flipped;
+            let ctx = Ctx {
+                vectors: dir.clone(),
+            };
+
+            let err = verify_err(&ctx, &format!("crypto/{curve}-sign/32B"), curve);
+            assert_eq!(err.case, "0");
+            assert!(err.expected.starts_with(&new_r), "{err}");
+            assert!(err.actual.starts_with(&old_r), "{err}");
+            // ring's random-nonce signatures are checked against the key, not
+            // the vector's signature.
+            let ring = find(&format!("crypto/{curve}-sign/32B"), "ring");
+            (ring.build)(&ctx).unwrap().verify().unwrap();
+
+            for lib in [curve, "ring"] {
+                let err = verify_err(&ctx, &format!("crypto/{curve}-verify/32B"), lib);
+                assert_eq!(err.case, "2", "{curve} {lib}");
+                assert_eq!(
+                    (err.expected.as_str(), err.actual.as_str()),
+                    ("true", "false")
+                );
+            }
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
+
+    #[test]
+    fn crypto_ring_signatures_are_rejected_under_the_wrong_key() {
+        fn swapped<C: nist::Curve>() -> Mismatch {
+            let mut inputs = nist::ring_sign_inputs::<C>(&ctx()).unwrap();
+            let (a, b) = inputs.split_at_mut(1);
+            std::mem::swap(&mut a[0].check, &mut b[0].check);
+            let rng = ring::rand::SystemRandom::new();
+            let op = move |c: &nist::RingSign<C>| nist::ring_sign(c, &rng);
+            let mut w = dyno_workload::Cases::checked(inputs, op, nist::check_ring_sign::<C>);
+            dyno_workload::Workload::verify(&mut w).unwrap_err()
+        }
+        for err in [swapped::<nist::P256>(), swapped::<nist::P384>()] {
+            assert_eq!(err.case, "0");
+            assert!(
+                err.expected.contains("accepts") && err.actual.ends_with("rejected"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn crypto_missing_and_malformed_vectors_are_build_errors_naming_the_file() {
+        let missing = Ctx {
+            vectors: PathBuf::from("/nonexistent/dyno-vectors"),
+        };
+        for def in defs() {
+            let err = (def.build)(&missing)
+                .err()
+                .expect("built without vectors")
+                .to_string();
+            assert!(err.contains("/nonexistent/dyno-vectors/"), "{err}");
+        }
+        assert!(recover_inputs(Path::new("/nonexistent")).is_err());
+
+        let dir = edited("badv", secp::FILE, |j| j["cases"][3]["v"] = 27.into());
+        let err = (find("crypto/secp256k1-sign/recid-direct", "k256").build)(&Ctx {
+            vectors: dir.clone(),
+        })
+        .err()
+        .expect("build error")
+        .to_string();
+        assert!(
+            err.contains("secp256k1.json: case 3: v: 27 is not a recovery id"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+
+        let dir = edited("shortr", "p384.json", |j| {
+            j["cases"][1]["rfc6979"]["r"] = "0x0102".into()
+        });
+        let err = (find("crypto/p384-sign/32B", "p384").build)(&Ctx {
+            vectors: dir.clone(),
+        })
+        .err()
+        .expect("build error")
+        .to_string();
+        assert!(
+            err.contains("p384.json: case 1: rfc6979.r: 2 bytes, expected 48"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+
+        let dir = edited("nohash", secp::FILE, |j| {
+            j["cases"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("message_hash");
+        });
+        let err = (find("crypto/secp256k1-verify/valid", "libsecp256k1").build)(&Ctx {
+            vectors: dir.clone(),
+        })
+        .err()
+        .expect("build error")
+        .to_string();
+        assert!(
+            err.contains("secp256k1.json: malformed vector file") && err.contains("message_hash"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Extra cases beyond the vectors: keys and hashes from `seq`.
+    fn generated(n: u64) -> Vec<secp::Case> {
+        (0..n)
+            .map(|i| {
+                let private_key: [u8; 32] = seq(1000 + i, 32).try_into().unwrap();
+                let sk = secp256k1::SecretKey::from_byte_array(private_key).unwrap();
+                let hash: [u8; 32] = seq(2000 + i, 32).try_into().unwrap();
+                let sig = secp256k1::SECP256K1
+                    .sign_ecdsa_recoverable(secp256k1::Message::from_digest(hash), &sk);
+                let (v, rs) = sig.serialize_compact();
+                secp::Case {
+                    private_key,
+                    public_key: secp256k1::PublicKey::from_secret_key(secp256k1::SECP256K1, &sk)
+                        .serialize_uncompressed(),
+                    hash,
+                    rs,
+                    v: i32::from(v) as u8,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn crypto_secp256k1_libraries_agree_and_trial_matches_direct_recovery_ids() {
+        let (path, mut cases) = secp::load(&ctx()).unwrap();
+        cases.extend(generated(64));
+        let mut seen_v = [0usize; 2];
+        for (k, c) in cases.iter().enumerate() {
+            let a = secp::libsecp(&path, k, c).unwrap();
+            let b = secp::k256_case(&path, k, c).unwrap();
+            // Direct: both libraries, and the vector.
+            let (id, rs) = secp::sign_direct_libsecp(&a).serialize_compact();
+            let v = i32::from(id) as u8;
+            let (sig_b, id_b) = secp::sign_direct_k256(&b).unwrap();
+            assert_eq!(rs[..], sig_b.to_bytes()[..], "case {k}: r, s");
+            assert_eq!(v, id_b.to_byte(), "case {k}: v");
+            assert_eq!((rs, v), (c.rs, c.v), "case {k}: vector");
+            // Trial: the same signature and recovery id.
+            let (sig_t, id_t) = secp::sign_trial_libsecp(&a);
+            assert_eq!(
+                (sig_t.serialize_compact(), i32::from(id_t)),
+                (rs, i32::from(id)),
+                "case {k}: libsecp256k1 trial"
+            );
+            assert_eq!(
+                secp::sign_trial_k256(&b),
+                Some((sig_b, id_b)),
+                "case {k}: k256 trial"
+            );
+            seen_v[usize::from(v)] += 1;
+
+            assert!(
+                secp::verify_libsecp(&a) && secp::verify_k256(&b),
+                "case {k}: verify"
+            );
+            let rec_a = recover_libsecp256k1(&a.rec).unwrap();
+            let rec_b = secp::recover_k256(&b).unwrap();
+            assert_eq!(rec_a.as_slice(), rec_b.as_bytes(), "case {k}: recover");
+            assert_eq!(rec_a, c.public_key, "case {k}: recover");
+            let key_a = secp::keygen_libsecp(&a.sk);
+            assert_eq!(
+                key_a.as_slice(),
+                secp::keygen_k256(&b.sk).as_bytes(),
+                "case {k}: keygen"
+            );
+            assert_eq!(key_a, c.public_key, "case {k}: keygen");
+        }
+        // Both branches of the trial were exercised.
+        assert!(seen_v[0] > 0 && seen_v[1] > 0, "{seen_v:?}");
+    }
+
+    #[test]
+    fn crypto_trial_recovery_id_depends_on_the_known_key() {
+        // With a wrong "known" key the trial can never match v = 0, so it
+        // must answer 1: the comparison is really made.
+        let (path, cases) = secp::load(&ctx()).unwrap();
+        let c = cases
+            .iter()
+            .find(|c| c.v == 0)
+            .expect("a vector with v = 0");
+        let other = cases.iter().find(|o| o.public_key != c.public_key).unwrap();
+        let mut a = secp::libsecp(&path, 0, c).unwrap();
+        a.pk = secp256k1::PublicKey::from_byte_array_uncompressed(other.public_key).unwrap();
+        assert_eq!(
+            secp::sign_trial_libsecp(&a).1,
+            secp256k1::ecdsa::RecoveryId::One
+        );
+        let mut b = secp::k256_case(&path, 0, c).unwrap();
+        b.vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&other.public_key).unwrap();
+        assert_eq!(secp::sign_trial_k256(&b).unwrap().1.to_byte(), 1);
+    }
+
+    #[test]
+    fn crypto_secp256k1_vector_addresses_match_their_keys() {
+        #[derive(serde::Deserialize)]
+        struct Addr {
+            public_key: String,
+            address: String,
+        }
+        let text = std::fs::read_to_string(vectors().join(secp::FILE)).unwrap();
+        let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let cases: Vec<Addr> = serde_json::from_value(file["cases"].clone()).unwrap();
+        assert_eq!(cases.len(), 16);
+        for c in cases {
+            let key = dyno_workload::unhex(&c.public_key).unwrap();
+            let hash = crate::hash::keccak256_tiny(&key[1..]);
+            assert_eq!(hex(&hash[12..]), c.address.to_lowercase());
+        }
+    }
+
+    #[test]
+    fn crypto_recover_inputs_are_the_benchmark_inputs() {
+        let inputs = recover_inputs(&vectors()).unwrap();
+        assert_eq!(inputs.len(), 16);
+        for (input, key) in &inputs {
+            assert_eq!(recover_libsecp256k1(input), Some(*key));
+        }
+        // A signature for another message recovers another key.
+        let mut wrong = inputs[0].0;
+        wrong.message = inputs[1].0.message;
+        assert_ne!(recover_libsecp256k1(&wrong), Some(inputs[0].1));
+    }
 }

@@ -1,8 +1,937 @@
-//! rlp suite.
+//! rlp suite: encoding and decoding Ethereum objects.
+//!
+//! Two implementations are compared under every id `rlp/{encode,decode}/<input>`:
+//!
+//! * `alloy-rlp`: alloy-consensus's own types (`TxEnvelope`, `Header`,
+//!   `BlockBody`, `ReceiptEnvelope`, `TrieAccount`) through
+//!   `alloy_rlp::encode` and `alloy_rlp::decode_exact`;
+//! * `rlp`: parity-common's `rlp` crate through field-for-field mirror structs
+//!   (`rlp/parity.rs`) and `rlp::encode` / `rlp::decode`.
+//!
+//! The inputs are generated from `dyno_workload::seq` (`rlp/objects.rs`) in size
+//! classes named by the input id. Before timing, each encode output must equal
+//! the encoding the *other* library produced for the same object, and each
+//! decode must return the generated object from the other library's bytes;
+//! the builder also checks every one of those encodings against the
+//! Keccak-256 hashes in `vectors/rlp.json`. The tests pin both libraries to
+//! Ethereum's definitions with the EIP-155 example transaction and the
+//! mainnet genesis header hash.
+//!
+//! The parity `encode` op returns what `rlp::encode` returns (a `BytesMut`),
+//! so no conversion is timed; alloy's returns the `Vec<u8>` of
+//! `alloy_rlp::encode` (sized from `length()` up front). alloy's decode of a
+//! typed (EIP-2718) transaction also hashes it to cache its transaction hash;
+//! that is part of what `alloy-rlp` decode measures.
 
-use dyno_workload::BenchDef;
+mod objects;
+mod parity;
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use alloy_consensus::{BlockBody, Header, ReceiptEnvelope, TrieAccount, TxEnvelope};
+use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Param, Workload, hex};
+use serde::{Deserialize, Serialize};
+
+use objects::Rng;
+use parity::{PAccount, PBody, PHeader, PReceipts, PTx};
+
+const GROUP: &str = "rlp";
+const VECTORS: &str = "rlp.json";
+const ALLOY: &str = "alloy-rlp";
+const PARITY: &str = "rlp";
+
+/// Every input set of the suite.
+fn inputs() -> Vec<Box<dyn InputSet>> {
+    vec![
+        Box::new(Input::<TrieAccount, PAccount>::new(
+            "tiny-account",
+            "account",
+            1000,
+            8,
+            objects::account,
+        )),
+        Box::new(Input::<TxEnvelope, PTx>::new(
+            "small-legacy-tx",
+            "legacy-tx",
+            2000,
+            8,
+            objects::legacy_transfer,
+        )),
+        Box::new(Input::<TxEnvelope, PTx>::new(
+            "small-eip1559-tx",
+            "eip1559-tx",
+            3000,
+            8,
+            objects::erc20_transfer_eip1559,
+        )),
+        Box::new(Input::<Header, PHeader>::new(
+            "small-header",
+            "header",
+            4000,
+            8,
+            objects::header,
+        )),
+        Box::new(Input::<Vec<ReceiptEnvelope>, PReceipts>::new(
+            "medium-receipts",
+            "receipts",
+            5000,
+            4,
+            |rng| objects::receipts(rng, 10),
+        )),
+        Box::new(Input::<BlockBody<TxEnvelope>, PBody>::new(
+            "medium-body",
+            "block-body",
+            6000,
+            4,
+            |rng| objects::body(rng, 20, None),
+        )),
+        Box::new(Input::<BlockBody<TxEnvelope>, PBody>::new(
+            "large-body",
+            "block-body",
+            7000,
+            4,
+            |rng| objects::body(rng, 200, None),
+        )),
+        Box::new(Input::<Vec<ReceiptEnvelope>, PReceipts>::new(
+            "large-receipts",
+            "receipts",
+            8000,
+            4,
+            |rng| objects::receipts(rng, 100),
+        )),
+        Box::new(Input::<BlockBody<TxEnvelope>, PBody>::new(
+            "vlarge-body",
+            "block-body",
+            9000,
+            2,
+            |rng| objects::body(rng, 1500, Some(150)),
+        )),
+    ]
+}
 
 /// The rlp benchmarks.
 pub fn defs() -> Vec<BenchDef> {
-    Vec::new()
+    inputs().iter().flat_map(|input| input.defs()).collect()
+}
+
+/// An object alloy encodes and decodes.
+trait AlloyObject:
+    alloy_rlp::Encodable + alloy_rlp::Decodable + Clone + PartialEq + Debug + 'static
+{
+}
+impl<T> AlloyObject for T where
+    T: alloy_rlp::Encodable + alloy_rlp::Decodable + Clone + PartialEq + Debug + 'static
+{
+}
+
+/// An object parity's `rlp` encodes and decodes.
+trait ParityObject: ::rlp::Encodable + ::rlp::Decodable + Clone + PartialEq + Debug + 'static {}
+impl<T> ParityObject for T where
+    T: ::rlp::Encodable + ::rlp::Decodable + Clone + PartialEq + Debug + 'static
+{
+}
+
+/// One input id: how its objects are made, as alloy values `A` mirrored into
+/// parity values `P`.
+struct Input<A, P> {
+    id: &'static str,
+    kind: &'static str,
+    /// Case `k` is generated from `seq(seed + k, ·)`.
+    seed: u64,
+    cases: usize,
+    generate: fn(&mut Rng) -> A,
+    mirror: PhantomData<fn() -> P>,
+}
+
+impl<A, P> Clone for Input<A, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A, P> Copy for Input<A, P> {}
+
+/// What the suite and its tests need of an input, whatever its types.
+trait InputSet {
+    fn defs(&self) -> Vec<BenchDef>;
+    #[cfg(test)]
+    fn id(&self) -> &'static str;
+    #[cfg(test)]
+    fn seed(&self) -> u64;
+    /// Each case's encoding by both libraries, after checking that each
+    /// library decodes both back to the generated object.
+    #[cfg(test)]
+    fn encodings(&self) -> Result<Vec<Vec<u8>>, String>;
+}
+
+/// A built workload or why it could not be built.
+type Built = Result<Box<dyn Workload>, BuildError>;
+
+impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> Input<A, P> {
+    fn new(
+        id: &'static str,
+        kind: &'static str,
+        seed: u64,
+        cases: usize,
+        generate: fn(&mut Rng) -> A,
+    ) -> Self {
+        Self {
+            id,
+            kind,
+            seed,
+            cases,
+            generate,
+            mirror: PhantomData,
+        }
+    }
+
+    fn object(&self, case: usize) -> A {
+        (self.generate)(&mut Rng::new(self.seed + case as u64))
+    }
+
+    fn objects(&self) -> Vec<A> {
+        (0..self.cases).map(|k| self.object(k)).collect()
+    }
+
+    fn def(
+        &self,
+        op: &'static str,
+        implementation: &'static str,
+        params: &[(&'static str, Param)],
+        build: fn(&Self, &Ctx) -> Built,
+    ) -> BenchDef {
+        let me = *self;
+        BenchDef {
+            group: GROUP,
+            op,
+            input: self.id.to_string(),
+            implementation,
+            version: crate::version(if implementation == ALLOY {
+                "alloy-rlp"
+            } else {
+                "rlp"
+            }),
+            params: params.to_vec(),
+            build: Box::new(move |ctx| build(&me, ctx)),
+        }
+    }
+
+    /// Checks encodings made by one library against the vector file before
+    /// they serve as the other library's expected output or input.
+    fn check_vectors(
+        &self,
+        ctx: &Ctx,
+        what: &str,
+        encodings: &[Vec<u8>],
+    ) -> Result<(), BuildError> {
+        let path = ctx.path(VECTORS);
+        let file: VectorFile = serde_json::from_str(&ctx.vector_file(VECTORS)?)
+            .map_err(|e| BuildError::vectors(&path, e))?;
+        let listed: Vec<&VectorCase> = file.cases.iter().filter(|c| c.input == self.id).collect();
+        if listed.is_empty() {
+            return Err(BuildError::NoVector {
+                path,
+                what: what.to_string(),
+            });
+        }
+        if listed.len() != encodings.len() {
+            return Err(BuildError::vectors(
+                &path,
+                format!(
+                    "{what}: the file lists {} cases of {}, the generator makes {}",
+                    listed.len(),
+                    self.id,
+                    encodings.len()
+                ),
+            ));
+        }
+        for (k, encoding) in encodings.iter().enumerate() {
+            let Some(v) = listed.iter().find(|c| c.case == k) else {
+                return Err(BuildError::NoVector {
+                    path,
+                    what: format!("{what} case {k}"),
+                });
+            };
+            let (seed, hash) = (self.seed + k as u64, keccak256_hex(encoding));
+            if v.seed != seed || v.len != encoding.len() || !v.keccak256.eq_ignore_ascii_case(&hash)
+            {
+                return Err(BuildError::vectors(
+                    &path,
+                    format!(
+                        "{what} case {k}: generated from seed {seed}, {} bytes, keccak256 {hash}; \
+                         the vector says seed {}, {} bytes, keccak256 {}",
+                        encoding.len(),
+                        v.seed,
+                        v.len,
+                        v.keccak256
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn what(&self, op: &str, implementation: &str) -> String {
+        format!("{GROUP}/{op}/{} ({implementation})", self.id)
+    }
+
+    fn build_encode_alloy(&self, ctx: &Ctx) -> Built {
+        let objects = self.objects();
+        let expected: Vec<Vec<u8>> = objects.iter().map(|a| parity_encode(&P::from(a))).collect();
+        self.check_vectors(ctx, &self.what("encode", ALLOY), &expected)?;
+        Ok(Box::new(alloy_encoder(pairs(objects, expected))))
+    }
+
+    fn build_encode_parity(&self, ctx: &Ctx) -> Built {
+        let objects = self.objects();
+        let expected: Vec<Vec<u8>> = objects.iter().map(alloy_rlp::encode).collect();
+        self.check_vectors(ctx, &self.what("encode", PARITY), &expected)?;
+        let mirrors = objects.iter().map(P::from).collect();
+        Ok(Box::new(parity_encoder(pairs(mirrors, expected))))
+    }
+
+    fn build_decode_alloy(&self, ctx: &Ctx) -> Built {
+        let objects = self.objects();
+        let bytes: Vec<Vec<u8>> = objects.iter().map(|a| parity_encode(&P::from(a))).collect();
+        self.check_vectors(ctx, &self.what("decode", ALLOY), &bytes)?;
+        Ok(Box::new(alloy_decoder::<A>(pairs(bytes, objects))))
+    }
+
+    fn build_decode_parity(&self, ctx: &Ctx) -> Built {
+        let objects = self.objects();
+        let bytes: Vec<Vec<u8>> = objects.iter().map(alloy_rlp::encode).collect();
+        self.check_vectors(ctx, &self.what("decode", PARITY), &bytes)?;
+        let mirrors = objects.iter().map(P::from).collect();
+        Ok(Box::new(parity_decoder::<P>(pairs(bytes, mirrors))))
+    }
+}
+
+impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> InputSet for Input<A, P> {
+    fn defs(&self) -> Vec<BenchDef> {
+        let bytes = alloy_rlp::Encodable::length(&self.object(0));
+        let params = [
+            ("kind", Param::Text(self.kind.to_string())),
+            ("bytes", Param::Int(bytes as u64)),
+        ];
+        vec![
+            self.def("encode", ALLOY, &params, Self::build_encode_alloy),
+            self.def("encode", PARITY, &params, Self::build_encode_parity),
+            self.def("decode", ALLOY, &params, Self::build_decode_alloy),
+            self.def("decode", PARITY, &params, Self::build_decode_parity),
+        ]
+    }
+
+    #[cfg(test)]
+    fn id(&self) -> &'static str {
+        self.id
+    }
+
+    #[cfg(test)]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    #[cfg(test)]
+    fn encodings(&self) -> Result<Vec<Vec<u8>>, String> {
+        let mut out = Vec::with_capacity(self.cases);
+        for (k, object) in self.objects().into_iter().enumerate() {
+            let mirror = P::from(&object);
+            let (alloy, parity) = (alloy_rlp::encode(&object), parity_encode(&mirror));
+            if alloy != parity {
+                let (e, a) = byte_difference(&alloy, &parity);
+                return Err(format!("{} case {k}: alloy {e}, parity {a}", self.id));
+            }
+            if alloy_rlp::decode_exact::<A>(&alloy).as_ref() != Ok(&object) {
+                return Err(format!("{} case {k}: alloy does not round-trip", self.id));
+            }
+            if ::rlp::decode::<P>(&parity).as_ref() != Ok(&mirror) {
+                return Err(format!("{} case {k}: parity does not round-trip", self.id));
+            }
+            out.push(alloy);
+        }
+        Ok(out)
+    }
+}
+
+/// `rlp::encode` as plain bytes (for expectations, not timed).
+fn parity_encode<P: ::rlp::Encodable>(p: &P) -> Vec<u8> {
+    ::rlp::encode(p).to_vec()
+}
+
+/// One workload input with the value it must produce.
+struct Case<I, E> {
+    input: I,
+    expected: E,
+}
+
+fn pairs<I, E>(inputs: Vec<I>, expected: Vec<E>) -> Vec<Case<I, E>> {
+    inputs
+        .into_iter()
+        .zip(expected)
+        .map(|(input, expected)| Case { input, expected })
+        .collect()
+}
+
+/// `alloy_rlp::encode(object)` must return the expected bytes.
+fn alloy_encoder<A: AlloyObject>(cases: Vec<Case<A, Vec<u8>>>) -> impl Workload {
+    Cases::checked(
+        cases,
+        |c: &Case<A, Vec<u8>>| alloy_rlp::encode(&c.input),
+        |c, out| same_bytes(&c.expected, out),
+    )
+}
+
+/// `rlp::encode(mirror)` must return the expected bytes.
+fn parity_encoder<P: ParityObject>(cases: Vec<Case<P, Vec<u8>>>) -> impl Workload {
+    Cases::checked(
+        cases,
+        |c: &Case<P, Vec<u8>>| ::rlp::encode(&c.input),
+        |c, out| same_bytes(&c.expected, out),
+    )
+}
+
+/// `alloy_rlp::decode_exact(bytes)` must return the generated object.
+fn alloy_decoder<A: AlloyObject>(cases: Vec<Case<Vec<u8>, A>>) -> impl Workload {
+    Cases::checked(
+        cases,
+        |c: &Case<Vec<u8>, A>| alloy_rlp::decode_exact::<A>(&c.input),
+        |c, out| same_object(&c.expected, out.as_ref()),
+    )
+}
+
+/// `rlp::decode(bytes)` must return the mirror of the generated object.
+fn parity_decoder<P: ParityObject>(cases: Vec<Case<Vec<u8>, P>>) -> impl Workload {
+    Cases::checked(
+        cases,
+        |c: &Case<Vec<u8>, P>| ::rlp::decode::<P>(&c.input),
+        |c, out| same_object(&c.expected, out.as_ref()),
+    )
+}
+
+fn same_bytes(expected: &[u8], actual: &[u8]) -> Result<(), (String, String)> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(byte_difference(expected, actual))
+    }
+}
+
+fn same_object<T: PartialEq + Debug, E: Debug>(
+    expected: &T,
+    actual: Result<&T, &E>,
+) -> Result<(), (String, String)> {
+    match actual {
+        Ok(actual) if actual == expected => Ok(()),
+        Ok(actual) => Err(debug_difference(expected, actual)),
+        Err(e) => Err((
+            window(&format!("{expected:?}"), 0),
+            format!("decoding error {e:?}"),
+        )),
+    }
+}
+
+/// Both byte strings, shown from just before their first difference (a plain
+/// `hex` would cut both at the same 64-byte prefix).
+fn byte_difference(expected: &[u8], actual: &[u8]) -> (String, String) {
+    let at = expected
+        .iter()
+        .zip(actual)
+        .position(|(e, a)| e != a)
+        .unwrap_or(expected.len().min(actual.len()));
+    let start = at.saturating_sub(8);
+    let show = |b: &[u8]| {
+        let from = start.min(b.len());
+        format!(
+            "{} bytes, keccak256 {}, bytes from offset {start}: {}",
+            b.len(),
+            keccak256_hex(b),
+            hex(&b[from..(from + 32).min(b.len())])
+        )
+    };
+    (show(expected), show(actual))
+}
+
+/// Both values' `Debug` text around their first difference, truncated.
+fn debug_difference<T: Debug>(expected: &T, actual: &T) -> (String, String) {
+    let (e, a) = (format!("{expected:?}"), format!("{actual:?}"));
+    let at = e
+        .char_indices()
+        .zip(a.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(e.len().min(a.len()), |((i, _), _)| i);
+    (window(&e, at), window(&a, at))
+}
+
+/// About 200 characters of `s` around byte offset `at`.
+fn window(s: &str, at: usize) -> String {
+    let mut start = at.saturating_sub(60).min(s.len());
+    while !s.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + 200).min(s.len());
+    while !s.is_char_boundary(end) {
+        end += 1;
+    }
+    let head = if start > 0 { "…" } else { "" };
+    let tail = if end < s.len() { "…" } else { "" };
+    format!("{head}{}{tail}", &s[start..end])
+}
+
+/// `0x`-prefixed Keccak-256 of `bytes` (tiny-keccak, independent of alloy).
+fn keccak256_hex(bytes: &[u8]) -> String {
+    use tiny_keccak::{Hasher, Keccak};
+    let mut k = Keccak::v256();
+    k.update(bytes);
+    let mut out = [0u8; 32];
+    k.finalize(&mut out);
+    hex(out)
+}
+
+/// `vectors/rlp.json`.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct VectorFile {
+    provenance: Provenance,
+    cases: Vec<VectorCase>,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct Provenance {
+    generator: String,
+    definition: String,
+    cross_check: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct VectorCase {
+    input: String,
+    case: usize,
+    seed: u64,
+    len: usize,
+    keccak256: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashSet};
+    use std::path::{Path, PathBuf};
+
+    use alloy_consensus::{
+        EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, SignableTransaction, Signed, TxLegacy,
+        transaction::from_eip155_value,
+    };
+    use alloy_primitives::{
+        Address, B64, B256, Bloom, Bytes, Signature, TxKind, U256, address, b256, bytes, keccak256,
+    };
+    use dyno_workload::unhex;
+
+    use super::*;
+
+    fn vectors_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
+    }
+
+    fn ctx() -> Ctx {
+        Ctx {
+            vectors: vectors_dir(),
+        }
+    }
+
+    fn build(def: &BenchDef, ctx: &Ctx) -> Box<dyn Workload> {
+        match (def.build)(ctx) {
+            Ok(w) => w,
+            Err(e) => panic!("{} {}: {e}", def.id(), def.implementation),
+        }
+    }
+
+    fn build_error(def: &BenchDef, ctx: &Ctx) -> BuildError {
+        match (def.build)(ctx) {
+            Ok(_) => panic!("{} {} built", def.id(), def.implementation),
+            Err(e) => e,
+        }
+    }
+
+    /// The vector file as the generator defines it, checking on the way that
+    /// both libraries agree byte for byte and round-trip every case.
+    fn fresh_vectors() -> VectorFile {
+        let mut cases = Vec::new();
+        for input in inputs() {
+            let encodings = input.encodings().unwrap_or_else(|e| panic!("{e}"));
+            for (k, encoding) in encodings.iter().enumerate() {
+                cases.push(VectorCase {
+                    input: input.id().to_string(),
+                    case: k,
+                    seed: input.seed() + k as u64,
+                    len: encoding.len(),
+                    keccak256: keccak256_hex(encoding),
+                });
+            }
+        }
+        let versions = format!(
+            "alloy-rlp {}, alloy-consensus {}, alloy-primitives {}, rlp {}",
+            crate::version("alloy-rlp"),
+            crate::version("alloy-consensus"),
+            crate::version("alloy-primitives"),
+            crate::version("rlp"),
+        );
+        VectorFile {
+            provenance: Provenance {
+                generator: format!(
+                    "crates/micro/src/rlp.rs in dyno-micro: `DYNO_BLESS=1 cargo test -p dyno-micro \
+                     rlp::tests::vectors_are_current` ({versions})"
+                ),
+                definition: "Each case is one Ethereum object built by crates/micro/src/rlp/objects.rs \
+                     from the SplitMix64 byte stream dyno_workload::seq(seed, ·), fields read from \
+                     consecutive bytes; `len` and `keccak256` are the length and Keccak-256 of its RLP \
+                     encoding. Typed (EIP-2718) transactions and receipts are in the network form that \
+                     block bodies and receipt lists carry: an RLP string holding type || rlp(fields)."
+                    .to_string(),
+                cross_check: "Written only when alloy-rlp (alloy-consensus types) and parity rlp \
+                     (field-for-field mirrors) produce byte-identical encodings for every case and each \
+                     decodes them back to the generated object. The same tests pin both libraries to \
+                     Ethereum's definitions: the EIP-155 example transaction's signed RLP, and the \
+                     mainnet genesis header hash \
+                     0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3."
+                    .to_string(),
+            },
+            cases,
+        }
+    }
+
+    #[test]
+    fn vectors_are_current() {
+        let path = vectors_dir().join(VECTORS);
+        let fresh = fresh_vectors();
+        if std::env::var("DYNO_BLESS").as_deref() == Ok("1") {
+            let text = serde_json::to_string_pretty(&fresh).unwrap() + "\n";
+            let tmp = path.with_extension("json.tmp");
+            std::fs::write(&tmp, text).unwrap();
+            std::fs::rename(&tmp, &path).unwrap();
+            return;
+        }
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (DYNO_BLESS=1 writes it)", path.display()));
+        let on_disk: VectorFile = serde_json::from_str(&text).unwrap();
+        for (k, (disk, now)) in on_disk.cases.iter().zip(&fresh.cases).enumerate() {
+            assert_eq!(
+                disk,
+                now,
+                "{} entry {k} is stale (DYNO_BLESS=1 rewrites it)",
+                path.display()
+            );
+        }
+        assert_eq!(
+            on_disk,
+            fresh,
+            "{} is stale (DYNO_BLESS=1 rewrites it)",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn every_def_builds_and_verifies() {
+        let ctx = ctx();
+        for def in defs() {
+            let mut w = build(&def, &ctx);
+            if let Err(m) = w.verify() {
+                panic!("{} {}: {m}", def.id(), def.implementation);
+            }
+            w.run(3);
+            assert!(w.cases() >= 2, "{}", def.id());
+        }
+    }
+
+    #[test]
+    fn ids_cover_every_input_with_both_libraries_and_both_ops() {
+        let defs = defs();
+        assert_eq!(defs.len(), 9 * 2 * 2);
+        let mut seen = HashSet::new();
+        for d in &defs {
+            assert_eq!(d.group, "rlp");
+            assert!(
+                seen.insert((d.id(), d.implementation)),
+                "duplicate {}",
+                d.id()
+            );
+            assert_ne!(d.version, "unknown", "{} {}", d.id(), d.implementation);
+        }
+        for input in inputs() {
+            for op in ["encode", "decode"] {
+                for implementation in [ALLOY, PARITY] {
+                    let id = format!("rlp/{op}/{}", input.id());
+                    assert!(
+                        seen.contains(&(id.clone(), implementation)),
+                        "{id} {implementation}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn params_record_the_kind_and_the_first_case_length() {
+        let lengths: BTreeMap<String, usize> = inputs()
+            .iter()
+            .map(|i| (i.id().to_string(), i.encodings().unwrap()[0].len()))
+            .collect();
+        for d in defs() {
+            let kind = d.params.iter().find(|(k, _)| *k == "kind").map(|(_, v)| v);
+            assert!(
+                matches!(kind, Some(Param::Text(t)) if !t.is_empty()),
+                "{}",
+                d.id()
+            );
+            let bytes = d.params.iter().find(|(k, _)| *k == "bytes").map(|(_, v)| v);
+            assert_eq!(
+                bytes,
+                Some(&Param::Int(lengths[&d.input] as u64)),
+                "{}",
+                d.id()
+            );
+        }
+    }
+
+    /// The encoded sizes the prefix of an input id promises: `min..max` bytes.
+    fn size_class(id: &str) -> (usize, usize) {
+        const KIB: usize = 1024;
+        match id.split('-').next() {
+            Some("tiny") => (0, 100),
+            Some("small") => (100, KIB),
+            Some("medium") => (KIB, 10 * KIB),
+            Some("large") => (10 * KIB, 100 * KIB),
+            Some("vlarge") => (100 * KIB, usize::MAX),
+            _ => panic!("{id} names no size class"),
+        }
+    }
+
+    #[test]
+    fn encodings_fall_inside_their_size_class_and_differ() {
+        for input in inputs() {
+            let (min, max) = size_class(input.id());
+            let encodings = input.encodings().unwrap();
+            for (k, e) in encodings.iter().enumerate() {
+                assert!(
+                    (min..max).contains(&e.len()),
+                    "{} case {k}: {} bytes, outside {min}..{max}",
+                    input.id(),
+                    e.len()
+                );
+            }
+            let distinct: HashSet<&Vec<u8>> = encodings.iter().collect();
+            assert_eq!(
+                distinct.len(),
+                encodings.len(),
+                "{} repeats a case",
+                input.id()
+            );
+        }
+    }
+
+    #[test]
+    fn alloy_and_parity_agree_and_round_trip_on_every_case() {
+        // `encodings` compares the two libraries' bytes and decodes both ways.
+        for input in inputs() {
+            input.encodings().unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    fn sample_header() -> Header {
+        objects::header(&mut Rng::new(4000))
+    }
+
+    #[test]
+    fn a_wrong_expected_encoding_fails_verify_naming_both() {
+        let header = sample_header();
+        let right = alloy_rlp::encode(&header);
+        let mut wrong = right.clone();
+        wrong[300] ^= 0x01;
+
+        let mut w = alloy_encoder(pairs(vec![header.clone()], vec![wrong.clone()]));
+        let m = w.verify().unwrap_err();
+        assert_eq!(m.case, "0");
+        assert!(
+            m.expected.contains(&keccak256_hex(&wrong)),
+            "{}",
+            m.expected
+        );
+        assert!(m.actual.contains(&keccak256_hex(&right)), "{}", m.actual);
+        assert!(m.expected.contains("offset 292"), "{}", m.expected);
+        assert_ne!(m.expected, m.actual);
+
+        let mut w = parity_encoder(pairs(vec![PHeader::from(&header)], vec![wrong]));
+        let m = w.verify().unwrap_err();
+        assert!(m.actual.contains(&keccak256_hex(&right)), "{}", m.actual);
+    }
+
+    #[test]
+    fn a_wrong_expected_object_fails_decode_verify_near_the_difference() {
+        let header = sample_header();
+        let bytes = alloy_rlp::encode(&header);
+        let mut wrong = header.clone();
+        wrong.gas_used += 1;
+
+        let mut w = alloy_decoder(pairs(vec![bytes.clone()], vec![wrong.clone()]));
+        let m = w.verify().unwrap_err();
+        assert!(
+            m.expected
+                .contains(&format!("gas_used: {}", wrong.gas_used)),
+            "{}",
+            m.expected
+        );
+        assert!(
+            m.actual.contains(&format!("gas_used: {}", header.gas_used)),
+            "{}",
+            m.actual
+        );
+
+        let mut w = parity_decoder(pairs(vec![bytes.clone()], vec![PHeader::from(&wrong)]));
+        let m = w.verify().unwrap_err();
+        assert!(
+            m.actual.contains(&format!("gas_used: {}", header.gas_used)),
+            "{}",
+            m.actual
+        );
+
+        // Bytes that do not decode at all are reported as such.
+        let mut w = alloy_decoder(pairs(vec![bytes[..100].to_vec()], vec![header]));
+        assert!(w.verify().unwrap_err().actual.starts_with("decoding error"));
+    }
+
+    /// A copy of the vectors folder whose `rlp.json` has been edited.
+    fn edited_vectors(name: &str, edit: impl FnOnce(&mut VectorFile)) -> Ctx {
+        let dir = std::env::temp_dir().join(format!("dyno-rlp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = std::fs::read_to_string(vectors_dir().join(VECTORS)).unwrap();
+        let mut file: VectorFile = serde_json::from_str(&text).unwrap();
+        edit(&mut file);
+        std::fs::write(dir.join(VECTORS), serde_json::to_string(&file).unwrap()).unwrap();
+        Ctx { vectors: dir }
+    }
+
+    #[test]
+    fn a_stale_or_missing_vector_fails_the_build() {
+        let defs = defs();
+        let header_def = defs
+            .iter()
+            .find(|d| d.input == "small-header" && d.op == "encode" && d.implementation == ALLOY)
+            .unwrap();
+
+        let ctx = edited_vectors("stale", |f| {
+            let c = f
+                .cases
+                .iter_mut()
+                .find(|c| c.input == "small-header" && c.case == 3)
+                .unwrap();
+            c.keccak256 = keccak256_hex(b"not it");
+        });
+        let e = build_error(header_def, &ctx).to_string();
+        assert!(e.contains("small-header") && e.contains("case 3"), "{e}");
+        assert!(e.contains(&keccak256_hex(b"not it")), "{e}");
+
+        let ctx = edited_vectors("missing", |f| f.cases.retain(|c| c.input != "small-header"));
+        assert!(matches!(
+            build_error(header_def, &ctx),
+            BuildError::NoVector { .. }
+        ));
+
+        let ctx = Ctx {
+            vectors: std::env::temp_dir().join("dyno-rlp-no-such-dir"),
+        };
+        assert!(matches!(
+            build_error(header_def, &ctx),
+            BuildError::Vectors { .. }
+        ));
+    }
+
+    /// EIP-155's example: nonce 9, 20 gwei, 21000 gas, to 0x3535…35, 1 ether,
+    /// chain id 1, signed with the private key 0x4646…46.
+    const EIP155_SIGNED: &str = "f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83";
+
+    #[test]
+    fn the_eip155_example_transaction_encodes_as_the_eip_says() {
+        let (y_parity, chain_id) = from_eip155_value(37).unwrap();
+        assert_eq!(chain_id, Some(1));
+        let tx = TxLegacy {
+            chain_id,
+            nonce: 9,
+            gas_price: 20_000_000_000,
+            gas_limit: 21_000,
+            to: TxKind::Call(address!("3535353535353535353535353535353535353535")),
+            value: U256::from(1_000_000_000_000_000_000u128),
+            input: Bytes::new(),
+        };
+        let r = b256!("28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276");
+        let s = b256!("67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83");
+
+        // The signing hash the EIP gives, and the signature really is by
+        // 0x4646…46 over it.
+        let sighash = tx.signature_hash();
+        assert_eq!(
+            sighash,
+            b256!("daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
+        );
+        let key = k256::ecdsa::SigningKey::from_bytes(&[0x46u8; 32].into()).unwrap();
+        let sig = k256::ecdsa::Signature::from_scalars(r.0, s.0).unwrap();
+        let recid = k256::ecdsa::RecoveryId::new(y_parity, false);
+        let signer =
+            k256::ecdsa::VerifyingKey::recover_from_prehash(sighash.as_slice(), &sig, recid)
+                .unwrap();
+        assert_eq!(&signer, key.verifying_key());
+
+        let signed = TxEnvelope::Legacy(Signed::new_unhashed(
+            tx,
+            Signature::from_scalars_and_parity(r, s, y_parity),
+        ));
+        let expected = unhex(EIP155_SIGNED).unwrap();
+        assert_eq!(hex(alloy_rlp::encode(&signed)), hex(&expected));
+        assert_eq!(alloy_rlp::encode(&signed), expected);
+        assert_eq!(
+            alloy_rlp::decode_exact::<TxEnvelope>(&expected).unwrap(),
+            signed
+        );
+
+        let mirror = PTx::from(&signed);
+        assert!(matches!(&mirror, PTx::Legacy(t) if t.v == 37));
+        assert_eq!(parity_encode(&mirror), expected);
+        assert_eq!(::rlp::decode::<PTx>(&expected).unwrap(), mirror);
+    }
+
+    #[test]
+    fn the_mainnet_genesis_header_hashes_to_the_genesis_hash() {
+        let genesis_hash =
+            b256!("d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3");
+        let ommers_hash = b256!("1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
+        let empty_root = b256!("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
+        // The generator uses alloy's names for these two.
+        assert_eq!(EMPTY_OMMER_ROOT_HASH, ommers_hash);
+        assert_eq!(EMPTY_ROOT_HASH, empty_root);
+        let header = Header {
+            parent_hash: B256::ZERO,
+            ommers_hash,
+            beneficiary: Address::ZERO,
+            state_root: b256!("d7f8974fb5ac78d9ac099b9ad5018bedc2ce0a72dad1827a1709da30580f0544"),
+            transactions_root: empty_root,
+            receipts_root: empty_root,
+            logs_bloom: Bloom::ZERO,
+            difficulty: U256::from(17_179_869_184u64),
+            number: 0,
+            gas_limit: 5000,
+            gas_used: 0,
+            timestamp: 0,
+            extra_data: bytes!("11bbe8db4e347b4e8c937c1c8370e4b5ed33adb3db69cbdb7a38e1e50b1b82fa"),
+            mix_hash: B256::ZERO,
+            nonce: B64::new([0, 0, 0, 0, 0, 0, 0, 0x42]),
+            ..Header::default()
+        };
+        let alloy = alloy_rlp::encode(&header);
+        assert_eq!(keccak256(&alloy), genesis_hash);
+        assert_eq!(header.hash_slow(), genesis_hash);
+        assert_eq!(alloy_rlp::decode_exact::<Header>(&alloy).unwrap(), header);
+
+        let mirror = PHeader::from(&header);
+        let parity = parity_encode(&mirror);
+        assert_eq!(keccak256(&parity), genesis_hash);
+        assert_eq!(keccak256_hex(&parity), hex(genesis_hash));
+        assert_eq!(::rlp::decode::<PHeader>(&parity).unwrap(), mirror);
+    }
 }

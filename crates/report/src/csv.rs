@@ -50,6 +50,13 @@ fn num(v: Option<f64>) -> String {
     v.map(|x| format!("{x}")).unwrap_or_default()
 }
 
+/// The serialized name of a unit enum variant (`linear-fit`, `passed`).
+fn word(v: serde_json::Result<serde_json::Value>) -> String {
+    v.ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
 /// Render `run` as CSV with a header row.
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
@@ -63,13 +70,9 @@ pub fn render(run: &Run) -> String {
             let t = r.target.as_ref();
             let mode = r
                 .mode
-                .map(|m| serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)))
-                .flatten()
+                .map(|m| word(serde_json::to_value(m)))
                 .unwrap_or_default();
-            let verification = serde_json::to_value(r.verification.status)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
+            let verification = word(serde_json::to_value(r.verification.status));
             let fields = [
                 quote(&r.id),
                 quote(&r.implementation.name),
@@ -96,7 +99,9 @@ pub fn render(run: &Run) -> String {
                 num(row.ratio),
                 t.map(|t| t.stat.clone()).unwrap_or_default(),
                 num(t.map(|t| t.limit_ns)),
-                t.and_then(|t| t.met).map(|m| m.to_string()).unwrap_or_default(),
+                t.and_then(|t| t.met)
+                    .map(|m| m.to_string())
+                    .unwrap_or_default(),
                 format!("{}", r.regression_threshold),
             ];
             let _ = writeln!(out, "{}", fields.join(","));

@@ -16,7 +16,11 @@ pub fn render(run: &Run) -> String {
         out,
         "- **when**: {}{}",
         info.started_at,
-        if info.complete { "" } else { " — **INCOMPLETE**" }
+        if info.complete {
+            ""
+        } else {
+            " — **INCOMPLETE**"
+        }
     );
     if let Some(reason) = &info.incomplete_reason {
         let _ = writeln!(out, "- **stopped**: {reason}");
@@ -55,7 +59,11 @@ pub fn render(run: &Run) -> String {
             let _ = writeln!(out, "|{}|:--|", align.join("|"));
         }
         for (k, row) in b.rows.iter().enumerate() {
-            let id = if k == 0 { format!("`{}`", b.id) } else { String::new() };
+            let id = if k == 0 {
+                format!("`{}`", b.id)
+            } else {
+                String::new()
+            };
             let cells = rows::cells(row).map(|c| c.replace('|', "\\|"));
             let note = rows::note(row.result)
                 .map(|n| n.replace('|', "\\|"))

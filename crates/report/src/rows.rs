@@ -25,10 +25,16 @@ pub(crate) fn blocks(run: &Run) -> Vec<Block<'_>> {
     let mut out: Vec<Block<'_>> = Vec::new();
     for r in &run.results {
         match out.iter_mut().find(|b| b.id == r.id) {
-            Some(b) => b.rows.push(Row { result: r, ratio: None }),
+            Some(b) => b.rows.push(Row {
+                result: r,
+                ratio: None,
+            }),
             None => out.push(Block {
                 id: &r.id,
-                rows: vec![Row { result: r, ratio: None }],
+                rows: vec![Row {
+                    result: r,
+                    ratio: None,
+                }],
             }),
         }
     }
@@ -52,7 +58,17 @@ pub(crate) fn blocks(run: &Run) -> Vec<Block<'_>> {
 
 /// The column headers of the human tables.
 pub(crate) const HEADERS: [&str; 11] = [
-    "id", "impl", "P50", "P95", "P99", "max", "±CI", "ops/s", "allocs/op", "B/op", "vs *",
+    "id",
+    "impl",
+    "P50",
+    "P95",
+    "P99",
+    "max",
+    "±CI",
+    "ops/s",
+    "allocs/op",
+    "B/op",
+    "vs *",
 ];
 
 /// The cells of one row (the id is shown once per block by the caller).
@@ -143,7 +159,12 @@ pub(crate) fn harness_line(run: &Run) -> Option<String> {
         let per_sample = h
             .fit
             .as_ref()
-            .map(|f| format!(", {} per sample (fit intercept)", units::duration(f.intercept)))
+            .map(|f| {
+                format!(
+                    ", {} per sample (fit intercept)",
+                    units::duration(f.intercept)
+                )
+            })
             .unwrap_or_default();
         format!(
             "{} per iteration (empty benchmark){per_sample}",

@@ -28,7 +28,11 @@ pub fn render(run: &Run, color: bool) -> String {
     let mut lines: Vec<(String, [String; 10], Option<String>, bool)> = Vec::new();
     for b in &blocks {
         for (k, row) in b.rows.iter().enumerate() {
-            let id = if k == 0 { b.id.to_string() } else { String::new() };
+            let id = if k == 0 {
+                b.id.to_string()
+            } else {
+                String::new()
+            };
             let failed = row.result.verification.status == dyno_format::VerificationStatus::Failed;
             lines.push((id, rows::cells(row), rows::note(row.result), failed));
         }
@@ -69,7 +73,12 @@ pub fn render(run: &Run, color: bool) -> String {
             group = g;
         }
         let mut parts = vec![pad(id, width[0], true)];
-        parts.extend(cells.iter().enumerate().map(|(i, c)| pad(c, width[i + 1], i == 0)));
+        parts.extend(
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| pad(c, width[i + 1], i == 0)),
+        );
         let mut line = parts.join("  ").trim_end().to_string();
         if let Some(n) = note {
             line = format!("{line}  {}", paint(if *failed { RED } else { YELLOW }, n));
@@ -99,12 +108,23 @@ pub fn render(run: &Run, color: bool) -> String {
         let _ = writeln!(
             out,
             "{}",
-            paint(RED, &format!("{failed} benchmark(s) returned a wrong result and were not timed"))
+            paint(
+                RED,
+                &format!("{failed} benchmark(s) returned a wrong result and were not timed")
+            )
         );
     }
     if !run.run.complete {
-        let reason = run.run.incomplete_reason.as_deref().unwrap_or("stopped early");
-        let _ = writeln!(out, "{}", paint(YELLOW, &format!("INCOMPLETE RUN: {reason}")));
+        let reason = run
+            .run
+            .incomplete_reason
+            .as_deref()
+            .unwrap_or("stopped early");
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(YELLOW, &format!("INCOMPLETE RUN: {reason}"))
+        );
     }
     out
 }

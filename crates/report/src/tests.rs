@@ -71,7 +71,12 @@ fn result(id: &str, imp: &str, baseline: bool, p50: Option<f64>) -> BenchResult 
 }
 
 fn fixture() -> Run {
-    let mut slow = result("crypto/secp256k1-recover/valid", "k256", false, Some(52_000.0));
+    let mut slow = result(
+        "crypto/secp256k1-recover/valid",
+        "k256",
+        false,
+        Some(52_000.0),
+    );
     slow.target = Some(Target {
         stat: "p50".into(),
         limit_ns: 50_000.0,
@@ -124,14 +129,21 @@ fn fixture() -> Run {
             result("hash/keccak256/32B", "sha3", false, Some(250.0)),
             result("hash/keccak256/32B", "tiny-keccak", true, Some(200.0)),
             result("hash/keccak256/32B", "broken, \"quoted\"", false, None),
-            result("crypto/secp256k1-recover/valid", "libsecp256k1", true, Some(26_000.0)),
+            result(
+                "crypto/secp256k1-recover/valid",
+                "libsecp256k1",
+                true,
+                Some(26_000.0),
+            ),
             slow,
         ],
     }
 }
 
 fn check(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(name);
     if std::env::var_os("DYNO_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
@@ -139,7 +151,10 @@ fn check(name: &str, actual: &str) {
     }
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|_| panic!("{} missing: run with DYNO_BLESS=1", path.display()));
-    assert_eq!(actual, expected, "{name} differs from its snapshot (DYNO_BLESS=1 to accept)");
+    assert_eq!(
+        actual, expected,
+        "{name} differs from its snapshot (DYNO_BLESS=1 to accept)"
+    );
 }
 
 #[test]

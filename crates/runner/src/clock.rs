@@ -109,7 +109,10 @@ mod tests {
             resolution_ns: 100.0,
         };
         let err = check(&slow).unwrap_err().to_string();
-        assert!(err.contains("1500 ns") && err.contains("hpet") && err.contains("tsc"), "{err}");
+        assert!(
+            err.contains("1500 ns") && err.contains("hpet") && err.contains("tsc"),
+            "{err}"
+        );
         let fast = Clock {
             read_cost_ns: 25.0,
             ..slow

@@ -18,8 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use dyno_format::{
-    Allocations, Clock, Harness, Mismatch, Mode, Sample, Settings, Verification,
-    VerificationStatus,
+    Allocations, Clock, Harness, Mismatch, Mode, Sample, Settings, Verification, VerificationStatus,
 };
 use dyno_stats::{LinearFit, Summary};
 use dyno_workload::{Cases, Workload};
@@ -81,6 +80,14 @@ impl Measurement {
             .filter(|s| s.p50 > 0.0)
             .map(|s| 1e9 / s.p50)
     }
+}
+
+/// What warm-up learned.
+#[derive(Debug, Clone, Copy)]
+struct Warmup {
+    iters: u64,
+    typical_ns: f64,
+    fastest_ns: f64,
 }
 
 /// Runs workloads under fixed settings. Cloning shares the stop flag.
@@ -147,19 +154,19 @@ impl Engine {
         }
         m.verification.status = VerificationStatus::Passed;
 
-        let (warmup_iters, est_ns) = self.warm_up(w);
-        m.warmup_iters = warmup_iters;
+        let warm = self.warm_up(w);
+        m.warmup_iters = warm.iters;
         let s = &self.settings;
-        let mode = if est_ns >= s.single_threshold_ns as f64 {
+        let mode = if warm.typical_ns >= s.single_threshold_ns as f64 {
             Mode::Single
-        } else if est_ns < s.fit_threshold_ns as f64 {
+        } else if warm.typical_ns < s.fit_threshold_ns as f64 {
             Mode::LinearFit
         } else {
             Mode::Batched
         };
         m.mode = Some(mode);
 
-        let plan = self.plan(mode, est_ns);
+        let plan = self.plan(mode, warm.fastest_ns);
         for &iters in &plan {
             if self.stopped() {
                 m.incomplete_reason = Some(format!(
@@ -197,22 +204,33 @@ impl Engine {
     }
 
     /// Run until both the iteration and the time minimum are met, doubling
-    /// the batch while a batch is short. Returns (iterations, ns per op of
-    /// the last batch).
-    fn warm_up(&self, w: &mut dyn Workload) -> (u64, f64) {
+    /// the batch while a batch is short. Returns the iterations run and two
+    /// estimates of one operation's cost: the last batch's (typical, used to
+    /// choose a mode) and the fastest batch's (a lower bound, used to size
+    /// batches so every sample lasts at least `min_sample_ns`).
+    fn warm_up(&self, w: &mut dyn Workload) -> Warmup {
         let s = &self.settings;
         let start = Instant::now();
-        let mut total = 0u64;
+        let mut warm = Warmup {
+            iters: 0,
+            typical_ns: f64::INFINITY,
+            fastest_ns: f64::INFINITY,
+        };
         let mut batch = 1u64;
         loop {
             let t0 = Instant::now();
             w.run(batch);
             let dt = t0.elapsed().as_nanos() as f64;
-            total += batch;
-            let est = dt / batch as f64;
+            warm.iters += batch;
+            warm.typical_ns = dt / batch as f64;
+            // Batches shorter than a tenth of a sample are dominated by the
+            // timer; they do not bound the cost.
+            if dt >= s.min_sample_ns as f64 / 10.0 || batch == 1 {
+                warm.fastest_ns = warm.fastest_ns.min(warm.typical_ns);
+            }
             let elapsed = start.elapsed().as_nanos() as u64;
-            if (total >= s.warmup_min_iters && elapsed >= s.warmup_min_ns) || self.stopped() {
-                return (total, est);
+            if (warm.iters >= s.warmup_min_iters && elapsed >= s.warmup_min_ns) || self.stopped() {
+                return warm;
             }
             // Keep each warm-up batch well under the remaining warm-up time.
             if dt < (s.min_sample_ns as f64) * 10.0 {
@@ -221,10 +239,13 @@ impl Engine {
         }
     }
 
-    /// Batch sizes of every sample, in the order they will run.
-    fn plan(&self, mode: Mode, est_ns: f64) -> Vec<u64> {
+    /// Batch sizes of every sample, in the order they will run, from a lower
+    /// bound on one operation's cost. Batches get a 10% margin so that a
+    /// sample lasts at least `min_sample_ns` even if the machine slows a
+    /// little after warm-up.
+    fn plan(&self, mode: Mode, fastest_ns: f64) -> Vec<u64> {
         let s = &self.settings;
-        let est = est_ns.max(0.1);
+        let est = (fastest_ns / 1.1).max(0.1);
         let budget = s.measurement_ns as f64;
         let count = |per_sample_ns: f64| -> usize {
             ((budget / per_sample_ns).ceil() as usize).clamp(s.min_samples, s.max_samples)
@@ -241,7 +262,9 @@ impl Engine {
                 let mean_batch = b as f64 * (k + 1) as f64 / 2.0;
                 let n = count(mean_batch * est).max(k as usize);
                 let rounds = n.div_ceil(k as usize);
-                (0..rounds).flat_map(|_| (1..=k).map(move |j| b * j)).collect()
+                (0..rounds)
+                    .flat_map(|_| (1..=k).map(move |j| b * j))
+                    .collect()
             }
         }
     }
@@ -262,10 +285,18 @@ pub fn measure_harness(engine: &Engine) -> (Measurement, Option<Harness>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    /// Tests that time something hold this, so they never share the CPU
+    /// with each other (the test harness runs tests in parallel threads).
+    pub(crate) static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    pub(crate) fn timing() -> std::sync::MutexGuard<'static, ()> {
+        TIMING.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     fn test_settings(quick: bool) -> Settings {
         let clock = crate::clock::calibrate();
@@ -275,7 +306,8 @@ mod tests {
         s
     }
 
-    /// An operation of known cost: spin until `d` has elapsed.
+    /// An operation of known cost: spin until `d` has elapsed. It costs `d`
+    /// plus about one clock read (the read that sees the deadline pass).
     fn spin(d: Duration) -> impl FnMut(&u8) -> u8 {
         move |x| {
             let t = Instant::now();
@@ -296,11 +328,15 @@ mod tests {
 
     #[test]
     fn calibration_fast_operation_fit_mode_is_within_10_percent() {
+        let _serial = timing();
         let engine = Engine::new(test_settings(false));
         let m = engine.measure(&mut spin_workload(Duration::from_micros(2)));
         assert_eq!(m.mode, Some(Mode::LinearFit));
         let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(within(p50, 2_000.0, 0.10), "P50 {p50} ns for a 2 µs operation");
+        assert!(
+            within(p50, 2_000.0, 0.10),
+            "P50 {p50} ns for a 2 µs operation"
+        );
         let fit = m.fit.as_ref().unwrap();
         assert!(within(fit.slope, 2_000.0, 0.10), "slope {} ns", fit.slope);
         let sizes: std::collections::BTreeSet<u64> = m.samples.iter().map(|s| s.iters).collect();
@@ -311,33 +347,45 @@ mod tests {
 
     #[test]
     fn calibration_medium_operation_batched_is_within_10_percent() {
+        let _serial = timing();
         let engine = Engine::new(test_settings(false));
         let m = engine.measure(&mut spin_workload(Duration::from_micros(40)));
         assert_eq!(m.mode, Some(Mode::Batched));
         let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(within(p50, 40_000.0, 0.10), "P50 {p50} ns for a 40 µs operation");
+        assert!(
+            within(p50, 40_000.0, 0.10),
+            "P50 {p50} ns for a 40 µs operation"
+        );
         assert!(m.samples.iter().all(|s| s.iters >= 25));
     }
 
     #[test]
     fn calibration_slow_operation_is_timed_one_at_a_time() {
+        let _serial = timing();
         let engine = Engine::new(test_settings(true));
         let m = engine.measure(&mut spin_workload(Duration::from_micros(300)));
         assert_eq!(m.mode, Some(Mode::Single));
         assert!(m.samples.iter().all(|s| s.iters == 1));
         assert!(m.samples.len() >= MIN_SAMPLES_FLOOR);
         let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(within(p50, 300_000.0, 0.10), "P50 {p50} ns for a 300 µs operation");
+        assert!(
+            within(p50, 300_000.0, 0.10),
+            "P50 {p50} ns for a 300 µs operation"
+        );
     }
 
     #[test]
     fn warm_up_meets_both_the_count_and_the_time() {
+        let _serial = timing();
         let engine = Engine::new(test_settings(false));
         let start = Instant::now();
-        let (iters, est) = engine.warm_up(&mut spin_workload(Duration::from_millis(15)));
-        assert!(iters >= 3, "{iters}");
+        let warm = engine.warm_up(&mut spin_workload(Duration::from_millis(15)));
+        assert!(warm.iters >= 3, "{warm:?}");
         assert!(start.elapsed() >= Duration::from_millis(20));
-        assert!(est >= 15e6, "{est}");
+        assert!(
+            warm.typical_ns >= 15e6 && warm.fastest_ns >= 15e6,
+            "{warm:?}"
+        );
     }
 
     #[test]
@@ -347,7 +395,10 @@ mod tests {
         let m = engine.measure(&mut w);
         assert_eq!(m.verification.status, VerificationStatus::Failed);
         let mm = m.verification.mismatch.unwrap();
-        assert_eq!((mm.case.as_str(), mm.expected.as_str(), mm.actual.as_str()), ("1", "5", "4"));
+        assert_eq!(
+            (mm.case.as_str(), mm.expected.as_str(), mm.actual.as_str()),
+            ("1", "5", "4")
+        );
         assert!(m.samples.is_empty() && m.stats.is_none() && m.mode.is_none());
     }
 
@@ -372,24 +423,34 @@ mod tests {
         assert_eq!(s.min_sample_ns, 5_000_000, "100x a 50 µs resolution");
         let normal = settings(false, None, &clock);
         assert_eq!(normal.min_samples, 10);
-        assert_eq!((normal.warmup_min_iters, normal.warmup_min_ns), (3, 200_000_000));
+        assert_eq!(
+            (normal.warmup_min_iters, normal.warmup_min_ns),
+            (3, 200_000_000)
+        );
     }
 
     #[test]
     fn fit_plans_interleave_at_least_three_sizes() {
         let engine = Engine::new(test_settings(true));
-        let plan = engine.plan(Mode::LinearFit, 100.0);
-        assert_eq!(&plan[..3], &[10_000, 20_000, 30_000]);
+        // 220 ns with the 10% margin sizes for 200 ns: b ≈ 1 ms / 200 ns.
+        let plan = engine.plan(Mode::LinearFit, 220.0);
+        let b = plan[0];
+        assert_eq!(&plan[..3], &[b, 2 * b, 3 * b]);
+        assert!((5_000..=5_001).contains(&b), "{b}");
         assert_eq!(plan.len() % 3, 0);
         assert!(plan.len() >= MIN_SAMPLES_FLOOR);
     }
 
     #[test]
     fn the_harness_measures_an_empty_benchmark() {
+        let _serial = timing();
         let engine = Engine::new(test_settings(true));
         let (m, h) = measure_harness(&engine);
         assert_eq!(m.verification.status, VerificationStatus::Passed);
         let h = h.unwrap();
-        assert!(h.empty_iteration_ns > 0.0 && h.empty_iteration_ns < 100.0, "{h:?}");
+        assert!(
+            h.empty_iteration_ns > 0.0 && h.empty_iteration_ns < 100.0,
+            "{h:?}"
+        );
     }
 }

@@ -38,7 +38,11 @@ fn field(text: &str, key: &str) -> Option<String> {
 fn memory_bytes() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb = field(&meminfo, "MemTotal")?;
-    kb.trim_end_matches("kB").trim().parse::<u64>().ok().map(|k| k * 1024)
+    kb.trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(|k| k * 1024)
 }
 
 fn os_name() -> String {
@@ -57,7 +61,10 @@ mod tests {
     #[test]
     fn proc_fields_are_parsed() {
         let text = "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\nflags\t: a b\n";
-        assert_eq!(field(text, "model name").as_deref(), Some("Test CPU @ 2GHz"));
+        assert_eq!(
+            field(text, "model name").as_deref(),
+            Some("Test CPU @ 2GHz")
+        );
         assert_eq!(field(text, "missing"), None);
     }
 

@@ -89,7 +89,11 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
     Run {
         schema_version: SCHEMA_VERSION,
         run: RunInfo {
-            id: format!("{}-{:06x}", compact_utc(now.as_secs()), now.subsec_nanos() >> 8 & 0xff_ffff),
+            id: format!(
+                "{}-{:06x}",
+                compact_utc(now.as_secs()),
+                now.subsec_nanos() >> 8 & 0xff_ffff
+            ),
             started_at: rfc3339(now.as_secs()),
             finished_at: None,
             complete: false,
@@ -289,8 +293,8 @@ mod tests {
     fn timestamps_are_utc_calendar_dates() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_795_349_700), "2026-11-22T10:15:00Z");
-        assert_eq!(compact_utc(1_795_349_700), "20261122T101500Z");
+        assert_eq!(rfc3339(1_795_342_500), "2026-11-22T10:15:00Z");
+        assert_eq!(compact_utc(1_795_342_500), "20261122T101500Z");
     }
 
     fn env() -> Environment {
@@ -317,6 +321,7 @@ mod tests {
 
     #[test]
     fn a_run_records_results_targets_and_completion() {
+        let _serial = crate::engine::tests::timing();
         let clock = crate::clock::calibrate();
         let mut s = crate::settings(true, None, &clock);
         s.warmup_min_ns = 1_000_000;
@@ -330,11 +335,19 @@ mod tests {
         let mut run = new_run(inv, s, env());
         let failing = Job {
             build: Box::new(|| {
-                Err(BuildError::vectors(&PathBuf::from("vectors/x.json"), "missing"))
+                Err(BuildError::vectors(
+                    &PathBuf::from("vectors/x.json"),
+                    "missing",
+                ))
             }),
             ..job("t/missing/x", 4, 1.0)
         };
-        let jobs = vec![job("t/ok/x", 4, 1e9), job("t/wrong/x", 5, 1e9), job("t/slow/x", 4, 1e-3), failing];
+        let jobs = vec![
+            job("t/ok/x", 4, 1e9),
+            job("t/wrong/x", 5, 1e9),
+            job("t/slow/x", 4, 1e-3),
+            failing,
+        ];
         let mut saved = 0;
         let errors = execute(&engine, &mut run, jobs, |p| {
             if let Progress::Done { run, .. } = p {
@@ -351,7 +364,15 @@ mod tests {
         assert_eq!(r[1].verification.status, VerificationStatus::Failed);
         assert!(r[1].samples.is_empty());
         assert_eq!(r[2].target.as_ref().unwrap().met, Some(false));
-        assert!(r[3].incomplete_reason.as_ref().unwrap().contains("could not be built"));
-        assert!(!run.run.complete, "a job that could not be built leaves the run incomplete");
+        assert!(
+            r[3].incomplete_reason
+                .as_ref()
+                .unwrap()
+                .contains("could not be built")
+        );
+        assert!(
+            !run.run.complete,
+            "a job that could not be built leaves the run incomplete"
+        );
     }
 }

@@ -80,10 +80,7 @@ pub(crate) fn nearest(name: &str, valid: &[String]) -> Option<String> {
 /// Turn a TOML error into one that names file and line, with a suggestion
 /// for an unknown key (serde lists the expected ones in its message).
 pub(crate) fn from_toml(e: &toml::de::Error, text: &str, path: &Path) -> SpecError {
-    let line = e
-        .span()
-        .map(|s| super::line_of(text, s.start))
-        .unwrap_or(1);
+    let line = e.span().map(|s| super::line_of(text, s.start)).unwrap_or(1);
     let reason = e.message().trim().to_string();
     let suggestion = unknown_field(&reason).and_then(|(name, expected)| nearest(&name, &expected));
     SpecError::Syntax {

@@ -181,7 +181,11 @@ impl Spec {
             let field = |key: &str| format!("bench[op={}].{key}", op.value);
             let list = |v: &Spanned<Vec<Spanned<String>>>, key: &str| {
                 if v.get_ref().is_empty() {
-                    return Err(invalid(at(v.span()), &field(key), "must list at least one name".into()));
+                    return Err(invalid(
+                        at(v.span()),
+                        &field(key),
+                        "must list at least one name".into(),
+                    ));
                 }
                 Ok(v.get_ref().iter().map(located).collect::<Vec<_>>())
             };
@@ -211,9 +215,10 @@ impl Spec {
                 None => default_threshold,
             };
             let target = match &b.target {
-                Some(t) => Some(quantity::parse_target(t.get_ref()).map_err(|r| {
-                    invalid(at(t.span()), &field("target"), r)
-                })?),
+                Some(t) => Some(
+                    quantity::parse_target(t.get_ref())
+                        .map_err(|r| invalid(at(t.span()), &field("target"), r))?,
+                ),
                 None => None,
             };
             benches.push(BenchSpec {
@@ -238,16 +243,22 @@ impl Spec {
     /// Check every group, op, input and implementation name against what can
     /// be built, and that no (id, implementation) appears twice.
     pub fn check(&self, known: &Known) -> Result<(), SpecError> {
-        let unknown = |line, what: &'static str, name: &str, valid: Vec<String>| SpecError::Unknown {
-            path: self.path.clone(),
-            line,
-            what,
-            name: name.into(),
-            suggestion: error::nearest(name, &valid),
-            valid,
-        };
+        let unknown =
+            |line, what: &'static str, name: &str, valid: Vec<String>| SpecError::Unknown {
+                path: self.path.clone(),
+                line,
+                what,
+                name: name.into(),
+                suggestion: error::nearest(name, &valid),
+                valid,
+            };
         if !known.groups().contains(&self.group) {
-            return Err(unknown(self.group_line, "group", &self.group, known.groups()));
+            return Err(unknown(
+                self.group_line,
+                "group",
+                &self.group,
+                known.groups(),
+            ));
         }
         let mut seen = BTreeSet::new();
         for b in &self.benches {

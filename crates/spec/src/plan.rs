@@ -26,7 +26,10 @@ impl Known {
         }
     }
 
-    fn collect(&self, keep: impl Fn(&(String, String, String, String)) -> Option<&String>) -> Vec<String> {
+    fn collect(
+        &self,
+        keep: impl Fn(&(String, String, String, String)) -> Option<&String>,
+    ) -> Vec<String> {
         let set: BTreeSet<&String> = self.entries.iter().filter_map(keep).collect();
         set.into_iter().cloned().collect()
     }
@@ -111,7 +114,12 @@ fn glob(p: &[u8], s: &[u8]) -> bool {
 /// `impls` keeps only the named implementations.
 pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> Vec<PlanEntry> {
     let patterns: Vec<&str> = filter
-        .map(|f| f.split(',').map(str::trim).filter(|p| !p.is_empty()).collect())
+        .map(|f| {
+            f.split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
         .unwrap_or_default();
     let mut out = Vec::new();
     for spec in specs {

@@ -31,7 +31,11 @@ impl Stat {
 
     /// The name used in specs and results.
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(_, s)| *s == self).map(|(n, _)| *n).unwrap_or("p50")
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("p50")
     }
 }
 
@@ -48,10 +52,9 @@ pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .replace('_', "")
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration (write e.g. \"1ms\", \"250us\", \"0.5s\")"))?;
+    let value: f64 = num.replace('_', "").parse().map_err(|_| {
+        format!("{text:?} is not a duration (write e.g. \"1ms\", \"250us\", \"0.5s\")")
+    })?;
     let scale = match unit.trim() {
         "ns" => 1.0,
         "us" | "µs" | "μs" => 1e3,
@@ -85,7 +88,12 @@ pub fn parse_threshold(v: &toml::Value) -> Result<f64, String> {
         }
         toml::Value::Float(f) => *f,
         toml::Value::Integer(i) => *i as f64,
-        other => return Err(format!("expected \"20%\" or 0.2, found {}", other.type_str())),
+        other => {
+            return Err(format!(
+                "expected \"20%\" or 0.2, found {}",
+                other.type_str()
+            ));
+        }
     };
     if !(fraction > 0.0 && fraction <= 10.0) {
         return Err(format!(
@@ -97,7 +105,13 @@ pub fn parse_threshold(v: &toml::Value) -> Result<f64, String> {
 
 /// `{ p50 = "1ms" }`: exactly one statistic and its limit.
 pub(crate) fn parse_target(t: &toml::Table) -> Result<TargetSpec, String> {
-    let valid = || Stat::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+    let valid = || {
+        Stat::ALL
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut iter = t.iter();
     let (Some((key, value)), None) = (iter.next(), iter.next()) else {
         return Err(format!(
@@ -133,14 +147,21 @@ mod tests {
         assert_eq!(parse_duration_ns("2s").unwrap(), 2e9);
         assert_eq!(parse_duration_ns("1_000ns").unwrap(), 1000.0);
         assert!(parse_duration_ns("5").unwrap_err().contains("no unit"));
-        assert!(parse_duration_ns("5 min").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_duration_ns("5 min")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
         assert!(parse_duration_ns("ms").is_err());
         assert!(parse_duration_ns("0ms").is_err());
     }
 
     #[test]
     fn thresholds_as_percent_or_fraction() {
-        assert_eq!(parse_threshold(&toml::Value::String("20%".into())).unwrap(), 0.2);
+        assert_eq!(
+            parse_threshold(&toml::Value::String("20%".into())).unwrap(),
+            0.2
+        );
         assert_eq!(parse_threshold(&toml::Value::Float(0.05)).unwrap(), 0.05);
         assert!(parse_threshold(&toml::Value::String("20".into())).is_err());
         assert!(parse_threshold(&toml::Value::Float(-0.1)).is_err());
@@ -160,6 +181,10 @@ mod tests {
         let two: toml::Table = toml::from_str("p95 = \"2ms\"\np50 = \"1ms\"").unwrap();
         assert!(parse_target(&two).unwrap_err().contains("exactly one"));
         let bad: toml::Table = toml::from_str("p90 = \"2ms\"").unwrap();
-        assert!(parse_target(&bad).unwrap_err().contains("unknown statistic"));
+        assert!(
+            parse_target(&bad)
+                .unwrap_err()
+                .contains("unknown statistic")
+        );
     }
 }

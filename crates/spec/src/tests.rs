@@ -46,7 +46,10 @@ fn a_good_spec_loads_with_defaults_applied() {
     assert_eq!(spec.group, "hash");
     assert!(spec.default);
     let k = &spec.benches[0];
-    assert_eq!(k.baseline.value, "tiny-keccak", "first impl is the baseline");
+    assert_eq!(
+        k.baseline.value, "tiny-keccak",
+        "first impl is the baseline"
+    );
     assert_eq!(k.threshold, 0.10);
     assert_eq!(k.target.unwrap().limit_ns, 10_000.0);
     let s = &spec.benches[1];
@@ -60,7 +63,10 @@ fn an_unknown_key_names_file_line_and_suggests_the_key() {
     let text = GOOD.replace("inputs = [\"32B\"]", "inptus = [\"32B\"]");
     let err = parse(&text).unwrap_err().to_string();
     assert!(err.starts_with("specs/hash.toml:17:"), "{err}");
-    assert!(err.contains("inptus") && err.contains("did you mean \"inputs\""), "{err}");
+    assert!(
+        err.contains("inptus") && err.contains("did you mean \"inputs\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -81,7 +87,10 @@ fn unknown_names_are_reported_with_a_suggestion_and_the_valid_list() {
 
     let spec = parse(&GOOD.replace("op = \"keccak256\"", "op = \"kecak256\"")).unwrap();
     let err = spec.check(&known()).unwrap_err().to_string();
-    assert!(err.contains(":10: unknown op \"kecak256\" (did you mean \"keccak256\"?)"), "{err}");
+    assert!(
+        err.contains(":10: unknown op \"kecak256\" (did you mean \"keccak256\"?)"),
+        "{err}"
+    );
 
     let spec = parse(&GOOD.replace("\"1B\", \"32B\"", "\"1B\", \"64B\"")).unwrap();
     let err = spec.check(&known()).unwrap_err().to_string();
@@ -89,29 +98,57 @@ fn unknown_names_are_reported_with_a_suggestion_and_the_valid_list() {
 
     let spec = parse(&GOOD.replace("group = \"hash\"", "group = \"hashes\"")).unwrap();
     let err = spec.check(&known()).unwrap_err().to_string();
-    assert!(err.contains(":3: unknown group \"hashes\" (did you mean \"hash\"?)"), "{err}");
+    assert!(
+        err.contains(":3: unknown group \"hashes\" (did you mean \"hash\"?)"),
+        "{err}"
+    );
 }
 
 #[test]
 fn bad_values_name_the_key_and_say_what_would_work() {
-    let err = parse(&GOOD.replace("threshold = 0.3", "threshold = \"30\"")).unwrap_err().to_string();
-    assert!(err.contains(":20: bench[op=sha256].threshold: \"30\" is not a percentage"), "{err}");
+    let err = parse(&GOOD.replace("threshold = 0.3", "threshold = \"30\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(":20: bench[op=sha256].threshold: \"30\" is not a percentage"),
+        "{err}"
+    );
 
-    let err = parse(&GOOD.replace("p50 = \"10us\"", "p50 = \"10\"")).unwrap_err().to_string();
-    assert!(err.contains(":13: bench[op=keccak256].target") && err.contains("no unit"), "{err}");
+    let err = parse(&GOOD.replace("p50 = \"10us\"", "p50 = \"10\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(":13: bench[op=keccak256].target") && err.contains("no unit"),
+        "{err}"
+    );
 
-    let err = parse(&GOOD.replace("baseline = \"ring\"", "baseline = \"openssl\"")).unwrap_err().to_string();
-    assert!(err.contains("bench[op=sha256].baseline") && err.contains("sha2, ring"), "{err}");
+    let err = parse(&GOOD.replace("baseline = \"ring\"", "baseline = \"openssl\""))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bench[op=sha256].baseline") && err.contains("sha2, ring"),
+        "{err}"
+    );
 
-    let err = parse(&GOOD.replace("impls = [\"sha2\", \"ring\"]", "impls = []")).unwrap_err().to_string();
+    let err = parse(&GOOD.replace("impls = [\"sha2\", \"ring\"]", "impls = []"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("must list at least one"), "{err}");
 }
 
 #[test]
 fn duplicates_are_refused() {
-    let text = format!("{GOOD}\n[[bench]]\nop = \"sha256\"\ninputs = [\"32B\"]\nimpls = [\"sha2\"]\n");
-    let err = parse(&text).unwrap().check(&known()).unwrap_err().to_string();
-    assert!(err.contains("hash/sha256/32B on sha2 is listed twice"), "{err}");
+    let text =
+        format!("{GOOD}\n[[bench]]\nop = \"sha256\"\ninputs = [\"32B\"]\nimpls = [\"sha2\"]\n");
+    let err = parse(&text)
+        .unwrap()
+        .check(&known())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("hash/sha256/32B on sha2 is listed twice"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -122,8 +159,15 @@ fn plans_follow_filters_and_default_flags() {
     assert_eq!(all[0].id, "hash/keccak256/1B");
     assert!(all[0].baseline && !all[1].baseline);
 
-    let some = plan(std::slice::from_ref(&spec), Some("*/32B"), Some(&["sha3".to_string(), "ring".to_string()]));
-    let got: Vec<(String, String)> = some.iter().map(|e| (e.id.clone(), e.implementation.clone())).collect();
+    let some = plan(
+        std::slice::from_ref(&spec),
+        Some("*/32B"),
+        Some(&["sha3".to_string(), "ring".to_string()]),
+    );
+    let got: Vec<(String, String)> = some
+        .iter()
+        .map(|e| (e.id.clone(), e.implementation.clone()))
+        .collect();
     assert_eq!(
         got,
         vec![

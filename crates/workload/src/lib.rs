@@ -189,7 +189,7 @@ pub fn hex(bytes: impl AsRef<[u8]>) -> String {
 /// Decode hex (with or without `0x`), for vectors.
 pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
     let s = s.strip_prefix("0x").unwrap_or(s);
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", s.len()));
     }
     (0..s.len())
@@ -214,6 +214,9 @@ fn truncate(mut s: String) -> String {
     s
 }
 
+/// A workload constructor.
+pub type Build = Box<dyn Fn(&Ctx) -> Result<Box<dyn Workload>, BuildError> + Send + Sync>;
+
 /// One benchmark a suite can build: an id's parts, the implementation, and a
 /// constructor. Suites list these; specs select among them.
 pub struct BenchDef {
@@ -230,7 +233,7 @@ pub struct BenchDef {
     /// Parameters worth recording with the result (`bytes = 32`).
     pub params: Vec<(&'static str, Param)>,
     /// Builds the workload: loads vectors, generates inputs. Not timed.
-    pub build: Box<dyn Fn(&Ctx) -> Result<Box<dyn Workload>, BuildError> + Send + Sync>,
+    pub build: Build,
 }
 
 impl Debug for BenchDef {
@@ -346,21 +349,29 @@ mod tests {
 
     #[test]
     fn checked_workloads_use_the_property() {
-        let mut w = Cases::checked(vec![3u32, 4], |x| x + 1, |i, o| {
-            if *o == i + 1 {
-                Ok(())
-            } else {
-                Err((format!("{}", i + 1), o.to_string()))
-            }
-        });
+        let mut w = Cases::checked(
+            vec![3u32, 4],
+            |x| x + 1,
+            |i, o| {
+                if *o == i + 1 {
+                    Ok(())
+                } else {
+                    Err((format!("{}", i + 1), o.to_string()))
+                }
+            },
+        );
         assert!(w.verify().is_ok());
-        let mut bad = Cases::checked(vec![3u32], |x| x + 2, |i, o| {
-            if *o == i + 1 {
-                Ok(())
-            } else {
-                Err((format!("{}", i + 1), o.to_string()))
-            }
-        });
+        let mut bad = Cases::checked(
+            vec![3u32],
+            |x| x + 2,
+            |i, o| {
+                if *o == i + 1 {
+                    Ok(())
+                } else {
+                    Err((format!("{}", i + 1), o.to_string()))
+                }
+            },
+        );
         assert_eq!(bad.verify().unwrap_err().actual, "5");
     }
 
