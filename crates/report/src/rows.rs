@@ -153,22 +153,16 @@ pub(crate) fn environment_line(run: &Run) -> String {
     )
 }
 
-/// One line about the harness's own cost.
+/// One line about the harness's own cost. The per-sample cost is shown as
+/// the measured clock read; the empty benchmark's fit intercept (in the
+/// JSON) is too noisy at a few nanoseconds against millisecond samples to be
+/// worth printing.
 pub(crate) fn harness_line(run: &Run) -> Option<String> {
     run.harness.as_ref().map(|h| {
-        let per_sample = h
-            .fit
-            .as_ref()
-            .map(|f| {
-                format!(
-                    ", {} per sample (fit intercept)",
-                    units::duration(f.intercept)
-                )
-            })
-            .unwrap_or_default();
         format!(
-            "{} per iteration (empty benchmark){per_sample}",
-            units::duration(h.empty_iteration_ns)
+            "{} per iteration (empty benchmark), plus one clock read ({}) per sample",
+            units::duration(h.empty_iteration_ns),
+            units::duration(run.environment.clock.read_cost_ns)
         )
     })
 }
