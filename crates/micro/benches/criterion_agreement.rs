@@ -123,7 +123,12 @@ fn dyno_p50(id: &str, implementation: &str) -> f64 {
 }
 
 /// (dyno id, implementation, criterion name, criterion benchmark).
-type Study = (&'static str, &'static str, &'static str, fn(&mut Criterion, &str));
+type Study = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&mut Criterion, &str),
+);
 
 fn agreement(rounds: usize) {
     let dir = tempfile::tempdir().expect("temporary directory");

@@ -1029,24 +1029,10 @@ mod tests {
     use dyno_workload::{Ctx, Mismatch, hex, seq};
     use std::path::{Path, PathBuf};
 
-    fn vectors() -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
-    }
+    use crate::testutil::{ctx, vectors};
 
-    fn ctx() -> Ctx {
-        Ctx { vectors: vectors() }
-    }
-
-    /// A temp vectors dir holding only `file`, edited.
     fn edited(tag: &str, file: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("dyno-micro-crypto-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let text = std::fs::read_to_string(vectors().join(file)).unwrap();
-        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        edit(&mut json);
-        std::fs::write(dir.join(file), serde_json::to_string(&json).unwrap()).unwrap();
-        dir
+        crate::testutil::edited(&format!("crypto-{tag}"), file, edit)
     }
 
     /// Flip the last hex digit of a string field; returns (old, new).

@@ -270,24 +270,10 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn vectors() -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
-    }
+    use crate::testutil::ctx;
 
-    fn ctx() -> Ctx {
-        Ctx { vectors: vectors() }
-    }
-
-    /// A temp copy of the vectors dir holding only `hash.json`, edited.
     fn edited_vectors(tag: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("dyno-micro-hash-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let text = std::fs::read_to_string(vectors().join(FILE)).unwrap();
-        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        edit(&mut json);
-        std::fs::write(dir.join(FILE), serde_json::to_string(&json).unwrap()).unwrap();
-        dir
+        crate::testutil::edited(&format!("hash-{tag}"), FILE, edit)
     }
 
     #[test]

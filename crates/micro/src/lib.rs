@@ -29,6 +29,41 @@ pub fn catalog() -> Vec<BenchDef> {
     defs
 }
 
+/// Helpers the suites' tests share: the repository's vectors, and edited
+/// copies of a vector file for tests that must see a check fail.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use std::path::PathBuf;
+
+    use dyno_workload::Ctx;
+
+    /// The repository's `vectors/` folder.
+    pub(crate) fn vectors() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+    }
+
+    /// A context reading the repository's vectors.
+    pub(crate) fn ctx() -> Ctx {
+        Ctx { vectors: vectors() }
+    }
+
+    /// A temporary vectors folder holding only `file`, edited by `edit`.
+    /// `tag` keeps concurrent tests' folders apart.
+    pub(crate) fn edited(
+        tag: &str,
+        file: &str,
+        edit: impl FnOnce(&mut serde_json::Value),
+    ) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("dyno-micro-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = std::fs::read_to_string(vectors().join(file)).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        edit(&mut json);
+        std::fs::write(dir.join(file), serde_json::to_string(&json).unwrap()).unwrap();
+        dir
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -514,7 +514,6 @@ struct VectorCase {
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashSet};
-    use std::path::{Path, PathBuf};
 
     use alloy_consensus::{
         EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, SignableTransaction, Signed, TxLegacy,
@@ -527,15 +526,7 @@ mod tests {
 
     use super::*;
 
-    fn vectors_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
-    }
-
-    fn ctx() -> Ctx {
-        Ctx {
-            vectors: vectors_dir(),
-        }
-    }
+    use crate::testutil::{ctx, vectors as vectors_dir};
 
     fn build(def: &BenchDef, ctx: &Ctx) -> Box<dyn Workload> {
         match (def.build)(ctx) {

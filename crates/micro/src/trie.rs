@@ -344,14 +344,9 @@ pub fn defs() -> Vec<BenchDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
     use tiny_keccak::{Hasher, Keccak};
 
-    fn ctx() -> Ctx {
-        Ctx {
-            vectors: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors")),
-        }
-    }
+    use crate::testutil::ctx;
 
     fn keccak(b: &[u8]) -> [u8; 32] {
         let mut k = Keccak::v256();

@@ -73,6 +73,24 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// Nothing timed yet: verification `status` over `cases` inputs.
+    pub fn untimed(status: VerificationStatus, cases: usize) -> Self {
+        Self {
+            verification: Verification {
+                status,
+                cases,
+                mismatch: None,
+            },
+            mode: None,
+            warmup_iters: 0,
+            samples: Vec::new(),
+            stats: None,
+            fit: None,
+            allocations: None,
+            incomplete_reason: None,
+        }
+    }
+
     /// 1e9 / P50.
     pub fn ops_per_sec(&self) -> Option<f64> {
         self.stats
@@ -124,21 +142,7 @@ impl Engine {
 
     /// Verify, then time, one workload.
     pub fn measure(&self, w: &mut dyn Workload) -> Measurement {
-        let cases = w.cases();
-        let mut m = Measurement {
-            verification: Verification {
-                status: VerificationStatus::NotRun,
-                cases,
-                mismatch: None,
-            },
-            mode: None,
-            warmup_iters: 0,
-            samples: Vec::new(),
-            stats: None,
-            fit: None,
-            allocations: None,
-            incomplete_reason: None,
-        };
+        let mut m = Measurement::untimed(VerificationStatus::NotRun, w.cases());
         if self.stopped() {
             m.incomplete_reason = Some("interrupted before this benchmark started".into());
             return m;

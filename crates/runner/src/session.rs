@@ -168,18 +168,8 @@ pub fn execute(
 
 fn not_built(e: &BuildError) -> Measurement {
     Measurement {
-        verification: dyno_format::Verification {
-            status: VerificationStatus::NotRun,
-            cases: 0,
-            mismatch: None,
-        },
-        mode: None,
-        warmup_iters: 0,
-        samples: Vec::new(),
-        stats: None,
-        fit: None,
-        allocations: None,
         incomplete_reason: Some(format!("could not be built: {e}")),
+        ..Measurement::untimed(VerificationStatus::NotRun, 0)
     }
 }
 
