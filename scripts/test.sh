@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
+step "set-up: pinned go-ethereum module (precompile vectors)"
+scripts/setup.sh
+
 step "cargo fmt --check"
 cargo fmt --all --check
 

@@ -101,13 +101,20 @@ fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Every benchmark the built-in suites can build.
+fn catalog() -> Vec<dyno_workload::BenchDef> {
+    let mut defs = dyno_micro::catalog();
+    defs.extend(dyno_evm::catalog());
+    defs
+}
+
 /// Load and check the specs against what the built-in suites can build.
 fn load_specs(
     global: &cli::Global,
 ) -> anyhow::Result<(Vec<dyno_spec::Spec>, Vec<dyno_workload::BenchDef>)> {
     let dir = data_dir(global.specs.as_deref(), "specs");
     let specs = dyno_spec::load_dir(&dir)?;
-    let catalog = dyno_micro::catalog();
+    let catalog = catalog();
     let known = dyno_spec::Known::new(catalog.iter().map(|d| {
         (
             d.group.to_string(),

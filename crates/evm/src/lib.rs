@@ -1,0 +1,19 @@
+//! dyno's EVM lab (issue 3, in progress): precompiles called directly, and
+//! the gas schedule of each fork kept as data.
+//!
+//! - [`precompile`]: every Prague/Osaka precompile called in-process through
+//!   revm-precompile, with its alternative backends side by side, checked
+//!   against go-ethereum's canonical vectors (read from the Go module cache
+//!   at a pinned version, never copied into this repository).
+//! - [`gas`]: nominal gas per fork from `specs/gas/*.toml`.
+
+use dyno_workload::BenchDef;
+
+pub mod gas;
+pub mod geth;
+pub mod precompile;
+
+/// Every EVM benchmark this crate can build.
+pub fn catalog() -> Vec<BenchDef> {
+    precompile::defs()
+}

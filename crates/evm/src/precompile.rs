@@ -1,0 +1,910 @@
+//! precompile suite: every Prague/Osaka precompile (0x01-0x11 and 0x100)
+//! called directly, in-process, through revm-precompile.
+//!
+//! Ids are `precompile/<op>/<input>`, where `<input>` is the name of a
+//! go-ethereum vector (sanitized to `[A-Za-z0-9._-]`). The vectors are
+//! geth's canonical ones ([`crate::geth`]); each def times one of them and
+//! compares the output bytes with the vector's `Expected` before timing.
+//! geth ships no vectors for sha256, ripemd160 and identity, so those read
+//! the digests of `vectors/hash.json` (the hash suite's `seq` inputs) at
+//! 32 B, 1 KiB and 100 KiB, and identity checks that it returns its input.
+//!
+//! Implementations, named by the backend that does the work:
+//!
+//! - The Osaka precompile table (`Precompiles::new(OSAKA)`) with the
+//!   features dyno builds: `libsecp256k1` (ecrecover), `sha2`, `ripemd`,
+//!   `revm` (identity, blake2f: revm's own code), `aurora-engine-modexp`,
+//!   `substrate-bn` (bn254, the `bn` feature), `c-kzg`, `blst` (BLS12-381)
+//!   and `p256`.
+//! - The alternative backends revm-precompile 43 exposes as callable
+//!   functions, wrapped with the same input handling as revm's precompile:
+//!   `k256` for ecrecover, `blst` and `arkworks` for the KZG point
+//!   evaluation. revm's arkworks bn254 and BLS12-381 code, gmp modexp and
+//!   aws-lc-rs p256 are `pub(crate)` or cargo-feature selected, so they are
+//!   not benchmarked here.
+//!
+//! Every call gets a generous gas limit; the timed operation is the call
+//! alone, on input bytes prepared by the builder.
+
+use std::path::Path;
+
+use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Param, Workload, hex, seq, unhex};
+use revm_precompile::primitives::alloy_primitives::B512;
+use revm_precompile::primitives::{B256, Bytes};
+use revm_precompile::utilities::right_pad;
+use revm_precompile::{
+    EthPrecompileOutput, EthPrecompileResult, Precompile, PrecompileEthFn, PrecompileHalt,
+    PrecompileSpecId, PrecompileStatus, Precompiles, kzg_point_evaluation, secp256k1,
+    u64_to_address,
+};
+use serde::Deserialize;
+
+use crate::geth;
+
+/// The revm-precompile version dyno links (checked against `Cargo.lock`).
+pub const REVM_PRECOMPILE_VERSION: &str = "43.0.3";
+
+/// The gas limit every call gets: far above any vector's cost.
+const GAS_LIMIT: u64 = 1 << 48;
+
+/// What a call returns: the output bytes, or why the precompile halted.
+type Outcome = Result<Bytes, PrecompileHalt>;
+
+/// One precompile implementation, callable on input bytes.
+#[derive(Clone, Copy, Debug)]
+enum Call {
+    /// An entry of revm's precompile table.
+    Table(&'static Precompile),
+    /// A function with revm's `(input, gas_limit)` signature.
+    Eth(PrecompileEthFn),
+}
+
+impl Call {
+    /// The entry at `address` of the Osaka table.
+    fn osaka(address: u64) -> Self {
+        let p = Precompiles::new(PrecompileSpecId::OSAKA)
+            .get(&u64_to_address(address))
+            .unwrap_or_else(|| panic!("revm has no Osaka precompile at {address:#x}"));
+        Self::Table(p)
+    }
+
+    /// Run on `input`: gas used and output, or the halt reason.
+    #[inline]
+    fn exec(self, input: &[u8]) -> Result<(u64, Bytes), PrecompileHalt> {
+        match self {
+            Self::Table(p) => match p.execute(input, GAS_LIMIT, 0) {
+                Ok(out) => match out.status {
+                    PrecompileStatus::Success => Ok((out.gas_used, out.bytes)),
+                    PrecompileStatus::Revert => Err(PrecompileHalt::other_static("reverted")),
+                    PrecompileStatus::Halt(h) => Err(h),
+                },
+                Err(fatal) => Err(PrecompileHalt::other(fatal.to_string())),
+            },
+            Self::Eth(f) => f(input, GAS_LIMIT).map(|o| (o.gas_used, o.bytes)),
+        }
+    }
+
+    /// The timed operation: the call, keeping the output.
+    #[inline]
+    fn output(self, input: &[u8]) -> Outcome {
+        self.exec(input).map(|(_, bytes)| bytes)
+    }
+}
+
+/// ecrecover with revm's input handling and the `k256` backend
+/// (`revm_precompile::secp256k1::k256::ecrecover`), mirroring
+/// `secp256k1::ec_recover_run`, which uses libsecp256k1 in dyno's build.
+fn ecrecover_k256(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+    const ECRECOVER_BASE: u64 = 3_000;
+    if ECRECOVER_BASE > gas_limit {
+        return Err(PrecompileHalt::OutOfGas);
+    }
+    let input = right_pad::<128>(input);
+    if !(input[32..63].iter().all(|&b| b == 0) && matches!(input[63], 27 | 28)) {
+        return Ok(EthPrecompileOutput::new(ECRECOVER_BASE, Bytes::new()));
+    }
+    let (Ok(msg), Ok(sig)) = (
+        <&B256>::try_from(&input[0..32]),
+        <&B512>::try_from(&input[64..128]),
+    ) else {
+        return Err(PrecompileHalt::Secp256k1RecoverFailed);
+    };
+    let recid = input[63] - 27;
+    let out = secp256k1::k256::ecrecover(sig, recid, msg)
+        .map(|a| Bytes::copy_from_slice(a.as_slice()))
+        .unwrap_or_default();
+    Ok(EthPrecompileOutput::new(ECRECOVER_BASE, out))
+}
+
+/// A KZG proof check: `(commitment, z, y, proof) -> valid`.
+type KzgVerify = fn(&[u8; 48], &[u8; 32], &[u8; 32], &[u8; 48]) -> bool;
+
+/// The point evaluation precompile with revm's input handling
+/// (`kzg_point_evaluation::run`) and the proof check `verify`.
+#[inline]
+fn kzg_with(input: &[u8], gas_limit: u64, verify: KzgVerify) -> EthPrecompileResult {
+    use kzg_point_evaluation::{GAS_COST, RETURN_VALUE, kzg_to_versioned_hash};
+    if gas_limit < GAS_COST {
+        return Err(PrecompileHalt::OutOfGas);
+    }
+    if input.len() != 192 {
+        return Err(PrecompileHalt::BlobInvalidInputLength);
+    }
+    let commitment = &input[96..144];
+    if kzg_to_versioned_hash(commitment) != input[..32] {
+        return Err(PrecompileHalt::BlobMismatchedVersion);
+    }
+    let (Ok(commitment), Ok(z), Ok(y), Ok(proof)) = (
+        commitment.try_into(),
+        input[32..64].try_into(),
+        input[64..96].try_into(),
+        input[144..192].try_into(),
+    ) else {
+        return Err(PrecompileHalt::BlobInvalidInputLength);
+    };
+    if !verify(commitment, z, y, proof) {
+        return Err(PrecompileHalt::BlobVerifyKzgProofFailed);
+    }
+    Ok(EthPrecompileOutput::new(
+        GAS_COST,
+        Bytes::from_static(RETURN_VALUE),
+    ))
+}
+
+fn kzg_blst(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+    kzg_with(
+        input,
+        gas_limit,
+        kzg_point_evaluation::blst::verify_kzg_proof,
+    )
+}
+
+fn kzg_arkworks(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+    kzg_with(
+        input,
+        gas_limit,
+        kzg_point_evaluation::arkworks::verify_kzg_proof,
+    )
+}
+
+/// Where a precompile's benchmark inputs come from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// A geth vector file.
+    Geth(&'static str),
+    /// `vectors/hash.json` digests of this algorithm (sha256, ripemd160).
+    Hash(&'static str),
+    /// `seq` inputs, expected back unchanged.
+    Identity,
+}
+
+/// One benchmarked input: its name (geth's, or a size), byte count and
+/// geth's gas for it.
+#[derive(Clone, Copy, Debug)]
+struct Pick {
+    name: &'static str,
+    bytes: u64,
+    gas: Option<u64>,
+}
+
+const fn pick(name: &'static str, bytes: u64, gas: u64) -> Pick {
+    Pick {
+        name,
+        bytes,
+        gas: Some(gas),
+    }
+}
+
+const fn size(name: &'static str, bytes: u64) -> Pick {
+    Pick {
+        name,
+        bytes,
+        gas: None,
+    }
+}
+
+/// A precompile: its op name, address, default backend, alternatives,
+/// input source and the inputs benchmarked.
+#[derive(Debug)]
+struct Op {
+    op: &'static str,
+    address: u64,
+    default: &'static str,
+    alternatives: &'static [(&'static str, PrecompileEthFn)],
+    source: Source,
+    picks: &'static [Pick],
+}
+
+const SIZES: [Pick; 3] = [
+    size("32B", 32),
+    size("1KiB", 1024),
+    size("100KiB", 100 * 1024),
+];
+
+/// The suite: one entry per precompile, with the inputs it times.
+const OPS: &[Op] = &[
+    Op {
+        op: "ecrecover",
+        address: 0x01,
+        default: "libsecp256k1",
+        alternatives: &[("k256", ecrecover_k256)],
+        source: Source::Geth("ecRecover.json"),
+        picks: &[
+            pick("ValidKey", 128, 3000),
+            pick("CallEcrecoverUnrecoverableKey", 160, 3000),
+        ],
+    },
+    Op {
+        op: "sha256",
+        address: 0x02,
+        default: "sha2",
+        alternatives: &[],
+        source: Source::Hash("sha256"),
+        picks: &SIZES,
+    },
+    Op {
+        op: "ripemd160",
+        address: 0x03,
+        default: "ripemd",
+        alternatives: &[],
+        source: Source::Hash("ripemd160"),
+        picks: &SIZES,
+    },
+    Op {
+        op: "identity",
+        address: 0x04,
+        default: "revm",
+        alternatives: &[],
+        source: Source::Identity,
+        picks: &SIZES,
+    },
+    Op {
+        op: "modexp",
+        address: 0x05,
+        default: "aurora-engine-modexp",
+        alternatives: &[],
+        source: Source::Geth("modexp_eip7883.json"),
+        picks: &[
+            pick("nagydani-1-square", 225, 500),
+            pick("nagydani-1-pow0x10001", 227, 2048),
+            pick("nagydani-3-pow0x10001", 611, 32768),
+            pick("nagydani-5-square", 2145, 32768),
+            pick("nagydani-5-pow0x10001", 2147, 524288),
+            pick("marcin-1-base-heavy", 481, 1152),
+            pick("marcin-1-exp-heavy", 193, 16624),
+            pick("marcin-1-balanced", 180, 1200),
+            pick("guido-3-even", 1312, 32400),
+            pick("pawel-1-exp-heavy", 223, 24560),
+        ],
+    },
+    Op {
+        op: "bn254-add",
+        address: 0x06,
+        default: "substrate-bn",
+        alternatives: &[],
+        source: Source::Geth("bn256Add.json"),
+        picks: &[pick("chfast1", 128, 150), pick("chfast2", 128, 150)],
+    },
+    Op {
+        op: "bn254-mul",
+        address: 0x07,
+        default: "substrate-bn",
+        alternatives: &[],
+        source: Source::Geth("bn256ScalarMul.json"),
+        picks: &[pick("chfast1", 96, 6000), pick("chfast2", 96, 6000)],
+    },
+    Op {
+        op: "bn254-pairing",
+        address: 0x08,
+        default: "substrate-bn",
+        alternatives: &[],
+        source: Source::Geth("bn256Pairing.json"),
+        picks: &[
+            pick("empty_data", 0, 45000),
+            pick("one_point", 192, 79000),
+            pick("jeff1", 384, 113000),
+            pick("jeff4", 576, 147000),
+            pick("ten_point_match_1", 1920, 385000),
+        ],
+    },
+    Op {
+        op: "blake2f",
+        address: 0x09,
+        default: "revm",
+        alternatives: &[],
+        source: Source::Geth("blake2F.json"),
+        picks: &[
+            pick("vector 4", 213, 0),
+            pick("vector 7", 213, 1),
+            pick("vector 5", 213, 12),
+            pick("vector 8", 213, 8_000_000),
+        ],
+    },
+    Op {
+        op: "kzg-point-evaluation",
+        address: 0x0a,
+        default: "c-kzg",
+        alternatives: &[("blst", kzg_blst), ("arkworks", kzg_arkworks)],
+        source: Source::Geth("pointEvaluation.json"),
+        picks: &[pick("pointEvaluation1", 192, 50000)],
+    },
+    Op {
+        op: "bls12-g1add",
+        address: 0x0b,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsG1Add.json"),
+        picks: &[
+            pick("bls_g1add_g1+p1", 256, 375),
+            pick("matter_g1_add_0", 256, 375),
+        ],
+    },
+    Op {
+        op: "bls12-g1msm",
+        address: 0x0c,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsG1MultiExp.json"),
+        picks: &[
+            pick("g1msm-1-jwasinger", 160, 12000),
+            pick("g1msm-2-jwasinger", 320, 22776),
+            pick("g1msm-4-jwasinger", 640, 38256),
+            pick("g1msm-8-jwasinger", 1280, 69888),
+            pick("g1msm-16-jwasinger", 2560, 129984),
+            pick("g1msm-64-jwasinger", 10240, 442368),
+            pick("g1msm-256-jwasinger", 40960, 1594368),
+            pick("g1msm-1024-jwasinger", 163840, 6377472),
+            pick("g1msm-4877-jwasinger", 780320, 30373956),
+        ],
+    },
+    Op {
+        op: "bls12-g2add",
+        address: 0x0d,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsG2Add.json"),
+        picks: &[
+            pick("bls_g2add_g2+p2", 512, 600),
+            pick("matter_g2_add_0", 512, 600),
+        ],
+    },
+    Op {
+        op: "bls12-g2msm",
+        address: 0x0e,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsG2MultiExp.json"),
+        picks: &[
+            pick("g2msm-1-jwasinger", 288, 22500),
+            pick("g2msm-2-jwasinger", 576, 45000),
+            pick("g2msm-4-jwasinger", 1152, 79560),
+            pick("g2msm-8-jwasinger", 2304, 143280),
+            pick("g2msm-16-jwasinger", 4608, 258120),
+            pick("g2msm-64-jwasinger", 18432, 838080),
+            pick("g2msm-256-jwasinger", 73728, 3018240),
+            pick("g2msm-1024-jwasinger", 294912, 12072960),
+        ],
+    },
+    Op {
+        op: "bls12-pairing",
+        address: 0x0f,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsPairing.json"),
+        picks: &[
+            pick("matter_pairing_0", 384, 70300),
+            pick("matter_pairing_16", 768, 102900),
+            pick("matter_pairing_32", 1152, 135500),
+            pick("matter_pairing_48", 1536, 168100),
+            pick("matter_pairing_80", 3072, 298500),
+            pick("bls_pairing_10paircheckstrue", 3840, 363700),
+        ],
+    },
+    Op {
+        op: "bls12-map-fp-to-g1",
+        address: 0x10,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsMapG1.json"),
+        picks: &[pick("matter_fp_to_g1_0", 64, 5500)],
+    },
+    Op {
+        op: "bls12-map-fp2-to-g2",
+        address: 0x11,
+        default: "blst",
+        alternatives: &[],
+        source: Source::Geth("blsMapG2.json"),
+        picks: &[pick("matter_fp2_to_g2_0", 128, 23800)],
+    },
+    Op {
+        op: "p256verify",
+        address: 0x100,
+        default: "p256",
+        alternatives: &[],
+        source: Source::Geth("p256Verify.json"),
+        picks: &[
+            pick("CallP256Verify", 160, 6900),
+            pick("invalid public key x param errors", 160, 6900),
+        ],
+    },
+];
+
+/// A geth vector name as an id part: `[A-Za-z0-9._-]`, others become `-`.
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The precompile benchmarks.
+pub fn defs() -> Vec<BenchDef> {
+    let mut defs = Vec::new();
+    for op in OPS {
+        for pick in op.picks {
+            let implementations = std::iter::once((op.default, None))
+                .chain(op.alternatives.iter().map(|&(name, f)| (name, Some(f))));
+            for (implementation, alternative) in implementations {
+                defs.push(def(op, *pick, implementation, alternative));
+            }
+        }
+    }
+    defs
+}
+
+fn def(
+    op: &'static Op,
+    pick: Pick,
+    implementation: &'static str,
+    alternative: Option<PrecompileEthFn>,
+) -> BenchDef {
+    let mut params = vec![("input_bytes", Param::Int(pick.bytes))];
+    if let Some(gas) = pick.gas {
+        params.push(("geth_gas", Param::Int(gas)));
+    }
+    let input = sanitize(pick.name);
+    let what = format!("precompile/{}/{input} {implementation}", op.op);
+    BenchDef {
+        group: "precompile",
+        op: op.op,
+        input,
+        implementation,
+        version: REVM_PRECOMPILE_VERSION,
+        params,
+        build: Box::new(move |ctx: &Ctx| {
+            let call = alternative.map_or_else(|| Call::osaka(op.address), Call::Eth);
+            let cases = load(ctx, op.source, pick, &what)?;
+            Ok(workload(call, cases))
+        }),
+    }
+}
+
+/// An input and the output it must give.
+type Pair = (Vec<u8>, Vec<u8>);
+
+/// The benchmark body: `call` on each input, checked against its output.
+fn workload(call: Call, cases: Vec<Pair>) -> Box<dyn Workload> {
+    let pairs = cases
+        .into_iter()
+        .map(|(input, expected)| (input, Ok(Bytes::from(expected))))
+        .collect();
+    Box::new(Cases::expect(pairs, move |input: &Vec<u8>| call.output(input)).show(show))
+}
+
+fn show(o: &Outcome) -> String {
+    match o {
+        Ok(bytes) => hex(bytes),
+        Err(halt) => format!("error: {halt}"),
+    }
+}
+
+/// The `(input, expected output)` pairs of one benchmarked input.
+fn load(ctx: &Ctx, source: Source, pick: Pick, what: &str) -> Result<Vec<Pair>, BuildError> {
+    match source {
+        Source::Geth(file) => {
+            let vectors = geth::load(file)?;
+            let v = vectors
+                .into_iter()
+                .find(|v| v.name == pick.name)
+                .ok_or_else(|| BuildError::NoVector {
+                    path: geth::vectors_dir()
+                        .map(|d| d.join(file))
+                        .unwrap_or_else(|_| file.into()),
+                    what: what.to_string(),
+                })?;
+            Ok(vec![(v.input, v.expected)])
+        }
+        Source::Hash(alg) => hash_cases(ctx, alg, pick.bytes, what),
+        Source::Identity => {
+            let input = seq(0x1d, pick.bytes as usize);
+            Ok(vec![(input.clone(), input)])
+        }
+    }
+}
+
+const HASH_FILE: &str = "hash.json";
+
+#[derive(Deserialize)]
+struct HashFile {
+    cases: Vec<HashVector>,
+}
+
+#[derive(Deserialize)]
+struct HashVector {
+    algorithm: String,
+    len: u64,
+    seed: u64,
+    digest: String,
+}
+
+/// The `hash.json` cases of `alg` at `len` bytes, as precompile outputs
+/// (ripemd160's 20-byte digest left-padded to a 32-byte word).
+fn hash_cases(ctx: &Ctx, alg: &str, len: u64, what: &str) -> Result<Vec<Pair>, BuildError> {
+    let path = ctx.path(HASH_FILE);
+    let file: HashFile = serde_json::from_str(&ctx.vector_file(HASH_FILE)?)
+        .map_err(|e| BuildError::vectors(&path, format!("not a hash vector file: {e}")))?;
+    let mut cases = Vec::new();
+    for (k, v) in file.cases.iter().enumerate() {
+        if v.algorithm != alg || v.len != len {
+            continue;
+        }
+        let digest = parse_digest(&path, k, &v.digest)?;
+        let mut word = vec![0u8; 32usize.saturating_sub(digest.len())];
+        word.extend_from_slice(&digest);
+        cases.push((seq(v.seed, len as usize), word));
+    }
+    if cases.is_empty() {
+        return Err(BuildError::NoVector {
+            path,
+            what: what.to_string(),
+        });
+    }
+    Ok(cases)
+}
+
+fn parse_digest(path: &Path, case: usize, s: &str) -> Result<Vec<u8>, BuildError> {
+    let bytes =
+        unhex(s).map_err(|e| BuildError::vectors(path, format!("case {case}: digest: {e}")))?;
+    if bytes.len() > 32 {
+        return Err(BuildError::vectors(
+            path,
+            format!("case {case}: digest is {} bytes, over a word", bytes.len()),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The geth vectors a test runs for each file, with the precompile they
+/// belong to (by op name).
+#[cfg(test)]
+fn file_op(file: &str) -> Option<&'static str> {
+    Some(match file {
+        "ecRecover.json" => "ecrecover",
+        "modexp.json" | "modexp_eip2565.json" | "modexp_eip7883.json" => "modexp",
+        "bn256Add.json" => "bn254-add",
+        "bn256ScalarMul.json" => "bn254-mul",
+        "bn256Pairing.json" => "bn254-pairing",
+        "blake2F.json" | "fail-blake2f.json" => "blake2f",
+        "pointEvaluation.json" => "kzg-point-evaluation",
+        "blsG1Add.json" | "fail-blsG1Add.json" => "bls12-g1add",
+        "blsG1Mul.json"
+        | "fail-blsG1Mul.json"
+        | "blsG1MultiExp.json"
+        | "fail-blsG1MultiExp.json" => "bls12-g1msm",
+        "blsG2Add.json" | "fail-blsG2Add.json" => "bls12-g2add",
+        "blsG2Mul.json"
+        | "fail-blsG2Mul.json"
+        | "blsG2MultiExp.json"
+        | "fail-blsG2MultiExp.json" => "bls12-g2msm",
+        "blsPairing.json" | "fail-blsPairing.json" => "bls12-pairing",
+        "blsMapG1.json" | "fail-blsMapG1.json" => "bls12-map-fp-to-g1",
+        "blsMapG2.json" | "fail-blsMapG2.json" => "bls12-map-fp2-to-g2",
+        "p256Verify.json" => "p256verify",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use revm_precompile::modexp;
+
+    use crate::geth::GethVector;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            vectors: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors"),
+        }
+    }
+
+    fn op(name: &str) -> &'static Op {
+        OPS.iter().find(|o| o.op == name).expect("known op")
+    }
+
+    /// Every backend of `op`: the Osaka table's, then the alternatives.
+    fn backends(op: &Op) -> Vec<(&'static str, Call)> {
+        let mut all = vec![(op.default, Call::osaka(op.address))];
+        all.extend(op.alternatives.iter().map(|&(n, f)| (n, Call::Eth(f))));
+        all
+    }
+
+    /// The calls a geth file is checked with: modexp's pre-Osaka files
+    /// with the pricing they were written for, everything else at Osaka.
+    fn calls_for(file: &str) -> Vec<(&'static str, Call)> {
+        match file {
+            "modexp.json" => vec![(
+                "byzantium",
+                Call::Eth(modexp::byzantium_run as PrecompileEthFn),
+            )],
+            "modexp_eip2565.json" => vec![("berlin", Call::Eth(modexp::berlin_run))],
+            _ => backends(op(file_op(file).expect("mapped file"))),
+        }
+    }
+
+    fn geth_files() -> Vec<String> {
+        let dir = geth::vectors_dir().expect("geth vectors (run scripts/setup.sh)");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn precompile_every_geth_file_is_covered() {
+        let files = geth_files();
+        assert!(files.len() >= 29, "{files:?}");
+        for f in &files {
+            assert!(file_op(f).is_some(), "{f} is not checked by any op");
+        }
+    }
+
+    #[test]
+    fn precompile_every_geth_vector_passes_on_every_backend() {
+        let mut checked = 0usize;
+        let mut failures = Vec::new();
+        for file in geth_files() {
+            let vectors = geth::load(&file).unwrap();
+            for (backend, call) in calls_for(&file) {
+                for v in &vectors {
+                    checked += 1;
+                    let got = call.exec(&v.input);
+                    let fail = file.starts_with("fail-");
+                    match (&got, fail) {
+                        (Ok((_, out)), false) if out[..] == v.expected[..] => {}
+                        (Err(_), true) => {}
+                        _ => failures.push(format!(
+                            "{file} {} [{backend}]: expected {}, got {}",
+                            v.name,
+                            if fail {
+                                format!("error {:?}", v.expected_error)
+                            } else {
+                                hex(&v.expected)
+                            },
+                            show(&got.clone().map(|(_, b)| b)),
+                        )),
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert!(checked > 1500, "only {checked} vector runs");
+    }
+
+    /// geth's gas for each vector against revm's `gas_used` for the
+    /// pricing the file was written for (Osaka unless noted).
+    #[test]
+    fn precompile_gas_matches_geth() {
+        let mut mismatches = Vec::new();
+        let mut checked = 0usize;
+        for file in geth_files() {
+            if file.starts_with("fail-") {
+                continue;
+            }
+            for v in geth::load(&file).unwrap() {
+                let Some(want) = v.gas else { continue };
+                for (backend, call) in calls_for(&file) {
+                    checked += 1;
+                    match call.exec(&v.input) {
+                        Ok((gas, _)) if gas == want => {}
+                        Ok((gas, _)) => mismatches.push(format!(
+                            "{file} {} [{backend}]: geth {want}, revm {gas}",
+                            v.name
+                        )),
+                        Err(e) => mismatches.push(format!("{file} {} [{backend}]: {e}", v.name)),
+                    }
+                }
+            }
+        }
+        assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+        assert!(checked > 1000, "only {checked} gas checks");
+    }
+
+    #[test]
+    fn precompile_defs_have_unique_ids_and_known_ops() {
+        let defs = defs();
+        assert!(defs.len() <= 80, "{} defs", defs.len());
+        let mut seen = BTreeSet::new();
+        for d in &defs {
+            assert_eq!(d.group, "precompile");
+            assert!(
+                d.input
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')),
+                "{}",
+                d.input
+            );
+            assert!(
+                seen.insert(format!("{} {}", d.id(), d.implementation)),
+                "duplicate {} {}",
+                d.id(),
+                d.implementation
+            );
+        }
+        let ops: BTreeSet<&str> = defs.iter().map(|d| d.op).collect();
+        let want = [
+            "ecrecover",
+            "sha256",
+            "ripemd160",
+            "identity",
+            "modexp",
+            "bn254-add",
+            "bn254-mul",
+            "bn254-pairing",
+            "blake2f",
+            "kzg-point-evaluation",
+            "bls12-g1add",
+            "bls12-g1msm",
+            "bls12-g2add",
+            "bls12-g2msm",
+            "bls12-pairing",
+            "bls12-map-fp-to-g1",
+            "bls12-map-fp2-to-g2",
+            "p256verify",
+        ];
+        assert_eq!(ops, want.into_iter().collect());
+        for want in [
+            "precompile/ecrecover/ValidKey libsecp256k1",
+            "precompile/ecrecover/ValidKey k256",
+            "precompile/kzg-point-evaluation/pointEvaluation1 arkworks",
+            "precompile/bls12-g1add/bls_g1add_g1-p1 blst",
+            "precompile/blake2f/vector-8 revm",
+            "precompile/p256verify/invalid-public-key-x-param-errors p256",
+        ] {
+            assert!(seen.contains(want), "missing {want}");
+        }
+    }
+
+    /// The sizes and gas declared in `OPS` are the vectors' own, and no
+    /// benchmarked vector is one geth marks `NoBenchmark`.
+    #[test]
+    fn precompile_picks_match_their_vectors() {
+        for op in OPS {
+            let Source::Geth(file) = op.source else {
+                continue;
+            };
+            let vectors: Vec<GethVector> = geth::load(file).unwrap();
+            for p in op.picks {
+                let v = vectors
+                    .iter()
+                    .find(|v| v.name == p.name)
+                    .unwrap_or_else(|| panic!("{file}: no {}", p.name));
+                assert_eq!(v.input.len() as u64, p.bytes, "{file} {}", p.name);
+                assert_eq!(v.gas, p.gas, "{file} {}", p.name);
+                assert!(!v.no_benchmark, "{file} {} is NoBenchmark", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn precompile_every_def_builds_and_verifies() {
+        let ctx = ctx();
+        for def in defs() {
+            let what = format!("{} {}", def.id(), def.implementation);
+            let mut w = (def.build)(&ctx).unwrap_or_else(|e| panic!("{what}: {e}"));
+            w.verify().unwrap_or_else(|e| panic!("{what}: {e}"));
+            if def.input != "vector-8"
+                && !def.input.contains("-1024-")
+                && !def.input.contains("4877")
+            {
+                w.run(2);
+            }
+        }
+    }
+
+    #[test]
+    fn precompile_wrong_expected_output_fails_verify_naming_both() {
+        let v = geth::load("bn256Add.json").unwrap();
+        let v = v.iter().find(|v| v.name == "chfast1").unwrap();
+        let mut wrong = v.expected.clone();
+        wrong[63] ^= 1;
+        let mut w = workload(Call::osaka(0x06), vec![(v.input.clone(), wrong.clone())]);
+        let err = w.verify().unwrap_err();
+        assert_eq!(err.expected, hex(&wrong));
+        assert_eq!(err.actual, hex(&v.expected));
+
+        // A call that fails is reported as an error, not as empty output.
+        let mut w = workload(
+            Call::osaka(0x06),
+            vec![(vec![1u8; 128], v.expected.clone())],
+        );
+        let err = w.verify().unwrap_err();
+        assert!(err.actual.starts_with("error: "), "{}", err.actual);
+        assert_eq!(err.expected, hex(&v.expected));
+    }
+
+    #[test]
+    fn precompile_sanitize_keeps_only_id_characters() {
+        assert_eq!(sanitize("bls_g1add_(g1+g1=2*g1)"), "bls_g1add_-g1-g1-2-g1-");
+        assert_eq!(sanitize("vector 8"), "vector-8");
+        assert_eq!(sanitize("nagydani-1-pow0x10001"), "nagydani-1-pow0x10001");
+    }
+
+    #[test]
+    fn precompile_version_matches_cargo_lock() {
+        let lock = std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"),
+        )
+        .unwrap();
+        let mut lines = lock.lines();
+        let found = loop {
+            let line = lines.next().expect("revm-precompile in Cargo.lock");
+            if line == "name = \"revm-precompile\"" {
+                break lines.next().unwrap().to_string();
+            }
+        };
+        assert_eq!(found, format!("version = \"{REVM_PRECOMPILE_VERSION}\""));
+    }
+
+    /// Rough per-call times, for a report: `cargo test --release -p
+    /// dyno-evm precompile_rough_timings -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints timings; run by hand in release mode"]
+    fn precompile_rough_timings() {
+        let ctx = ctx();
+        for def in defs() {
+            let mut w = (def.build)(&ctx).unwrap();
+            w.verify().unwrap();
+            let mut iters = 1u64;
+            let per_call = loop {
+                let start = std::time::Instant::now();
+                w.run(iters);
+                let took = start.elapsed();
+                if took.as_millis() >= 200 || iters >= 1 << 24 {
+                    break took / iters as u32;
+                }
+                iters *= 4;
+            };
+            println!(
+                "{:<60} {:<22} {per_call:>12.2?}",
+                def.id(),
+                def.implementation
+            );
+        }
+    }
+
+    #[test]
+    fn precompile_alternatives_agree_with_the_default_on_edge_inputs() {
+        // Short, empty and junk inputs go through the same input handling.
+        for name in ["ecrecover", "kzg-point-evaluation"] {
+            let op = op(name);
+            let all = backends(op);
+            for input in [vec![], vec![0u8; 5], vec![0xffu8; 192], vec![0u8; 300]] {
+                let want = all[0].1.output(&input).is_ok();
+                for (backend, call) in &all[1..] {
+                    assert_eq!(call.output(&input).is_ok(), want, "{name} [{backend}]");
+                }
+            }
+        }
+    }
+}
