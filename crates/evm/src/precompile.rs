@@ -26,9 +26,7 @@
 //! Every call gets a generous gas limit; the timed operation is the call
 //! alone, on input bytes prepared by the builder.
 
-use std::path::Path;
-
-use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Param, Workload, hex, seq, unhex};
+use dyno_workload::{BenchDef, BuildError, Cases, Ctx, Param, Workload, hex, seq};
 use revm_precompile::primitives::alloy_primitives::B512;
 use revm_precompile::primitives::{B256, Bytes};
 use revm_precompile::utilities::right_pad;
@@ -37,7 +35,6 @@ use revm_precompile::{
     PrecompileSpecId, PrecompileStatus, Precompiles, kzg_point_evaluation, secp256k1,
     u64_to_address,
 };
-use serde::Deserialize;
 
 use crate::geth;
 
@@ -527,56 +524,19 @@ fn load(ctx: &Ctx, source: Source, pick: Pick, what: &str) -> Result<Vec<Pair>, 
     }
 }
 
-const HASH_FILE: &str = "hash.json";
-
-#[derive(Deserialize)]
-struct HashFile {
-    cases: Vec<HashVector>,
-}
-
-#[derive(Deserialize)]
-struct HashVector {
-    algorithm: String,
-    len: u64,
-    seed: u64,
-    digest: String,
-}
-
-/// The `hash.json` cases of `alg` at `len` bytes, as precompile outputs
-/// (ripemd160's 20-byte digest left-padded to a 32-byte word).
+/// The `hash.json` cases of `alg` at `len` bytes (shared with the hash
+/// suite), as precompile outputs: ripemd160's 20-byte digest left-padded to
+/// a 32-byte word.
 fn hash_cases(ctx: &Ctx, alg: &str, len: u64, what: &str) -> Result<Vec<Pair>, BuildError> {
-    let path = ctx.path(HASH_FILE);
-    let file: HashFile = serde_json::from_str(&ctx.vector_file(HASH_FILE)?)
-        .map_err(|e| BuildError::vectors(&path, format!("not a hash vector file: {e}")))?;
-    let mut cases = Vec::new();
-    for (k, v) in file.cases.iter().enumerate() {
-        if v.algorithm != alg || v.len != len {
-            continue;
-        }
-        let digest = parse_digest(&path, k, &v.digest)?;
-        let mut word = vec![0u8; 32usize.saturating_sub(digest.len())];
-        word.extend_from_slice(&digest);
-        cases.push((seq(v.seed, len as usize), word));
-    }
-    if cases.is_empty() {
-        return Err(BuildError::NoVector {
-            path,
-            what: what.to_string(),
-        });
-    }
-    Ok(cases)
-}
-
-fn parse_digest(path: &Path, case: usize, s: &str) -> Result<Vec<u8>, BuildError> {
-    let bytes =
-        unhex(s).map_err(|e| BuildError::vectors(path, format!("case {case}: digest: {e}")))?;
-    if bytes.len() > 32 {
-        return Err(BuildError::vectors(
-            path,
-            format!("case {case}: digest is {} bytes, over a word", bytes.len()),
-        ));
-    }
-    Ok(bytes)
+    let cases = dyno_micro::hash::load(ctx, alg, len as usize, what)?;
+    Ok(cases
+        .into_iter()
+        .map(|c| {
+            let mut word = vec![0u8; 32usize.saturating_sub(c.digest.len())];
+            word.extend_from_slice(&c.digest);
+            (c.data, word)
+        })
+        .collect())
 }
 
 /// The geth vectors a test runs for each file, with the precompile they
@@ -752,27 +712,7 @@ mod tests {
             );
         }
         let ops: BTreeSet<&str> = defs.iter().map(|d| d.op).collect();
-        let want = [
-            "ecrecover",
-            "sha256",
-            "ripemd160",
-            "identity",
-            "modexp",
-            "bn254-add",
-            "bn254-mul",
-            "bn254-pairing",
-            "blake2f",
-            "kzg-point-evaluation",
-            "bls12-g1add",
-            "bls12-g1msm",
-            "bls12-g2add",
-            "bls12-g2msm",
-            "bls12-pairing",
-            "bls12-map-fp-to-g1",
-            "bls12-map-fp2-to-g2",
-            "p256verify",
-        ];
-        assert_eq!(ops, want.into_iter().collect());
+        assert_eq!(ops, crate::gas::PRECOMPILES.iter().copied().collect());
         for want in [
             "precompile/ecrecover/ValidKey libsecp256k1",
             "precompile/ecrecover/ValidKey k256",

@@ -195,9 +195,11 @@ impl Def {
 
 /// One input and the digest it must hash to.
 #[derive(Debug, Clone)]
-struct HashCase {
-    data: Vec<u8>,
-    digest: Vec<u8>,
+pub struct HashCase {
+    /// The input, `seq(seed, len)`.
+    pub data: Vec<u8>,
+    /// Its digest per `vectors/hash.json`.
+    pub digest: Vec<u8>,
 }
 
 fn check<O: AsRef<[u8]>>(case: &HashCase, out: &O) -> Result<(), (String, String)> {
@@ -221,8 +223,10 @@ struct HashVector {
     digest: String,
 }
 
-/// The cases of `hash.json` for `alg` at `len` bytes, inputs generated.
-fn load(ctx: &Ctx, alg: &str, len: usize, what: &str) -> Result<Vec<HashCase>, BuildError> {
+/// The cases of `hash.json` for `alg` at `len` bytes, inputs generated;
+/// `what` names the benchmark in errors. Other suites that hash (the
+/// SHA-256 and RIPEMD-160 precompiles) use the same vectors through this.
+pub fn load(ctx: &Ctx, alg: &str, len: usize, what: &str) -> Result<Vec<HashCase>, BuildError> {
     let path = ctx.path(FILE);
     let file: HashFile = serde_json::from_str(&ctx.vector_file(FILE)?)
         .map_err(|e| BuildError::vectors(&path, format!("not a hash vector file: {e}")))?;
