@@ -6,6 +6,8 @@
 //!   against go-ethereum's canonical vectors (read from the Go module cache
 //!   at a pinned version, never copied into this repository).
 //! - [`gas`]: nominal gas per fork from `specs/gas/*.toml`.
+//!
+//! Status and the plan for the rest of the lab: `docs/evm.md`.
 
 use dyno_workload::BenchDef;
 
