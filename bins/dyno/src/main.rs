@@ -66,13 +66,27 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Colour on a terminal, unless `NO_COLOR` is set or `TERM=dumb`; the flag
 /// overrides.
 fn use_color(choice: ColorChoice, terminal: bool) -> bool {
+    color_enabled(
+        choice,
+        terminal,
+        std::env::var_os("NO_COLOR"),
+        std::env::var("TERM").ok(),
+    )
+}
+
+/// The colour decision from its inputs (testable without touching the
+/// environment). An empty `NO_COLOR` does not count, as no-color.org says.
+fn color_enabled(
+    choice: ColorChoice,
+    terminal: bool,
+    no_color: Option<std::ffi::OsString>,
+    term: Option<String>,
+) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            terminal
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var("TERM").map_or(true, |t| t != "dumb")
+            terminal && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
         }
     }
 }
@@ -127,4 +141,36 @@ fn load_specs(
         spec.check(&known)?;
     }
     Ok((specs, catalog))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color_or_dumb_term() {
+        let auto = |terminal, no_color: Option<&str>, term: Option<&str>| {
+            color_enabled(
+                ColorChoice::Auto,
+                terminal,
+                no_color.map(Into::into),
+                term.map(Into::into),
+            )
+        };
+        assert!(auto(true, None, Some("xterm")));
+        assert!(!auto(false, None, Some("xterm")), "not a terminal");
+        assert!(!auto(true, Some("1"), Some("xterm")), "NO_COLOR set");
+        assert!(
+            auto(true, Some(""), Some("xterm")),
+            "empty NO_COLOR is unset"
+        );
+        assert!(!auto(true, None, Some("dumb")), "TERM=dumb");
+        assert!(color_enabled(
+            ColorChoice::Always,
+            false,
+            Some("1".into()),
+            None
+        ));
+        assert!(!color_enabled(ColorChoice::Never, true, None, None));
+    }
 }

@@ -19,6 +19,20 @@ fn dyno(args: &[&str], dir: &Path) -> Output {
         .expect("dyno runs")
 }
 
+/// `dyno run FILTER --quick -q --out OUT EXTRA...` in `dir`.
+fn quick(dir: &Path, filter: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        filter,
+        "--quick",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    dyno(&args, dir)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -96,19 +110,7 @@ fn every_stdout_format_is_parseable() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r.json");
     let run = |format: &str| {
-        let o = dyno(
-            &[
-                "run",
-                "hash/sha256/1B",
-                "--quick",
-                "-q",
-                "--out",
-                out.to_str().unwrap(),
-                "--format",
-                format,
-            ],
-            tmp.path(),
-        );
+        let o = quick(tmp.path(), "hash/sha256/1B", &out, &["--format", format]);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         text(&o.stdout)
     };
@@ -305,32 +307,14 @@ fn list_shows_ids_baselines_and_targets() {
 }
 
 #[test]
-fn colour_follows_the_flag_and_no_color() {
+fn colour_follows_the_flag() {
+    // NO_COLOR and TERM=dumb only matter on a terminal; they are unit-tested
+    // in main.rs (`colour_only_on_a_terminal_without_no_color_or_dumb_term`).
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r.json");
-    let args = [
-        "run",
-        "hash/sha256/1B",
-        "--quick",
-        "-q",
-        "--color",
-        "always",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let o = dyno(&args, tmp.path());
+    let o = quick(tmp.path(), "hash/sha256/1B", &out, &["--color", "always"]);
     assert!(text(&o.stdout).contains('\x1b'), "--color always colours");
-    let o = dyno(
-        &[
-            "run",
-            "hash/sha256/1B",
-            "--quick",
-            "-q",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        tmp.path(),
-    );
+    let o = quick(tmp.path(), "hash/sha256/1B", &out, &[]);
     assert!(
         !text(&o.stdout).contains('\x1b'),
         "auto does not colour a pipe"

@@ -1035,6 +1035,16 @@ mod tests {
         crate::testutil::edited(&format!("crypto-{tag}"), file, edit)
     }
 
+    /// The error building `id` on `implementation` from the vectors in `dir`.
+    fn build_error(id: &str, implementation: &str, dir: &Path) -> String {
+        (find(id, implementation).build)(&Ctx {
+            vectors: dir.to_path_buf(),
+        })
+        .err()
+        .expect("build error")
+        .to_string()
+    }
+
     /// Flip the last hex digit of a string field; returns (old, new).
     fn flip(v: &mut serde_json::Value) -> (String, String) {
         let old = v.as_str().unwrap().to_string();
@@ -1250,12 +1260,7 @@ mod tests {
         assert!(recover_inputs(Path::new("/nonexistent")).is_err());
 
         let dir = edited("badv", secp::FILE, |j| j["cases"][3]["v"] = 27.into());
-        let err = (find("crypto/secp256k1-sign/recid-direct", "k256").build)(&Ctx {
-            vectors: dir.clone(),
-        })
-        .err()
-        .expect("build error")
-        .to_string();
+        let err = build_error("crypto/secp256k1-sign/recid-direct", "k256", &dir);
         assert!(
             err.contains("secp256k1.json: case 3: v: 27 is not a recovery id"),
             "{err}"
@@ -1265,12 +1270,7 @@ mod tests {
         let dir = edited("shortr", "p384.json", |j| {
             j["cases"][1]["rfc6979"]["r"] = "0x0102".into()
         });
-        let err = (find("crypto/p384-sign/32B", "p384").build)(&Ctx {
-            vectors: dir.clone(),
-        })
-        .err()
-        .expect("build error")
-        .to_string();
+        let err = build_error("crypto/p384-sign/32B", "p384", &dir);
         assert!(
             err.contains("p384.json: case 1: rfc6979.r: 2 bytes, expected 48"),
             "{err}"
@@ -1283,12 +1283,7 @@ mod tests {
                 .unwrap()
                 .remove("message_hash");
         });
-        let err = (find("crypto/secp256k1-verify/valid", "libsecp256k1").build)(&Ctx {
-            vectors: dir.clone(),
-        })
-        .err()
-        .expect("build error")
-        .to_string();
+        let err = build_error("crypto/secp256k1-verify/valid", "libsecp256k1", &dir);
         assert!(
             err.contains("secp256k1.json: malformed vector file") && err.contains("message_hash"),
             "{err}"
