@@ -806,33 +806,6 @@ mod tests {
         assert_eq!(found, format!("version = \"{REVM_PRECOMPILE_VERSION}\""));
     }
 
-    /// Rough per-call times, for a report: `cargo test --release -p
-    /// dyno-evm precompile_rough_timings -- --ignored --nocapture`.
-    #[test]
-    #[ignore = "prints timings; run by hand in release mode"]
-    fn precompile_rough_timings() {
-        let ctx = ctx();
-        for def in defs() {
-            let mut w = (def.build)(&ctx).unwrap();
-            w.verify().unwrap();
-            let mut iters = 1u64;
-            let per_call = loop {
-                let start = std::time::Instant::now();
-                w.run(iters);
-                let took = start.elapsed();
-                if took.as_millis() >= 200 || iters >= 1 << 24 {
-                    break took / iters as u32;
-                }
-                iters *= 4;
-            };
-            println!(
-                "{:<60} {:<22} {per_call:>12.2?}",
-                def.id(),
-                def.implementation
-            );
-        }
-    }
-
     #[test]
     fn precompile_alternatives_agree_with_the_default_on_edge_inputs() {
         // Short, empty and junk inputs go through the same input handling.

@@ -12,6 +12,13 @@
 //!   alike, and time is fitted against batch size: the slope is the cost per
 //!   operation, the intercept the per-sample cost (timer reads, call).
 //! - Nothing is timed unless the workload's outputs verified.
+//!
+//! The engine reads time through a [`Timer`]. Real runs use [`Monotonic`]
+//! (`std::time::Instant`); the tests drive the engine with a simulated
+//! clock, so they check its decisions exactly and never depend on how busy
+//! the machine is. How accurately it measures real operations is checked
+//! by a benchmark (`cargo bench -p dyno-runner --bench calibration`), not a
+//! timed test.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -100,6 +107,34 @@ impl Measurement {
     }
 }
 
+/// A monotonic source of nanoseconds for the engine.
+pub trait Timer {
+    /// Nanoseconds since an arbitrary fixed origin; never decreases.
+    fn now_ns(&self) -> u64;
+}
+
+/// The real clock: `std::time::Instant`, read as nanoseconds since the
+/// timer was made.
+#[derive(Debug, Clone, Copy)]
+pub struct Monotonic {
+    origin: Instant,
+}
+
+impl Default for Monotonic {
+    fn default() -> Self {
+        Self {
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl Timer for Monotonic {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+}
+
 /// What warm-up learned.
 #[derive(Debug, Clone, Copy)]
 struct Warmup {
@@ -110,17 +145,26 @@ struct Warmup {
 
 /// Runs workloads under fixed settings. Cloning shares the stop flag.
 #[derive(Debug, Clone)]
-pub struct Engine {
+pub struct Engine<T = Monotonic> {
     settings: Settings,
     stop: Arc<AtomicBool>,
+    timer: T,
 }
 
 impl Engine {
-    /// An engine with these settings.
+    /// An engine with these settings, timing with the real clock.
     pub fn new(settings: Settings) -> Self {
+        Self::with_timer(settings, Monotonic::default())
+    }
+}
+
+impl<T: Timer> Engine<T> {
+    /// An engine with these settings that reads time from `timer`.
+    pub fn with_timer(settings: Settings, timer: T) -> Self {
         Self {
             settings,
             stop: Arc::new(AtomicBool::new(false)),
+            timer,
         }
     }
 
@@ -160,14 +204,7 @@ impl Engine {
 
         let warm = self.warm_up(w);
         m.warmup_iters = warm.iters;
-        let s = &self.settings;
-        let mode = if warm.typical_ns >= s.single_threshold_ns as f64 {
-            Mode::Single
-        } else if warm.typical_ns < s.fit_threshold_ns as f64 {
-            Mode::LinearFit
-        } else {
-            Mode::Batched
-        };
+        let mode = self.mode_for(warm.typical_ns);
         m.mode = Some(mode);
 
         let plan = self.plan(mode, warm.fastest_ns);
@@ -180,9 +217,9 @@ impl Engine {
                 ));
                 break;
             }
-            let t0 = Instant::now();
+            let t0 = self.timer.now_ns();
             w.run(iters);
-            let ns = t0.elapsed().as_nanos() as u64;
+            let ns = self.timer.now_ns().saturating_sub(t0);
             m.samples.push(Sample { iters, ns });
         }
 
@@ -207,39 +244,64 @@ impl Engine {
         m
     }
 
+    /// The sampling mode for an operation that typically costs `typical_ns`.
+    fn mode_for(&self, typical_ns: f64) -> Mode {
+        let s = &self.settings;
+        if typical_ns >= s.single_threshold_ns as f64 {
+            Mode::Single
+        } else if typical_ns < s.fit_threshold_ns as f64 {
+            Mode::LinearFit
+        } else {
+            Mode::Batched
+        }
+    }
+
     /// Run until both the iteration and the time minimum are met, doubling
     /// the batch while a batch is short. Returns the iterations run and two
-    /// estimates of one operation's cost: the last batch's (typical, used to
-    /// choose a mode) and the fastest batch's (a lower bound, used to size
-    /// batches so every sample lasts at least `min_sample_ns`).
+    /// estimates of one operation's cost:
+    ///
+    /// - typical: the median per-operation time over the warm-up batches
+    ///   that lasted long enough to mean something (all of them if none
+    ///   did), used to choose a mode. A median, so that one batch the
+    ///   scheduler interrupted cannot push a 40 µs operation into
+    ///   one-at-a-time mode.
+    /// - fastest: the fastest such batch, a lower bound used to size
+    ///   batches so that every sample lasts at least `min_sample_ns`.
     fn warm_up(&self, w: &mut dyn Workload) -> Warmup {
         let s = &self.settings;
-        let start = Instant::now();
-        let mut warm = Warmup {
-            iters: 0,
-            typical_ns: f64::INFINITY,
-            fastest_ns: f64::INFINITY,
-        };
+        let start = self.timer.now_ns();
+        let mut iters = 0u64;
+        let mut all = Vec::new();
+        let mut long = Vec::new();
         let mut batch = 1u64;
         loop {
-            let t0 = Instant::now();
+            let t0 = self.timer.now_ns();
             w.run(batch);
-            let dt = t0.elapsed().as_nanos() as f64;
-            warm.iters += batch;
-            warm.typical_ns = dt / batch as f64;
+            let dt = self.timer.now_ns().saturating_sub(t0) as f64;
+            iters += batch;
+            let per_op = dt / batch as f64;
+            all.push(per_op);
             // Batches shorter than a tenth of a sample are dominated by the
             // timer; they do not bound the cost.
-            if dt >= s.min_sample_ns as f64 / 10.0 || batch == 1 {
-                warm.fastest_ns = warm.fastest_ns.min(warm.typical_ns);
+            if dt >= s.min_sample_ns as f64 / 10.0 {
+                long.push(per_op);
             }
-            let elapsed = start.elapsed().as_nanos() as u64;
-            if (warm.iters >= s.warmup_min_iters && elapsed >= s.warmup_min_ns) || self.stopped() {
-                return warm;
+            let elapsed = self.timer.now_ns().saturating_sub(start);
+            if (iters >= s.warmup_min_iters && elapsed >= s.warmup_min_ns) || self.stopped() {
+                break;
             }
             // Keep each warm-up batch well under the remaining warm-up time.
             if dt < (s.min_sample_ns as f64) * 10.0 {
                 batch = batch.saturating_mul(2);
             }
+        }
+        let basis = if long.is_empty() { &all } else { &long };
+        let typical_ns = dyno_stats::median(basis).unwrap_or(f64::INFINITY);
+        let fastest_ns = basis.iter().copied().fold(f64::INFINITY, f64::min);
+        Warmup {
+            iters,
+            typical_ns,
+            fastest_ns,
         }
     }
 
@@ -277,7 +339,7 @@ impl Engine {
 /// Measure the harness itself with an empty benchmark: an identity
 /// operation over the same input cycling and `black_box` every workload
 /// pays.
-pub fn measure_harness(engine: &Engine) -> (Measurement, Option<Harness>) {
+pub fn measure_harness<T: Timer>(engine: &Engine<T>) -> (Measurement, Option<Harness>) {
     let inputs: Vec<(u64, u64)> = (0..16).map(|k| (k, k)).collect();
     let mut empty = Cases::expect(inputs, |x: &u64| *x);
     let m = engine.measure(&mut empty);
@@ -290,111 +352,152 @@ pub fn measure_harness(engine: &Engine) -> (Measurement, Option<Harness>) {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::time::Duration;
+    use std::cell::Cell;
+    use std::rc::Rc;
 
     use super::*;
 
-    /// Tests that time something hold this, so they never share the CPU
-    /// with each other (the test harness runs tests in parallel threads).
+    /// Tests that time something with the real clock hold this, so they
+    /// never share the CPU with each other (the test harness runs tests in
+    /// parallel threads).
     pub(crate) static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     pub(crate) fn timing() -> std::sync::MutexGuard<'static, ()> {
         TIMING.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn test_settings(quick: bool) -> Settings {
-        let clock = crate::clock::calibrate();
+    /// What one simulated clock read costs.
+    const READ_NS: u64 = 25;
+
+    /// A simulated clock: time moves only when it is read (by
+    /// [`READ_NS`]) or when a simulated operation runs.
+    #[derive(Debug, Clone, Default)]
+    struct SimClock(Rc<Cell<u64>>);
+
+    impl SimClock {
+        fn advance(&self, ns: u64) {
+            self.0.set(self.0.get() + ns);
+        }
+    }
+
+    impl Timer for SimClock {
+        fn now_ns(&self) -> u64 {
+            self.advance(READ_NS);
+            self.0.get()
+        }
+    }
+
+    fn sim_settings(quick: bool) -> Settings {
+        let clock = Clock {
+            source: "simulated".into(),
+            read_cost_ns: READ_NS as f64,
+            resolution_ns: 1.0,
+        };
         let mut s = settings(quick, None, &clock);
         s.warmup_min_ns = 20_000_000;
         s.measurement_ns = 150_000_000;
         s
     }
 
-    /// An operation of known cost: spin until `d` has elapsed. It costs `d`
-    /// plus about one clock read (the read that sees the deadline pass).
-    fn spin(d: Duration) -> impl FnMut(&u8) -> u8 {
-        move |x| {
-            let t = Instant::now();
-            while t.elapsed() < d {
-                std::hint::spin_loop();
-            }
+    /// An engine on a simulated clock, and an operation that costs exactly
+    /// `cost(call_number, clock_now)` simulated nanoseconds.
+    fn simulated(
+        quick: bool,
+        cost: impl Fn(u64, u64) -> u64 + 'static,
+    ) -> (Engine<SimClock>, impl Workload) {
+        let clock = SimClock::default();
+        let engine = Engine::with_timer(sim_settings(quick), clock.clone());
+        let mut calls = 0u64;
+        let op = move |x: &u8| {
+            calls += 1;
+            clock.advance(cost(calls, clock.0.get()));
             *x
-        }
+        };
+        (engine, Cases::expect(vec![(1, 1), (2, 2)], op))
     }
 
-    fn spin_workload(d: Duration) -> Cases<u8, u8, impl FnMut(&u8) -> u8> {
-        Cases::expect(vec![(1, 1), (2, 2)], spin(d))
-    }
-
-    fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
-        (actual - expected).abs() <= expected * tolerance
+    fn close(actual: f64, expected: f64) -> bool {
+        (actual - expected).abs() <= expected * 1e-3
     }
 
     #[test]
-    fn calibration_fast_operation_fit_mode_is_within_10_percent() {
-        let _serial = timing();
-        let engine = Engine::new(test_settings(false));
-        let m = engine.measure(&mut spin_workload(Duration::from_micros(2)));
+    fn a_fast_operation_is_fitted_over_at_least_three_sizes() {
+        let (engine, mut w) = simulated(false, |_, _| 2_000);
+        let m = engine.measure(&mut w);
         assert_eq!(m.mode, Some(Mode::LinearFit));
-        let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(
-            within(p50, 2_000.0, 0.10),
-            "P50 {p50} ns for a 2 µs operation"
-        );
         let fit = m.fit.as_ref().unwrap();
-        assert!(within(fit.slope, 2_000.0, 0.10), "slope {} ns", fit.slope);
+        // Each sample is one clock read plus iters x 2 µs: the slope is the
+        // operation, the intercept the timer.
+        assert!(close(fit.slope, 2_000.0), "slope {}", fit.slope);
+        assert!(
+            (fit.intercept - READ_NS as f64).abs() < 1.0,
+            "intercept {}",
+            fit.intercept
+        );
+        assert!(close(m.stats.as_ref().unwrap().p50, 2_000.0));
         let sizes: std::collections::BTreeSet<u64> = m.samples.iter().map(|s| s.iters).collect();
-        assert!(sizes.len() >= 3, "fit over {sizes:?}");
+        assert_eq!(sizes.len(), 5, "fit over {sizes:?}");
         let min_ns = m.samples.iter().map(|s| s.ns).min().unwrap();
         assert!(min_ns >= 1_000_000, "a sample lasted only {min_ns} ns");
+        assert!(m.samples.len() >= 10);
     }
 
     #[test]
-    fn calibration_medium_operation_batched_is_within_10_percent() {
-        let _serial = timing();
-        let engine = Engine::new(test_settings(false));
-        let m = engine.measure(&mut spin_workload(Duration::from_micros(40)));
+    fn a_medium_operation_is_batched_to_at_least_a_millisecond() {
+        let (engine, mut w) = simulated(false, |_, _| 40_000);
+        let m = engine.measure(&mut w);
         assert_eq!(m.mode, Some(Mode::Batched));
-        let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(
-            within(p50, 40_000.0, 0.10),
-            "P50 {p50} ns for a 40 µs operation"
-        );
-        assert!(m.samples.iter().all(|s| s.iters >= 25));
+        assert!(close(m.stats.as_ref().unwrap().p50, 40_000.0));
+        assert!(m.samples.iter().all(|s| s.iters >= 25 && s.ns >= 1_000_000));
+        assert!(m.fit.is_none());
     }
 
     #[test]
-    fn calibration_slow_operation_is_timed_one_at_a_time() {
-        let _serial = timing();
-        let engine = Engine::new(test_settings(true));
-        let m = engine.measure(&mut spin_workload(Duration::from_micros(300)));
+    fn a_slow_operation_is_timed_one_at_a_time() {
+        let (engine, mut w) = simulated(true, |_, _| 300_000);
+        let m = engine.measure(&mut w);
         assert_eq!(m.mode, Some(Mode::Single));
         assert!(m.samples.iter().all(|s| s.iters == 1));
         assert!(m.samples.len() >= MIN_SAMPLES_FLOOR);
-        let p50 = m.stats.as_ref().unwrap().p50;
-        assert!(
-            within(p50, 300_000.0, 0.10),
-            "P50 {p50} ns for a 300 µs operation"
-        );
+        assert!(close(m.stats.as_ref().unwrap().p50, 300_000.0));
+    }
+
+    #[test]
+    fn one_interrupted_warm_up_batch_does_not_change_the_mode() {
+        // A 40 µs operation; the first call after 15 ms of simulated time
+        // is held up 20 ms, as a descheduled thread would be. That call
+        // falls in the last warm-up batch (256 calls from 10.2 ms), which
+        // then averages 118 µs per call: above the one-at-a-time threshold.
+        let held = Cell::new(false);
+        let (engine, mut w) = simulated(false, move |_, now| {
+            if now > 15_000_000 && !held.replace(true) {
+                20_040_000
+            } else {
+                40_000
+            }
+        });
+        let m = engine.measure(&mut w);
+        assert_eq!(m.mode, Some(Mode::Batched));
+        assert!(close(m.stats.as_ref().unwrap().p50, 40_000.0));
     }
 
     #[test]
     fn warm_up_meets_both_the_count_and_the_time() {
-        let _serial = timing();
-        let engine = Engine::new(test_settings(false));
-        let start = Instant::now();
-        let warm = engine.warm_up(&mut spin_workload(Duration::from_millis(15)));
-        assert!(warm.iters >= 3, "{warm:?}");
-        assert!(start.elapsed() >= Duration::from_millis(20));
-        assert!(
-            warm.typical_ns >= 15e6 && warm.fastest_ns >= 15e6,
-            "{warm:?}"
-        );
+        // Three calls of 15 ms reach the count but not the 20 ms minimum.
+        let (engine, mut w) = simulated(false, |_, _| 15_000_000);
+        let warm = engine.warm_up(&mut w);
+        assert_eq!(warm.iters, 3, "{warm:?}");
+        assert!(close(warm.typical_ns, 15e6) && close(warm.fastest_ns, 15e6));
+        // A 1 µs operation reaches the count at once, the time much later.
+        let (engine, mut w) = simulated(false, |_, _| 1_000);
+        let warm = engine.warm_up(&mut w);
+        assert!(warm.iters >= 20_000, "{warm:?}");
+        assert!(close(warm.typical_ns, 1_000.0), "{warm:?}");
     }
 
     #[test]
     fn a_wrong_output_is_never_timed() {
-        let engine = Engine::new(test_settings(true));
+        let engine = Engine::with_timer(sim_settings(true), SimClock::default());
         let mut w = Cases::expect(vec![(1u32, 2u32), (2, 5)], |x| x * 2);
         let m = engine.measure(&mut w);
         assert_eq!(m.verification.status, VerificationStatus::Failed);
@@ -408,9 +511,9 @@ pub(crate) mod tests {
 
     #[test]
     fn a_stopped_engine_keeps_what_it_measured_and_says_why() {
-        let engine = Engine::new(test_settings(true));
+        let (engine, mut w) = simulated(true, |_, _| 1_000);
         engine.stop_flag().store(true, Ordering::Relaxed);
-        let m = engine.measure(&mut spin_workload(Duration::from_micros(1)));
+        let m = engine.measure(&mut w);
         assert!(m.incomplete_reason.unwrap().contains("interrupted"));
         assert!(m.samples.is_empty());
     }
@@ -435,7 +538,7 @@ pub(crate) mod tests {
 
     #[test]
     fn fit_plans_interleave_at_least_three_sizes() {
-        let engine = Engine::new(test_settings(true));
+        let engine = Engine::with_timer(sim_settings(true), SimClock::default());
         // 220 ns with the 10% margin sizes for 200 ns: b ≈ 1 ms / 200 ns.
         let plan = engine.plan(Mode::LinearFit, 220.0);
         let b = plan[0];
@@ -446,14 +549,20 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_harness_measures_an_empty_benchmark() {
+    fn the_harness_measures_an_empty_benchmark_on_the_real_clock() {
         let _serial = timing();
-        let engine = Engine::new(test_settings(true));
-        let (m, h) = measure_harness(&engine);
+        let clock = crate::clock::calibrate();
+        let mut s = settings(true, None, &clock);
+        s.warmup_min_ns = 20_000_000;
+        s.measurement_ns = 50_000_000;
+        let (m, h) = measure_harness(&Engine::new(s));
         assert_eq!(m.verification.status, VerificationStatus::Passed);
+        assert_eq!(m.mode, Some(Mode::LinearFit));
         let h = h.unwrap();
+        // An identity function costs a few ns; 1 µs would mean the harness
+        // itself is broken, whatever else the machine is doing.
         assert!(
-            h.empty_iteration_ns > 0.0 && h.empty_iteration_ns < 100.0,
+            h.empty_iteration_ns > 0.0 && h.empty_iteration_ns < 1_000.0,
             "{h:?}"
         );
     }
