@@ -11,6 +11,8 @@ Examples:
   dyno run 'crypto/secp256k1-*' --impl k256,libsecp256k1
   dyno run rlp --format csv > rlp.csv  data on stdout, messages on stderr
   dyno list trie                       what would run, with targets
+  dyno gas --quick                     every precompile: time against gas (~1 min)
+  dyno gas --anchor 60mgas --factor 3  add a 60 MGas/s column; flag beyond 3x
 
 Exit codes: 0 ok; 1 a wrong result, or a missed target with --fail-on-target;
 2 a usage or runtime error.";
@@ -64,6 +66,86 @@ pub(crate) enum Command {
     /// Verify, then measure benchmarks, print a table and write results as
     /// JSON and Markdown.
     Run(RunArgs),
+    /// Measure every precompile directly and from EVM bytecode, and set
+    /// its time against its gas: calculated gas (ns x 3000 / ns of
+    /// ECRECOVER), MGas/s, and a flag where the two disagree.
+    Gas(GasArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = GAS_HELP)]
+pub(crate) struct GasArgs {
+    /// Fast settings; leaves out the inputs priced above 1M gas (MSMs of
+    /// 256 points and more, 8M-round BLAKE2F), which take 50 ms to over a
+    /// second per call.
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// The fork whose gas schedule gives nominal gas (specs/gas/<fork>.toml).
+    #[arg(long, default_value = "osaka", value_name = "FORK")]
+    pub(crate) fork: String,
+
+    /// Flag a precompile when calculated gas is more than this many times
+    /// nominal gas (underpriced), or less than its inverse (overpriced).
+    #[arg(long, default_value_t = 2.0, value_name = "X")]
+    pub(crate) factor: f64,
+
+    /// A second anchor, shown as an extra column: `60mgas` prices time at
+    /// 60 MGas/s; `arith` at the median gas rate of the arithmetic opcodes
+    /// (measured too).
+    #[arg(long, value_name = "ANCHOR", value_parser = parse_anchor)]
+    pub(crate) anchor: Option<dyno_evm::pricing::Anchor>,
+
+    /// Price the results of an earlier run instead of measuring.
+    #[arg(long, value_name = "RUN.json", conflicts_with_all = ["quick", "samples", "out"])]
+    pub(crate) from: Option<PathBuf>,
+
+    /// At least this many samples per benchmark (never fewer than 5).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(5..))]
+    pub(crate) samples: Option<u32>,
+
+    /// Write the run's JSON result here (Markdown beside it).
+    /// Default: dyno-results/<run-id>.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub(crate) format: OutputFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+const GAS_HELP: &str = "\
+Columns: nominal gas from the fork's schedule; ns direct (revm-precompile,
+the fit's slope or the P50, ±95% CI); ns bytecode (a STATICCALL loop in
+revm, less the same loop calling an empty account); calculated gas with
+its interval; MGas/s = nominal gas / ns direct; the pricing flag.
+
+Examples:
+  dyno gas --quick
+  dyno gas --anchor arith --format csv > gas.csv
+  dyno gas --from dyno-results/<run>.json --fork prague";
+
+/// `60mgas` (or `60`) or `arith`.
+fn parse_anchor(s: &str) -> Result<dyno_evm::pricing::Anchor, String> {
+    use dyno_evm::pricing::Anchor;
+    let t = s.trim().to_ascii_lowercase();
+    if t == "arith" || t == "arithmetic" {
+        return Ok(Anchor::Arithmetic);
+    }
+    let number = t
+        .strip_suffix("mgas/s")
+        .or_else(|| t.strip_suffix("mgas"))
+        .unwrap_or(&t);
+    match number.trim().parse::<f64>() {
+        Ok(m) if m.is_finite() && m > 0.0 => Ok(Anchor::Throughput(m)),
+        _ => Err(format!(
+            "{s:?} is not an anchor: write a throughput such as `60mgas` (60 MGas/s) or `arith`"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]

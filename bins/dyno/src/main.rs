@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod gas;
 mod list;
 mod run;
 
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::List(args) => list::list(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, args),
+        Command::Gas(args) => gas::gas(&cli.global, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -28,13 +28,77 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
                 .unwrap_or_default()
         );
     }
-    let ctx = Ctx {
-        vectors: data_dir(global.vectors.as_deref(), "vectors"),
-    };
+    let ctx = context(global);
+    let measured = measure(
+        plan,
+        catalog,
+        &ctx,
+        &Settings {
+            quick: args.quick,
+            samples: args.samples,
+            out: args.out.clone(),
+            quiet: args.quiet,
+        },
+    )?;
+    let color = use_color(global.color, std::io::stdout().is_terminal());
+    print_stdout(&dyno_report::render(
+        &measured.run,
+        args.format.into(),
+        color,
+    ))?;
+    measured.announce();
+    report_problems(&measured.run, &measured.errors, args.fail_on_target)
+}
 
+/// Where the suites find their vectors.
+pub(crate) fn context(global: &Global) -> Ctx {
+    Ctx {
+        vectors: data_dir(global.vectors.as_deref(), "vectors"),
+    }
+}
+
+/// How to measure.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    pub(crate) quick: bool,
+    pub(crate) samples: Option<u32>,
+    /// The JSON result's path (Markdown beside it); default
+    /// `dyno-results/<run-id>.json`.
+    pub(crate) out: Option<PathBuf>,
+    pub(crate) quiet: bool,
+}
+
+/// A finished (or interrupted) run, saved.
+#[derive(Debug)]
+pub(crate) struct Measured {
+    pub(crate) run: Run,
+    pub(crate) errors: Vec<(String, dyno_workload::BuildError)>,
+    pub(crate) json: PathBuf,
+    pub(crate) markdown: PathBuf,
+}
+
+impl Measured {
+    /// Say on stderr where the results went.
+    pub(crate) fn announce(&self) {
+        eprintln!(
+            "dyno: wrote {} and {}",
+            self.json.display(),
+            self.markdown.display()
+        );
+    }
+}
+
+/// Calibrate the clock, measure every planned benchmark (saving after
+/// each, so an interruption loses nothing), and write JSON and Markdown.
+pub(crate) fn measure(
+    plan: Vec<dyno_spec::PlanEntry>,
+    catalog: Vec<BenchDef>,
+    ctx: &Ctx,
+    how: &Settings,
+) -> anyhow::Result<Measured> {
     let clock = dyno_runner::clock::calibrate();
     dyno_runner::clock::check(&clock)?;
-    let settings = dyno_runner::settings(args.quick, args.samples.map(|n| n as usize), &clock);
+    let settings = dyno_runner::settings(how.quick, how.samples.map(|n| n as usize), &clock);
     let environment = dyno_runner::env::capture(clock, env!("DYNO_RUSTC_VERSION"));
     let invocation = Invocation {
         command_line: std::env::args().collect(),
@@ -43,7 +107,7 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     };
     let engine = Engine::new(settings.clone());
     let mut run = dyno_runner::new_run(invocation, settings, environment);
-    let out = args
+    let out = how
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}.json", run.run.id)));
@@ -62,8 +126,8 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;
 
-    let jobs = jobs(plan, catalog, &ctx);
-    let progress = Reporter::new(jobs.len(), args.quiet);
+    let jobs = jobs(plan, catalog, ctx);
+    let progress = Reporter::new(jobs.len(), how.quiet);
     let mut save_error = None;
     let errors = dyno_runner::execute(&engine, &mut run, jobs, |p| match p {
         Progress::Start {
@@ -90,11 +154,12 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     }
     std::fs::write(&md, dyno_report::markdown::render(&run))
         .with_context(|| format!("writing {}", md.display()))?;
-    let color = use_color(global.color, std::io::stdout().is_terminal());
-    print_stdout(&dyno_report::render(&run, args.format.into(), color))?;
-    eprintln!("dyno: wrote {} and {}", out.display(), md.display());
-
-    report_problems(&run, &errors, args.fail_on_target)
+    Ok(Measured {
+        run,
+        errors,
+        json: out,
+        markdown: md,
+    })
 }
 
 /// Refuse `--impl` names no suite has, suggesting the nearest.
@@ -164,7 +229,7 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
 
 /// Print each wrong result, build error and missed target to stderr, and
 /// choose the exit code.
-fn report_problems(
+pub(crate) fn report_problems(
     run: &Run,
     errors: &[(String, dyno_workload::BuildError)],
     fail_on_target: bool,

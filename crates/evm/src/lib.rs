@@ -11,11 +11,17 @@
 
 use dyno_workload::BenchDef;
 
+pub mod asm;
+pub mod bytecode;
 pub mod gas;
 pub mod geth;
 pub mod precompile;
+pub mod pricing;
+pub mod vm;
 
 /// Every EVM benchmark this crate can build.
 pub fn catalog() -> Vec<BenchDef> {
-    precompile::defs()
+    let mut defs = precompile::defs();
+    defs.extend(bytecode::defs());
+    defs
 }

@@ -178,9 +178,9 @@ enum Source {
 /// One benchmarked input: its name (geth's, or a size), byte count and
 /// geth's gas for it.
 #[derive(Clone, Copy, Debug)]
-struct Pick {
-    name: &'static str,
-    bytes: u64,
+pub(crate) struct Pick {
+    pub(crate) name: &'static str,
+    pub(crate) bytes: u64,
     gas: Option<u64>,
 }
 
@@ -203,9 +203,9 @@ const fn size(name: &'static str, bytes: u64) -> Pick {
 /// A precompile: its op name, address, default backend, alternatives,
 /// input source and the inputs benchmarked.
 #[derive(Debug)]
-struct Op {
-    op: &'static str,
-    address: u64,
+pub(crate) struct Op {
+    pub(crate) op: &'static str,
+    pub(crate) address: u64,
     default: &'static str,
     alternatives: &'static [(&'static str, PrecompileEthFn)],
     source: Source,
@@ -454,13 +454,56 @@ pub fn defs() -> Vec<BenchDef> {
     defs
 }
 
+/// Every precompile and input the suite times, in order.
+pub(crate) fn picks() -> impl Iterator<Item = (&'static Op, Pick)> {
+    OPS.iter()
+        .flat_map(|op| op.picks.iter().map(move |&pick| (op, pick)))
+}
+
+/// The op and pick behind a direct-mode id `precompile/<op>/<input>`.
+fn lookup(id: &str) -> Option<(&'static Op, Pick)> {
+    let rest = id.strip_prefix("precompile/")?;
+    let (op_name, input) = rest.split_once('/')?;
+    picks().find(|(op, pick)| op.op == op_name && sanitize(pick.name) == input)
+}
+
+/// The precompile (op name) and input bytes behind a direct-mode id, for
+/// pricing; `None` for an id this suite does not define.
+pub fn input_of(ctx: &Ctx, id: &str) -> Option<Result<(&'static str, Vec<u8>), BuildError>> {
+    let (op, pick) = lookup(id)?;
+    Some(case(ctx, op.op, pick, id).map(|(input, _)| (op.op, input)))
+}
+
+/// Inputs priced above this at Osaka are left out of quick runs of
+/// `dyno gas`: a single call takes 50 ms to over a second.
+pub const HEAVY_GAS: u64 = 1_000_000;
+
+/// True if `id` (direct or bytecode mode) is an input above [`HEAVY_GAS`].
+pub fn is_heavy(id: &str) -> bool {
+    let direct = id.replacen("precompile-bytecode/", "precompile/", 1);
+    lookup(&direct).is_some_and(|(_, pick)| pick.gas.is_some_and(|g| g > HEAVY_GAS))
+}
+
+/// The first `(input, expected output)` of `op_name`'s `pick`.
+pub(crate) fn case(ctx: &Ctx, op_name: &str, pick: Pick, what: &str) -> Result<Pair, BuildError> {
+    let op = OPS
+        .iter()
+        .find(|o| o.op == op_name)
+        .expect("a known precompile");
+    let mut cases = load(ctx, op.source, pick, what)?;
+    Ok(cases.swap_remove(0))
+}
+
 fn def(
     op: &'static Op,
     pick: Pick,
     implementation: &'static str,
     alternative: Option<PrecompileEthFn>,
 ) -> BenchDef {
-    let mut params = vec![("input_bytes", Param::Int(pick.bytes))];
+    let mut params = vec![
+        ("input_bytes", Param::Int(pick.bytes)),
+        ("address", Param::Text(format!("{:#x}", op.address))),
+    ];
     if let Some(gas) = pick.gas {
         params.push(("geth_gas", Param::Int(gas)));
     }
@@ -570,7 +613,7 @@ fn file_op(file: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::BTreeSet;
     use std::path::PathBuf;
@@ -579,7 +622,7 @@ mod tests {
 
     use crate::geth::GethVector;
 
-    fn ctx() -> Ctx {
+    pub(crate) fn ctx() -> Ctx {
         Ctx {
             vectors: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors"),
         }

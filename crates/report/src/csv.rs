@@ -38,7 +38,7 @@ pub const COLUMNS: [&str; 27] = [
     "regression_threshold",
 ];
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

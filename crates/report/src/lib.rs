@@ -1,8 +1,10 @@
 //! Renders dyno results for people and programs: an aligned terminal table,
 //! Markdown, CSV and JSON. One file per format; the row model they share
-//! (grouping by id, the baseline ratio, notes) lives in `rows`.
+//! (grouping by id, the baseline ratio, notes) lives in `rows`. `gas` lays
+//! out the `dyno gas` view in all four.
 
 pub mod csv;
+pub mod gas;
 pub mod json;
 pub mod markdown;
 mod rows;

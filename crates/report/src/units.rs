@@ -81,8 +81,9 @@ pub fn plus_minus_pct(fraction: f64) -> String {
     }
 }
 
-/// Three significant figures, without exponent notation.
-fn sig3(v: f64) -> String {
+/// Three significant figures (whole numbers from 100 up), without exponent
+/// notation.
+pub fn sig3(v: f64) -> String {
     let a = v.abs();
     if a >= 100.0 {
         format!("{v:.0}")

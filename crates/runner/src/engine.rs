@@ -11,6 +11,8 @@
 //!   batch sizes (b, 2b, 3b, ...), interleaved so drift hits every size
 //!   alike, and time is fitted against batch size: the slope is the cost per
 //!   operation, the intercept the per-sample cost (timer reads, call).
+//! - A workload that says it is `fitted` (a transaction per `run`, with N
+//!   calls inside) is always fitted, however slow one call is.
 //! - Nothing is timed unless the workload's outputs verified.
 //!
 //! The engine reads time through a [`Timer`]. Real runs use [`Monotonic`]
@@ -204,7 +206,11 @@ impl<T: Timer> Engine<T> {
 
         let warm = self.warm_up(w);
         m.warmup_iters = warm.iters;
-        let mode = self.mode_for(warm.typical_ns);
+        let mode = if w.fitted() {
+            Mode::LinearFit
+        } else {
+            self.mode_for(warm.typical_ns)
+        };
         m.mode = Some(mode);
 
         let plan = self.plan(mode, warm.fastest_ns);

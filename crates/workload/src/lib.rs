@@ -31,6 +31,14 @@ pub trait Workload {
 
     /// How many distinct inputs the set holds (reported in the result).
     fn cases(&self) -> usize;
+
+    /// True if only a fit of time against `iters` means anything: each
+    /// `run` carries a fixed cost (starting a transaction, say) that the
+    /// intercept must absorb, however long one iteration takes. The engine
+    /// then fits over several batch sizes whatever the operation costs.
+    fn fitted(&self) -> bool {
+        false
+    }
 }
 
 /// An output that differs from the value it was expected to have.

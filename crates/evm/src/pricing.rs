@@ -1,0 +1,461 @@
+//! `dyno gas`: what each precompile costs in time against what it costs in
+//! gas, from the results of a run.
+//!
+//! For each precompile input:
+//!
+//! - **nominal gas**: the fork's schedule ([`crate::gas::Schedule`]) applied
+//!   to the input bytes;
+//! - **ns direct**: the direct call's time (the fit's slope where the
+//!   samples were fitted, otherwise the P50), with its 95% interval;
+//! - **ns bytecode**: the bytecode loop's slope less the no-op loop's
+//!   slope, i.e. one STATICCALL's cost beyond calling an empty account;
+//! - **calculated gas** = ns × 3000 / ns(ECRECOVER), on direct times. The
+//!   interval is carried through conservatively: the lowest time over the
+//!   highest anchor time, and the other way round. ECRECOVER itself is
+//!   3000 by construction, with no interval of its own;
+//! - **MGas/s** = nominal gas / ns × 1000;
+//! - a **second anchor**, by choice: a fixed throughput (gas the time would
+//!   buy at 60 MGas/s, say), or the median gas rate of the arithmetic
+//!   opcode sequences;
+//! - a **flag** where calculated gas exceeds nominal gas by more than the
+//!   factor (underpriced: it takes longer than its gas pays for) or falls
+//!   below it by more than the factor (overpriced).
+
+use dyno_format::BenchResult;
+use dyno_stats::Interval;
+use serde::Serialize;
+
+use crate::bytecode;
+
+/// The id that anchors calculated gas: ECRECOVER on a valid signature.
+pub const ANCHOR_ID: &str = "precompile/ecrecover/ValidKey";
+/// ECRECOVER's price, the anchor's gas.
+pub const ANCHOR_GAS: f64 = 3000.0;
+/// The no-op control's id.
+pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
+
+/// A figure with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The point estimate.
+    pub value: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+}
+
+impl Estimate {
+    /// A value known exactly.
+    pub fn exact(value: f64) -> Self {
+        Self {
+            value,
+            lower: value,
+            upper: value,
+        }
+    }
+
+    fn from_interval(value: f64, i: &Interval) -> Self {
+        Self {
+            value,
+            lower: i.lower,
+            upper: i.upper,
+        }
+    }
+
+    /// The time per operation of a result: the fit's slope if it was
+    /// fitted, else the P50; `None` if nothing was timed.
+    pub fn of(r: &BenchResult) -> Option<Self> {
+        if let Some(fit) = &r.fit {
+            return Some(Self::from_interval(fit.slope, &fit.slope_ci));
+        }
+        r.stats
+            .as_ref()
+            .map(|s| Self::from_interval(s.p50, &s.median_ci))
+    }
+
+    /// `self - other` for independent estimates: half-widths add in
+    /// quadrature.
+    pub fn minus(self, other: Self) -> Self {
+        let below =
+            ((self.value - self.lower).powi(2) + (other.upper - other.value).powi(2)).sqrt();
+        let above =
+            ((self.upper - self.value).powi(2) + (other.value - other.lower).powi(2)).sqrt();
+        let value = self.value - other.value;
+        Self {
+            value,
+            lower: value - below,
+            upper: value + above,
+        }
+    }
+
+    /// `self × k` for a constant `k ≥ 0`.
+    pub fn scale(self, k: f64) -> Self {
+        Self {
+            value: self.value * k,
+            lower: self.lower * k,
+            upper: self.upper * k,
+        }
+    }
+
+    /// `k × self / anchor`, conservatively: the bounds pair the lowest
+    /// numerator with the highest denominator and the other way round.
+    pub fn ratio(self, anchor: Self, k: f64) -> Self {
+        Self {
+            value: k * self.value / anchor.value,
+            lower: k * self.lower / anchor.upper,
+            upper: k * self.upper / anchor.lower.max(f64::MIN_POSITIVE),
+        }
+    }
+
+    /// `k / self` (a rate from a time), bounds swapped.
+    pub fn inverse(self, k: f64) -> Self {
+        Self {
+            value: k / self.value,
+            lower: k / self.upper,
+            upper: k / self.lower.max(f64::MIN_POSITIVE),
+        }
+    }
+}
+
+/// What calculated gas is measured against, besides ECRECOVER.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Anchor {
+    /// Gas the time would buy at this many MGas/s.
+    Throughput(f64),
+    /// The median gas per ns of the arithmetic opcode sequences.
+    Arithmetic,
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Throughput(m) => write!(f, "{m} MGas/s"),
+            Self::Arithmetic => f.write_str("arithmetic opcodes"),
+        }
+    }
+}
+
+/// Whether a precompile looks mispriced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Pricing {
+    /// Calculated gas above nominal by more than the factor.
+    #[serde(rename = "underpriced")]
+    Under,
+    /// Calculated gas below nominal by more than the factor.
+    #[serde(rename = "overpriced")]
+    Over,
+}
+
+impl Pricing {
+    /// `underpriced` or `overpriced`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Under => "underpriced",
+            Self::Over => "overpriced",
+        }
+    }
+}
+
+/// One line of the gas table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Precompile op name, e.g. `ecrecover`.
+    pub precompile: String,
+    /// Its address.
+    pub address: String,
+    /// The input's name.
+    pub input: String,
+    /// The fork schedule's price for this input.
+    pub nominal_gas: u64,
+    /// Direct call time, ns.
+    pub direct_ns: Estimate,
+    /// Bytecode call time beyond the no-op loop, ns.
+    pub bytecode_ns: Option<Estimate>,
+    /// ns × 3000 / ns(ECRECOVER).
+    pub calculated_gas: Estimate,
+    /// Calculated gas against the second anchor.
+    pub second: Option<Estimate>,
+    /// Nominal gas / time, in MGas/s.
+    pub mgas_per_s: Estimate,
+    /// A mispricing beyond the factor, if any.
+    pub flag: Option<Pricing>,
+}
+
+/// Why a gas table cannot be made from the results.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PricingError {
+    /// The anchor was not measured (or failed).
+    #[error("the anchor {0} has no timing in these results; it must be measured to compute gas")]
+    NoAnchor(String),
+    /// `--anchor arith` without arithmetic opcode results.
+    #[error(
+        "the arithmetic anchor needs the opcode/arith-* results; run them too (`dyno gas` does) or choose another anchor"
+    )]
+    NoArithmetic,
+    /// A factor that cannot flag anything.
+    #[error("the mispricing factor must be above 1, got {0}")]
+    Factor(f64),
+}
+
+/// A direct-mode result and the facts needed to price it.
+#[derive(Debug, Clone)]
+pub struct Priced<'a> {
+    /// The direct result (`precompile/<op>/<input>`).
+    pub direct: &'a BenchResult,
+    /// Nominal gas for its input in the chosen fork.
+    pub nominal_gas: u64,
+}
+
+/// The gas rate of arithmetic: median over `opcode/arith-*` results of
+/// their gas per sequence over ns per sequence.
+pub fn arithmetic_rate(results: &[BenchResult]) -> Option<Estimate> {
+    let mut rates: Vec<Estimate> = results
+        .iter()
+        .filter(|r| r.id.starts_with("opcode/arith-"))
+        .filter_map(|r| {
+            let gas = r.parameters.get("gas_per_op")?.as_f64()?;
+            let t = Estimate::of(r)?;
+            (t.value > 0.0).then(|| t.inverse(gas))
+        })
+        .collect();
+    if rates.is_empty() {
+        return None;
+    }
+    rates.sort_by(|a, b| a.value.total_cmp(&b.value));
+    Some(rates[rates.len() / 2])
+}
+
+/// Build the table. `priced` holds the direct results in display order;
+/// `results` is the whole run (for the anchor, the bytecode loops, the
+/// no-op and the opcodes).
+pub fn table(
+    priced: &[Priced<'_>],
+    results: &[BenchResult],
+    second: Option<Anchor>,
+    factor: f64,
+) -> Result<Vec<Row>, PricingError> {
+    if factor.is_nan() || factor <= 1.0 {
+        return Err(PricingError::Factor(factor));
+    }
+    let timed = |id: &str| {
+        results
+            .iter()
+            .filter(|r| r.id == id && r.baseline)
+            .find_map(Estimate::of)
+    };
+    let anchor = timed(ANCHOR_ID).ok_or_else(|| PricingError::NoAnchor(ANCHOR_ID.into()))?;
+    let noop = timed(NOOP_ID);
+    let second_rate = match second {
+        None => None,
+        // MGas/s = gas per µs, so gas per ns = MGas/s / 1000.
+        Some(Anchor::Throughput(m)) => Some(Estimate::exact(m / 1000.0)),
+        Some(Anchor::Arithmetic) => {
+            Some(arithmetic_rate(results).ok_or(PricingError::NoArithmetic)?)
+        }
+    };
+    let mut rows = Vec::new();
+    for p in priced {
+        let Some(direct) = Estimate::of(p.direct) else {
+            continue;
+        };
+        let mut parts = p.direct.id.splitn(3, '/').skip(1);
+        let (op, input) = (
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+        );
+        let bytecode_id = format!("{}/{op}/{input}", bytecode::GROUP);
+        let bytecode = timed(&bytecode_id).zip(noop).map(|(b, n)| b.minus(n));
+        let calculated_gas = if p.direct.id == ANCHOR_ID {
+            Estimate::exact(ANCHOR_GAS)
+        } else {
+            direct.ratio(anchor, ANCHOR_GAS)
+        };
+        let nominal = p.nominal_gas as f64;
+        let ratio = calculated_gas.value / nominal.max(1.0);
+        let flag = if ratio > factor {
+            Some(Pricing::Under)
+        } else if ratio < 1.0 / factor {
+            Some(Pricing::Over)
+        } else {
+            None
+        };
+        rows.push(Row {
+            precompile: op.to_string(),
+            address: p
+                .direct
+                .parameters
+                .get("address")
+                .and_then(|a| a.as_str())
+                .unwrap_or_default()
+                .to_string(),
+            input: input.to_string(),
+            nominal_gas: p.nominal_gas,
+            direct_ns: direct,
+            bytecode_ns: bytecode,
+            calculated_gas,
+            second: second_rate.map(|rate| Estimate {
+                value: direct.value * rate.value,
+                lower: direct.lower * rate.lower,
+                upper: direct.upper * rate.upper,
+            }),
+            // gas / ns = Ggas/s; × 1000 = MGas/s.
+            mgas_per_s: direct.inverse(nominal * 1000.0),
+            flag,
+        });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyno_format::{Implementation, Verification, VerificationStatus};
+    use dyno_stats::LinearFit;
+    use std::collections::BTreeMap;
+
+    fn result(id: &str, slope: f64, half: f64) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            implementation: Implementation {
+                name: "revm".into(),
+                version: "0".into(),
+                runtime: "rust".into(),
+            },
+            baseline: true,
+            parameters: BTreeMap::new(),
+            unit: "ns".into(),
+            mode: None,
+            verification: Verification {
+                status: VerificationStatus::Passed,
+                cases: 1,
+                mismatch: None,
+            },
+            warmup_iters: 0,
+            samples: vec![],
+            stats: None,
+            ops_per_sec: None,
+            fit: Some(LinearFit {
+                slope,
+                intercept: 0.0,
+                slope_ci: Interval {
+                    lower: slope - half,
+                    upper: slope + half,
+                    level: 0.95,
+                },
+                intercept_ci: Interval {
+                    lower: 0.0,
+                    upper: 0.0,
+                    level: 0.95,
+                },
+                r_squared: 1.0,
+                n: 10,
+            }),
+            allocations: None,
+            target: None,
+            regression_threshold: 0.2,
+            incomplete_reason: None,
+        }
+    }
+
+    fn run() -> Vec<BenchResult> {
+        vec![
+            result(ANCHOR_ID, 30_000.0, 300.0),
+            result("precompile/sha256/32B", 300.0, 3.0),
+            result("precompile/bn254-pairing/one_point", 3_000_000.0, 0.0),
+            result("precompile-bytecode/sha256/32B", 500.0, 4.0),
+            result(NOOP_ID, 150.0, 3.0),
+        ]
+    }
+
+    fn priced(results: &[BenchResult]) -> Vec<Priced<'_>> {
+        [(0, 3000), (1, 72), (2, 79_000)]
+            .into_iter()
+            .map(|(k, nominal_gas)| Priced {
+                direct: &results[k],
+                nominal_gas,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn gas_formulas_on_known_values() {
+        let results = run();
+        let rows = table(&priced(&results), &results, None, 2.0).unwrap();
+        // The anchor is 3000 by construction.
+        assert_eq!(rows[0].calculated_gas, Estimate::exact(3000.0));
+        // ECRECOVER: 3000 gas in 30 µs = 100 MGas/s.
+        assert!((rows[0].mgas_per_s.value - 100.0).abs() < 1e-9);
+        // sha256 32 B: 300 ns × 3000 / 30 000 ns = 30 gas; nominal 72.
+        let sha = &rows[1];
+        assert!((sha.calculated_gas.value - 30.0).abs() < 1e-9);
+        // Its interval pairs 297 ns with 30 300 ns, and 303 with 29 700.
+        assert!((sha.calculated_gas.lower - 297.0 * 3000.0 / 30_300.0).abs() < 1e-9);
+        assert!((sha.calculated_gas.upper - 303.0 * 3000.0 / 29_700.0).abs() < 1e-9);
+        // 72 gas in 300 ns = 240 MGas/s.
+        assert!((sha.mgas_per_s.value - 240.0).abs() < 1e-9);
+        // 30 / 72 is within a factor 2 of 1 (0.42 < 0.5: overpriced).
+        assert_eq!(sha.flag, Some(Pricing::Over));
+        // Bytecode: 500 - 150 = 350 ns, half-widths 4 and 3 give 5.
+        let b = sha.bytecode_ns.unwrap();
+        assert!((b.value - 350.0).abs() < 1e-9 && (b.upper - 355.0).abs() < 1e-9);
+        // Pairing: 3 ms = 300 000 calculated gas against 79 000: underpriced.
+        assert!((rows[2].calculated_gas.value - 300_000.0).abs() < 1e-6);
+        assert_eq!(rows[2].flag, Some(Pricing::Under));
+        assert_eq!(rows[2].bytecode_ns, None, "no bytecode result, no column");
+        // A looser factor flags neither.
+        let loose = table(&priced(&results), &results, None, 4.0).unwrap();
+        assert_eq!(loose[1].flag, None);
+        assert_eq!(loose[2].flag, None);
+    }
+
+    #[test]
+    fn a_throughput_anchor_prices_time_at_that_rate() {
+        let results = run();
+        let rows = table(
+            &priced(&results),
+            &results,
+            Some(Anchor::Throughput(60.0)),
+            2.0,
+        )
+        .unwrap();
+        // 30 µs at 60 MGas/s = 1800 gas.
+        assert!((rows[0].second.unwrap().value - 1800.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_arithmetic_anchor_is_the_median_opcode_rate() {
+        let mut results = run();
+        for (name, gas, ns) in [
+            ("add", 11.0, 10.0),
+            ("mul", 13.0, 10.0),
+            ("exp", 100.0, 20.0),
+        ] {
+            let mut r = result(&format!("opcode/arith-{name}/x"), ns, 0.0);
+            r.parameters.insert("gas_per_op".into(), gas.into());
+            results.push(r);
+        }
+        // Rates 1.1, 1.3, 5.0 gas/ns: median 1.3.
+        let rate = arithmetic_rate(&results).unwrap();
+        assert!((rate.value - 1.3).abs() < 1e-12);
+        let rows = table(&priced(&results), &results, Some(Anchor::Arithmetic), 2.0).unwrap();
+        assert!((rows[1].second.unwrap().value - 390.0).abs() < 1e-9);
+        // Without opcode results the anchor is refused with advice.
+        let err = table(&priced(&run()), &run(), Some(Anchor::Arithmetic), 2.0).unwrap_err();
+        assert_eq!(err, PricingError::NoArithmetic);
+    }
+
+    #[test]
+    fn missing_anchor_and_bad_factor_are_errors() {
+        let results = run();
+        let p = priced(&results);
+        assert_eq!(
+            table(&p, &results[1..], None, 2.0).unwrap_err(),
+            PricingError::NoAnchor(ANCHOR_ID.into())
+        );
+        assert_eq!(
+            table(&p, &results, None, 1.0).unwrap_err(),
+            PricingError::Factor(1.0)
+        );
+    }
+}

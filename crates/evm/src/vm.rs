@@ -1,0 +1,192 @@
+//! One revm instance with a contract to call: what bytecode mode and the
+//! opcode loops run on.
+//!
+//! The EVM runs the Osaka rules with an in-memory database
+//! (`CacheDB<EmptyDB>`). Measurement loops run far past a real
+//! transaction's limits, so the per-transaction gas cap (EIP-7825) is
+//! lifted, the block gas limit is `u64::MAX`, the base fee and gas price
+//! are zero and the nonce check is off; nothing else changes. Each call is
+//! a fresh transaction on the same pre-state: its state changes are never
+//! committed, so every sample starts alike.
+
+use revm::context::result::{ExecutionResult, Output};
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
+use revm::database::{CacheDB, EmptyDB};
+use revm::primitives::hardfork::SpecId;
+use revm::primitives::{Address, Bytes, TxKind, U256, address};
+use revm::state::{AccountInfo, Bytecode};
+use revm::{ExecuteEvm, MainBuilder, MainContext, MainnetEvm};
+
+/// The revm version dyno links (checked against `Cargo.lock`).
+pub const REVM_VERSION: &str = "43.0.3";
+
+/// Where the program under test lives.
+pub const TARGET: Address = address!("0x00000000000000000000000000000000000d1e00");
+/// Who sends every transaction.
+pub const CALLER: Address = address!("0x00000000000000000000000000000000000ca11e");
+/// A second contract, for programs that call one (see [`Vm::with_callee`]).
+pub const CALLEE: Address = address!("0x00000000000000000000000000000000000ca11d");
+
+/// The gas every call gets: far above any loop dyno runs.
+pub const GAS_LIMIT: u64 = 1 << 40;
+
+type Ctx = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<EmptyDB>>;
+
+/// An EVM with the program at [`TARGET`].
+pub struct Vm {
+    evm: MainnetEvm<Ctx>,
+    tx: TxEnv,
+}
+
+impl std::fmt::Debug for Vm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vm").finish_non_exhaustive()
+    }
+}
+
+/// What one call did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The call returned normally (not a revert or a halt).
+    pub success: bool,
+    /// Returned bytes, or revert data; empty on a halt.
+    pub output: Bytes,
+    /// Gas spent before refunds, intrinsic cost included.
+    pub gas_spent: u64,
+    /// Why it did not succeed, if it did not.
+    pub error: Option<String>,
+}
+
+impl Vm {
+    /// An Osaka EVM with `code` at [`TARGET`].
+    pub fn new(code: Vec<u8>) -> Self {
+        Self::with_accounts(code, None)
+    }
+
+    /// As [`Vm::new`], plus `callee` code at [`CALLEE`].
+    pub fn with_callee(code: Vec<u8>, callee: Vec<u8>) -> Self {
+        Self::with_accounts(code, Some(callee))
+    }
+
+    fn with_accounts(code: Vec<u8>, callee: Option<Vec<u8>>) -> Self {
+        let mut db = CacheDB::new(EmptyDB::new());
+        let contract = |code: Vec<u8>| AccountInfo {
+            code: Some(Bytecode::new_raw(code.into())),
+            nonce: 1,
+            ..AccountInfo::default()
+        };
+        db.insert_account_info(TARGET, contract(code));
+        if let Some(callee) = callee {
+            db.insert_account_info(CALLEE, contract(callee));
+        }
+        db.insert_account_info(
+            CALLER,
+            AccountInfo {
+                balance: U256::from(u128::MAX),
+                ..AccountInfo::default()
+            },
+        );
+        let evm = Context::mainnet()
+            .modify_cfg_chained(|cfg| {
+                cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
+                cfg.tx_gas_limit_cap = Some(u64::MAX);
+                cfg.disable_nonce_check = true;
+            })
+            .modify_block_chained(|b| {
+                b.gas_limit = u64::MAX;
+                b.basefee = 0;
+            })
+            .with_db(db)
+            .build_mainnet();
+        let tx = TxEnv::builder()
+            .caller(CALLER)
+            .kind(TxKind::Call(TARGET))
+            .gas_limit(GAS_LIMIT)
+            .gas_price(0)
+            .build_fill();
+        Self { evm, tx }
+    }
+
+    /// Call the program with `data` as calldata, on the unchanged
+    /// pre-state.
+    #[inline]
+    pub fn call(&mut self, data: &Bytes) -> Outcome {
+        let mut tx = self.tx.clone();
+        tx.data = data.clone();
+        match self.evm.transact(tx) {
+            Ok(r) => match r.result {
+                ExecutionResult::Success { gas, output, .. } => Outcome {
+                    success: true,
+                    output: match output {
+                        Output::Call(b) => b,
+                        Output::Create(b, _) => b,
+                    },
+                    gas_spent: gas.total_gas_spent(),
+                    error: None,
+                },
+                ExecutionResult::Revert { gas, output, .. } => Outcome {
+                    success: false,
+                    output,
+                    gas_spent: gas.total_gas_spent(),
+                    error: Some("reverted".into()),
+                },
+                ExecutionResult::Halt { reason, gas, .. } => Outcome {
+                    success: false,
+                    output: Bytes::new(),
+                    gas_spent: gas.total_gas_spent(),
+                    error: Some(format!("halted: {reason:?}")),
+                },
+            },
+            Err(e) => Outcome {
+                success: false,
+                output: Bytes::new(),
+                gas_spent: 0,
+                error: Some(format!("invalid transaction: {e}")),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asm::{Asm, op};
+
+    #[test]
+    fn a_program_runs_and_returns_its_output() {
+        // mstore(0, 42); return(0, 32)
+        let mut a = Asm::new();
+        a.push(42)
+            .push(0)
+            .ops(&[op::MSTORE])
+            .push(32)
+            .push(0)
+            .ops(&[op::RETURN]);
+        let mut vm = Vm::new(a.finish());
+        let out = vm.call(&Bytes::new());
+        assert!(out.success, "{out:?}");
+        assert_eq!(out.output[31], 42);
+        // 21000 intrinsic + PUSH1 PUSH0 MSTORE(3 + 3 memory) PUSH1 PUSH0 RETURN
+        assert_eq!(out.gas_spent, 21_000 + 3 + 2 + 6 + 3 + 2);
+        // Nothing is committed: a second call sees the same state.
+        assert_eq!(vm.call(&Bytes::new()), out);
+    }
+
+    #[test]
+    fn a_failing_program_is_reported_as_failed() {
+        let mut vm = Vm::new(vec![op::INVALID]);
+        let out = vm.call(&Bytes::new());
+        assert!(!out.success);
+        assert!(out.error.unwrap().contains("halted"));
+        let mut vm = Vm::new(vec![op::PUSH0, op::PUSH0, op::REVERT]);
+        assert_eq!(vm.call(&Bytes::new()).error.as_deref(), Some("reverted"));
+    }
+
+    #[test]
+    fn revm_version_matches_the_lockfile() {
+        let lock = include_str!("../../../Cargo.lock");
+        let at = lock.find("name = \"revm\"\n").expect("revm in Cargo.lock");
+        let version = lock[at..].lines().nth(1).unwrap();
+        assert_eq!(version, format!("version = \"{REVM_VERSION}\""));
+    }
+}

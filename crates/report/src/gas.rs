@@ -1,0 +1,312 @@
+//! The `dyno gas` table, in every output format: aligned text, Markdown,
+//! CSV and JSON. The figures come from `dyno_evm::pricing`; this module
+//! only lays them out.
+
+use std::fmt::Write as _;
+
+use dyno_evm::pricing::{Anchor, Estimate, Row};
+use serde::Serialize;
+
+use crate::Format;
+use crate::units::{duration, sig3};
+
+/// A priced table and what it was priced against.
+#[derive(Debug, Clone, Serialize)]
+pub struct GasTable<'a> {
+    /// The fork whose schedule gave nominal gas.
+    pub fork: &'a str,
+    /// The mispricing factor.
+    pub factor: f64,
+    /// The second anchor, if one was chosen.
+    #[serde(serialize_with = "anchor_text")]
+    pub second_anchor: Option<Anchor>,
+    /// The anchor's time (ECRECOVER, ns).
+    pub anchor_ns: Estimate,
+    /// The no-op loop's slope (ns), subtracted from bytecode times.
+    pub noop_ns: Option<Estimate>,
+    /// The rows, in precompile order.
+    pub rows: &'a [Row],
+    /// The run the figures came from.
+    pub run_id: &'a str,
+}
+
+fn anchor_text<S: serde::Serializer>(a: &Option<Anchor>, s: S) -> Result<S::Ok, S::Error> {
+    match a {
+        Some(a) => s.serialize_str(&a.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// Render in `format`.
+pub fn render(t: &GasTable<'_>, format: Format) -> String {
+    match format {
+        Format::Table => text(t),
+        Format::Markdown => markdown(t),
+        Format::Csv => csv(t),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(t).expect("a gas table serializes");
+            s.push('\n');
+            s
+        }
+    }
+}
+
+fn headers(t: &GasTable<'_>) -> Vec<String> {
+    let mut h: Vec<String> = [
+        "precompile",
+        "input",
+        "nominal gas",
+        "ns direct",
+        "ns bytecode",
+        "calc gas [95% CI]",
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(a) = t.second_anchor {
+        h.push(format!("gas @ {a}"));
+    }
+    h.extend(["MGas/s", "pricing"].map(String::from));
+    h
+}
+
+/// Gas to three significant figures, whole numbers from 100 up.
+fn gas(v: f64) -> String {
+    if v.is_finite() { sig3(v) } else { "-".into() }
+}
+
+fn with_ci(e: &Estimate) -> String {
+    if e.lower == e.upper {
+        gas(e.value)
+    } else {
+        format!("{} [{}–{}]", gas(e.value), gas(e.lower), gas(e.upper))
+    }
+}
+
+fn time(e: &Estimate) -> String {
+    let half = (e.upper - e.lower) / 2.0;
+    if e.value > 0.0 && half > 0.0 {
+        format!("{} ±{:.0}%", duration(e.value), 100.0 * half / e.value)
+    } else {
+        duration(e.value)
+    }
+}
+
+fn cells(t: &GasTable<'_>, r: &Row) -> Vec<String> {
+    let mut c = vec![
+        format!("{} ({})", r.precompile, r.address),
+        r.input.clone(),
+        r.nominal_gas.to_string(),
+        time(&r.direct_ns),
+        r.bytecode_ns.as_ref().map_or("-".into(), time),
+        with_ci(&r.calculated_gas),
+    ];
+    if t.second_anchor.is_some() {
+        c.push(r.second.as_ref().map_or("-".into(), with_ci));
+    }
+    c.push(format!("{:.1}", r.mgas_per_s.value));
+    c.push(match r.flag {
+        Some(f) if r.nominal_gas == 0 => format!("{} (free)", f.as_str()),
+        Some(f) => format!(
+            "{} ×{:.1}",
+            f.as_str(),
+            r.calculated_gas.value / r.nominal_gas as f64
+        ),
+        None => String::new(),
+    });
+    c
+}
+
+fn footer(t: &GasTable<'_>) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "nominal gas: the {} schedule; calculated gas = ns × 3000 / ns(ECRECOVER) = ns × 3000 / {}, interval carried through",
+            t.fork,
+            time(&t.anchor_ns)
+        ),
+        format!(
+            "MGas/s = nominal gas / ns direct; flagged where calculated gas is more than {}× nominal (underpriced) or less than 1/{} (overpriced)",
+            t.factor, t.factor
+        ),
+    ];
+    if let Some(n) = &t.noop_ns {
+        lines.push(format!(
+            "ns bytecode = the STATICCALL loop's slope less the no-op loop's ({}) in revm",
+            time(n)
+        ));
+    }
+    let flagged = t.rows.iter().filter(|r| r.flag.is_some()).count();
+    lines.push(format!(
+        "{} inputs, {flagged} flagged; run {}",
+        t.rows.len(),
+        t.run_id
+    ));
+    lines
+}
+
+fn text(t: &GasTable<'_>) -> String {
+    let headers = headers(t);
+    let rows: Vec<Vec<String>> = t.rows.iter().map(|r| cells(t, r)).collect();
+    let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, c) in width.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&width)
+            .enumerate()
+            .map(|(i, (c, &w))| {
+                let pad = " ".repeat(w.saturating_sub(c.chars().count()));
+                if i < 2 || i + 1 == cells.len() {
+                    format!("{c}{pad}")
+                } else {
+                    format!("{pad}{c}")
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", line(&headers));
+    let mut last = "";
+    for (r, cells) in t.rows.iter().zip(&rows) {
+        if r.precompile != last && !last.is_empty() {
+            out.push('\n');
+        }
+        last = &r.precompile;
+        let _ = writeln!(out, "{}", line(cells));
+    }
+    out.push('\n');
+    for l in footer(t) {
+        let _ = writeln!(out, "{l}");
+    }
+    out
+}
+
+fn markdown(t: &GasTable<'_>) -> String {
+    let headers = headers(t);
+    let mut out = String::new();
+    let _ = writeln!(out, "| {} |", headers.join(" | "));
+    let align: Vec<&str> = (0..headers.len())
+        .map(|i| {
+            if i < 2 || i + 1 == headers.len() {
+                "---"
+            } else {
+                "---:"
+            }
+        })
+        .collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for r in t.rows {
+        let _ = writeln!(out, "| {} |", cells(t, r).join(" | "));
+    }
+    out.push('\n');
+    for l in footer(t) {
+        let _ = writeln!(out, "- {l}");
+    }
+    out
+}
+
+fn csv(t: &GasTable<'_>) -> String {
+    let mut out = String::from(
+        "precompile,address,input,nominal_gas,direct_ns,direct_ns_lower,direct_ns_upper,bytecode_ns,bytecode_ns_lower,bytecode_ns_upper,calculated_gas,calculated_gas_lower,calculated_gas_upper,second_anchor_gas,mgas_per_s,pricing\n",
+    );
+    let num = |v: f64| format!("{v}");
+    for r in t.rows {
+        let b = r.bytecode_ns.as_ref();
+        let fields = [
+            r.precompile.clone(),
+            r.address.clone(),
+            crate::csv::quote(&r.input),
+            r.nominal_gas.to_string(),
+            num(r.direct_ns.value),
+            num(r.direct_ns.lower),
+            num(r.direct_ns.upper),
+            b.map_or(String::new(), |e| num(e.value)),
+            b.map_or(String::new(), |e| num(e.lower)),
+            b.map_or(String::new(), |e| num(e.upper)),
+            num(r.calculated_gas.value),
+            num(r.calculated_gas.lower),
+            num(r.calculated_gas.upper),
+            r.second.map_or(String::new(), |e| num(e.value)),
+            num(r.mgas_per_s.value),
+            r.flag.map_or("", |f| f.as_str()).to_string(),
+        ];
+        let _ = writeln!(out, "{}", fields.join(","));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyno_evm::pricing::Pricing;
+
+    fn table_rows() -> Vec<Row> {
+        let e = |v: f64, h: f64| Estimate {
+            value: v,
+            lower: v - h,
+            upper: v + h,
+        };
+        vec![
+            Row {
+                precompile: "ecrecover".into(),
+                address: "0x1".into(),
+                input: "ValidKey".into(),
+                nominal_gas: 3000,
+                direct_ns: e(30_000.0, 300.0),
+                bytecode_ns: Some(e(31_000.0, 600.0)),
+                calculated_gas: Estimate::exact(3000.0),
+                second: Some(e(1800.0, 18.0)),
+                mgas_per_s: e(100.0, 1.0),
+                flag: None,
+            },
+            Row {
+                precompile: "bn254-pairing".into(),
+                address: "0x8".into(),
+                input: "one_point".into(),
+                nominal_gas: 79_000,
+                direct_ns: e(3e6, 3e4),
+                bytecode_ns: None,
+                calculated_gas: e(300_000.0, 6000.0),
+                second: None,
+                mgas_per_s: e(26.3, 0.3),
+                flag: Some(Pricing::Under),
+            },
+        ]
+    }
+
+    fn gas_table(rows: &[Row]) -> GasTable<'_> {
+        GasTable {
+            fork: "osaka",
+            factor: 2.0,
+            second_anchor: Some(Anchor::Throughput(60.0)),
+            anchor_ns: Estimate::exact(30_000.0),
+            noop_ns: Some(Estimate::exact(150.0)),
+            rows,
+            run_id: "r1",
+        }
+    }
+
+    #[test]
+    fn every_format_shows_every_row_and_the_flag() {
+        let rows = table_rows();
+        let t = gas_table(&rows);
+        let text = render(&t, Format::Table);
+        assert!(text.contains("ecrecover (0x1)") && text.contains("bn254-pairing (0x8)"));
+        assert!(text.contains("underpriced ×3.8"), "{text}");
+        assert!(text.contains("gas @ 60 MGas/s"), "{text}");
+        assert!(text.contains("300000 [294000–306000]"), "{text}");
+        let md = render(&t, Format::Markdown);
+        assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 3);
+        let csv = render(&t, Format::Csv);
+        assert_eq!(csv.lines().count(), 3);
+        assert!(csv.lines().nth(2).unwrap().ends_with(",underpriced"));
+        let json: serde_json::Value = serde_json::from_str(&render(&t, Format::Json)).unwrap();
+        assert_eq!(json["rows"][1]["flag"], "underpriced");
+        assert_eq!(json["second_anchor"], "60 MGas/s");
+        assert_eq!(json["rows"][0]["calculated_gas"]["value"], 3000.0);
+    }
+}
