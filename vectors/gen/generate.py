@@ -41,7 +41,7 @@ from splitmix import KNOWN_ANSWER_SEED0, seq  # noqa: E402
 
 VECTORS_DIR = HERE.parent
 GENERATOR_PATH = "vectors/gen/generate.py"
-NAMES = ("hash", "secp256k1", "p256", "p384", "trie")
+NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode")
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 KECCAK_EMPTY = bytes.fromhex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
@@ -627,6 +627,80 @@ def gen_trie(account_counts=ACCOUNT_COUNTS, **_):
 
 
 # --------------------------------------------------------------------------
+# EVM arithmetic opcodes
+
+
+WORD = 1 << 256
+OPCODE_OPERANDS = {"a": (0x0A, 32), "b": (0x0B, 16), "c": (0x0C, 25)}
+
+
+def _signed(x: int) -> int:
+    return x - WORD if x >> 255 else x
+
+
+def _word(x: int) -> int:
+    return x % WORD
+
+
+def _sdiv(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    sa, sb = _signed(a), _signed(b)
+    q = abs(sa) // abs(sb)
+    return _word(-q if (sa < 0) != (sb < 0) else q)
+
+
+def _smod(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    sa, sb = _signed(a), _signed(b)
+    r = abs(sa) % abs(sb)
+    return _word(-r if sa < 0 else r)
+
+
+# The Yellow Paper's definitions (Appendix H), on Python integers. mu_s[0]
+# is `a`, mu_s[1] is `b`, mu_s[2] is `c`.
+ARITHMETIC = {
+    "add": (2, lambda a, b, c: _word(a + b)),
+    "mul": (2, lambda a, b, c: _word(a * b)),
+    "sub": (2, lambda a, b, c: _word(a - b)),
+    "div": (2, lambda a, b, c: 0 if b == 0 else a // b),
+    "sdiv": (2, lambda a, b, c: _sdiv(a, b)),
+    "mod": (2, lambda a, b, c: 0 if b == 0 else a % b),
+    "smod": (2, lambda a, b, c: _smod(a, b)),
+    "addmod": (3, lambda a, b, c: 0 if c == 0 else (a + b) % c),
+    "mulmod": (3, lambda a, b, c: 0 if c == 0 else (a * b) % c),
+    "exp": (2, lambda a, b, c: pow(a, b, WORD)),
+}
+
+
+def gen_opcode(**_):
+    operands = {k: int.from_bytes(seq(seed, n), "big") for k, (seed, n) in OPCODE_OPERANDS.items()}
+    a, b, c = operands["a"], operands["b"], operands["c"]
+    check(a >> 255 == 1, "operand a is negative as a signed word, so SDIV/SMOD take the signed path")
+    cases = []
+    for op, (arity, f) in ARITHMETIC.items():
+        cases.append({"op": op, "arity": arity, "result": int_hex(f(a, b, c), 32)})
+    # Spot checks of the signed definitions against hand-worked values.
+    check(_sdiv(_word(-7), 2) == _word(-3), "SDIV rounds toward zero")
+    check(_smod(_word(-7), 2) == _word(-1), "SMOD takes the dividend's sign")
+    prov = provenance(
+        "opcode",
+        [{"name": "cpython int", "version": platform.python_version(), "note": "arbitrary-precision integers"}],
+        ["revm (the EVM dyno runs) must return every result when dyno verifies the benchmark, before timing"],
+        "operands a, b, c = big-endian integers of seq(0x0a, 32), seq(0x0b, 16), seq(0x0c, 25); "
+        "result = the op applied to (a, b) or (a, b, c) as the Yellow Paper defines it, modulo 2^256; "
+        "signed ops read words as two's complement. " + SPLITMIX_DEFINITION,
+    )
+    doc = {
+        "provenance": prov,
+        "operands": {k: int_hex(v, 32) for k, v in operands.items()},
+        "cases": cases,
+    }
+    return doc
+
+
+# --------------------------------------------------------------------------
 
 
 def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS):
@@ -639,6 +713,8 @@ def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS):
         return gen_nist(name, previous_dir=previous_dir)
     if name == "trie":
         return gen_trie(account_counts=account_counts)
+    if name == "opcode":
+        return gen_opcode(), {}
     raise ValueError(f"unknown vector file {name!r}")
 
 

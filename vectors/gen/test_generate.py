@@ -146,7 +146,7 @@ def test_ref_rlp_matches_rlp_package():
 # ---------------------------------------------- regeneration is byte-identical
 
 
-@pytest.mark.parametrize("name", ["hash", "secp256k1", "p256", "p384"])
+@pytest.mark.parametrize("name", ["hash", "secp256k1", "p256", "p384", "opcode"])
 def test_regenerates_identically(name):
     doc, info = G.generate(name, previous_dir=VECTORS)
     if name in ("p256", "p384"):
@@ -359,3 +359,14 @@ def test_trie_file_shape_and_known_answers():
     address, nonce, balance = r[:20], int.from_bytes(r[20:22], "little"), int.from_bytes(r[22:34], "big")
     assert G.account(8) == (address, nonce, balance, seq(0x57000000 + 8, 32), seq(0xC0DE0000 + 8, 32))
     assert G.account(9)[3:] == (G.EMPTY_ROOT, G.KECCAK_EMPTY)
+
+
+def test_opcode_file_spot_values():
+    doc = json.loads(committed("opcode"))
+    ops = {c["op"]: int(c["result"], 16) for c in doc["cases"]}
+    assert list(ops) == ["add", "mul", "sub", "div", "sdiv", "mod", "smod", "addmod", "mulmod", "exp"]
+    a, b, c = (int(doc["operands"][k], 16) for k in "abc")
+    assert ops["add"] == (a + b) % 2**256 and ops["sub"] == (a - b) % 2**256
+    # a is negative as a signed word: SDIV by a positive b is negative.
+    assert ops["sdiv"] >> 255 == 1 and ops["div"] == a // b
+    assert ops["mulmod"] == a * b % c and ops["exp"] == pow(a, b, 2**256)

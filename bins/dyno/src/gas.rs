@@ -3,7 +3,7 @@
 
 use anyhow::Context as _;
 use dyno_evm::gas::Schedule;
-use dyno_evm::pricing::{self, Anchor, Estimate, Priced};
+use dyno_evm::pricing::{self, Estimate, Priced};
 use dyno_format::{BenchResult, Run};
 use dyno_report::gas::GasTable;
 
@@ -26,12 +26,9 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
             let (specs, catalog) = load_specs(global)?;
-            let mut filter = String::from("precompile");
-            if args.anchor == Some(Anchor::Arithmetic) {
-                filter.push_str(",opcode/arith-*");
-            }
+            let filter = "precompile,opcode/*";
             let plan = interleave(
-                dyno_spec::plan(&specs, Some(&filter), None)
+                dyno_spec::plan(&specs, Some(filter), None)
                     .into_iter()
                     .filter(|e| e.baseline || e.group != "precompile")
                     .filter(|e| !(args.quick && dyno_evm::precompile::is_heavy(&e.id)))
@@ -72,6 +69,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
             Err(e) => eprintln!("dyno: {} left out: {e}", r.id),
         }
     }
+    priced.extend(pricing::opcodes(&run.results));
     let rows = pricing::table(&priced, &run.results, args.anchor, args.factor)
         .with_context(|| format!("pricing run {}", run.run.id))?;
     let table = GasTable {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use anyhow::Context as _;
 use dyno_format::{Implementation, Run, VerificationStatus};
 use dyno_runner::{Engine, Invocation, Job, Progress};
-use dyno_workload::{BenchDef, Ctx, Param};
+use dyno_workload::{BenchDef, Ctx};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{Global, RunArgs};
@@ -202,13 +202,7 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
             let parameters = def
                 .params
                 .iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Param::Int(i) => serde_json::json!(i),
-                        Param::Text(s) => serde_json::json!(s),
-                    };
-                    (k.to_string(), v)
-                })
+                .map(|(k, v)| (k.to_string(), v.to_json()))
                 .collect();
             Some(Job {
                 id: e.id,

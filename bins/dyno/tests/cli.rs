@@ -320,3 +320,68 @@ fn colour_follows_the_flag() {
         "auto does not colour a pipe"
     );
 }
+
+#[test]
+fn gas_prices_a_run_against_ecrecover_and_the_schedule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run.json");
+    let o = quick(
+        tmp.path(),
+        "precompile/ecrecover/ValidKey,precompile/sha256/32B,precompile-bytecode/sha256/32B,\
+         precompile-bytecode/noop/*,opcode/arith-add/*",
+        &out,
+        &["--impl", "libsecp256k1,sha2,revm"],
+    );
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let json = dyno(
+        &[
+            "gas",
+            "--from",
+            out.to_str().unwrap(),
+            "--anchor",
+            "arith",
+            "--format",
+            "json",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        json.status.code(),
+        Some(0),
+        "stderr: {}",
+        text(&json.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
+    assert_eq!(row("ecrecover")["calculated_gas"]["value"], 3000.0);
+    assert_eq!(row("ecrecover")["nominal_gas"], 3000);
+    // sha256 of 32 bytes: 60 + 12 per word at Osaka.
+    assert_eq!(row("sha256")["nominal_gas"], 72);
+    assert!(row("sha256")["bytecode_ns"]["value"].as_f64().is_some());
+    // The opcode sequence is priced with revm's gas: DUP3 DUP3 ADD POP.
+    assert_eq!(row("arith-add")["nominal_gas"], 11);
+    assert!(row("arith-add")["second"]["value"].as_f64().unwrap() > 0.0);
+
+    let table = dyno(&["gas", "--from", out.to_str().unwrap()], tmp.path());
+    let stdout = text(&table.stdout);
+    assert!(
+        stdout.contains("ecrecover (0x1)") && stdout.contains("MGas/s"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn gas_refuses_bad_flags_with_advice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fork = dyno(&["gas", "--fork", "osaka2", "--quick"], tmp.path());
+    assert_eq!(fork.status.code(), Some(2));
+    let err = text(&fork.stderr);
+    assert!(err.contains("osaka2") && err.contains("prague"), "{err}");
+    let factor = dyno(&["gas", "--factor", "0.5"], tmp.path());
+    assert_eq!(factor.status.code(), Some(2));
+    assert!(text(&factor.stderr).contains("above 1"));
+    let anchor = dyno(&["gas", "--anchor", "fast"], tmp.path());
+    assert_eq!(anchor.status.code(), Some(2));
+    assert!(text(&anchor.stderr).contains("60mgas"));
+}

@@ -15,6 +15,7 @@ pub mod asm;
 pub mod bytecode;
 pub mod gas;
 pub mod geth;
+pub mod opcode;
 pub mod precompile;
 pub mod pricing;
 pub mod vm;
@@ -23,5 +24,6 @@ pub mod vm;
 pub fn catalog() -> Vec<BenchDef> {
     let mut defs = precompile::defs();
     defs.extend(bytecode::defs());
+    defs.extend(opcode::defs());
     defs
 }

@@ -160,9 +160,11 @@ impl Pricing {
 /// One line of the gas table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
-    /// Precompile op name, e.g. `ecrecover`.
-    pub precompile: String,
-    /// Its address.
+    /// `precompile` or `opcode`: the id's group.
+    pub kind: String,
+    /// The op name, e.g. `ecrecover` or `arith-add`.
+    pub name: String,
+    /// A precompile's address; empty for an opcode.
     pub address: String,
     /// The input's name.
     pub input: String,
@@ -198,13 +200,31 @@ pub enum PricingError {
     Factor(f64),
 }
 
-/// A direct-mode result and the facts needed to price it.
+/// A result and the gas it should cost.
 #[derive(Debug, Clone)]
 pub struct Priced<'a> {
-    /// The direct result (`precompile/<op>/<input>`).
+    /// A direct-mode precompile result (`precompile/<op>/<input>`) or an
+    /// opcode sequence (`opcode/<op>/<input>`).
     pub direct: &'a BenchResult,
-    /// Nominal gas for its input in the chosen fork.
+    /// Nominal gas: the fork schedule's price for the precompile input, or
+    /// revm's gas for the opcode sequence.
     pub nominal_gas: u64,
+}
+
+/// The opcode results that can be priced: each with its `gas_per_op`
+/// (sequences that cost no gas, such as the empty loop, are left out).
+pub fn opcodes(results: &[BenchResult]) -> Vec<Priced<'_>> {
+    results
+        .iter()
+        .filter(|r| r.group() == "opcode" && r.baseline)
+        .filter_map(|r| {
+            let gas = r.parameters.get("gas_per_op")?.as_u64()?;
+            (gas > 0).then_some(Priced {
+                direct: r,
+                nominal_gas: gas,
+            })
+        })
+        .collect()
 }
 
 /// The gas rate of arithmetic: median over `opcode/arith-*` results of
@@ -259,8 +279,9 @@ pub fn table(
         let Some(direct) = Estimate::of(p.direct) else {
             continue;
         };
-        let mut parts = p.direct.id.splitn(3, '/').skip(1);
-        let (op, input) = (
+        let mut parts = p.direct.id.splitn(3, '/');
+        let (kind, op, input) = (
+            parts.next().unwrap_or_default(),
             parts.next().unwrap_or_default(),
             parts.next().unwrap_or_default(),
         );
@@ -281,7 +302,8 @@ pub fn table(
             None
         };
         rows.push(Row {
-            precompile: op.to_string(),
+            kind: kind.to_string(),
+            name: op.to_string(),
             address: p
                 .direct
                 .parameters

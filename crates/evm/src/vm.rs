@@ -44,6 +44,13 @@ impl std::fmt::Debug for Vm {
     }
 }
 
+/// The pre-state value of storage slot `slot` in [`Vm::with_storage`]:
+/// `2^64 + slot`, never zero and never a loop counter, so every SSTORE of a
+/// counter changes a slot and costs the same.
+pub fn slot_value(slot: u64) -> U256 {
+    (U256::from(1) << 64) + U256::from(slot)
+}
+
 /// What one call did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -55,20 +62,28 @@ pub struct Outcome {
     pub gas_spent: u64,
     /// Why it did not succeed, if it did not.
     pub error: Option<String>,
+    /// Logs emitted (on success).
+    pub logs: usize,
 }
 
 impl Vm {
     /// An Osaka EVM with `code` at [`TARGET`].
     pub fn new(code: Vec<u8>) -> Self {
-        Self::with_accounts(code, None)
+        Self::with_accounts(code, None, 0)
     }
 
     /// As [`Vm::new`], plus `callee` code at [`CALLEE`].
     pub fn with_callee(code: Vec<u8>, callee: Vec<u8>) -> Self {
-        Self::with_accounts(code, Some(callee))
+        Self::with_accounts(code, Some(callee), 0)
     }
 
-    fn with_accounts(code: Vec<u8>, callee: Option<Vec<u8>>) -> Self {
+    /// As [`Vm::new`], with storage slots `0..slots` of [`TARGET`] set to
+    /// [`slot_value`].
+    pub fn with_storage(code: Vec<u8>, slots: u64) -> Self {
+        Self::with_accounts(code, None, slots)
+    }
+
+    fn with_accounts(code: Vec<u8>, callee: Option<Vec<u8>>, slots: u64) -> Self {
         let mut db = CacheDB::new(EmptyDB::new());
         let contract = |code: Vec<u8>| AccountInfo {
             code: Some(Bytecode::new_raw(code.into())),
@@ -76,6 +91,10 @@ impl Vm {
             ..AccountInfo::default()
         };
         db.insert_account_info(TARGET, contract(code));
+        for slot in 0..slots {
+            db.insert_account_storage(TARGET, U256::from(slot), slot_value(slot))
+                .expect("an in-memory database cannot fail");
+        }
         if let Some(callee) = callee {
             db.insert_account_info(CALLEE, contract(callee));
         }
@@ -115,8 +134,11 @@ impl Vm {
         tx.data = data.clone();
         match self.evm.transact(tx) {
             Ok(r) => match r.result {
-                ExecutionResult::Success { gas, output, .. } => Outcome {
+                ExecutionResult::Success {
+                    gas, output, logs, ..
+                } => Outcome {
                     success: true,
+                    logs: logs.len(),
                     output: match output {
                         Output::Call(b) => b,
                         Output::Create(b, _) => b,
@@ -129,12 +151,14 @@ impl Vm {
                     output,
                     gas_spent: gas.total_gas_spent(),
                     error: Some("reverted".into()),
+                    logs: 0,
                 },
                 ExecutionResult::Halt { reason, gas, .. } => Outcome {
                     success: false,
                     output: Bytes::new(),
                     gas_spent: gas.total_gas_spent(),
                     error: Some(format!("halted: {reason:?}")),
+                    logs: 0,
                 },
             },
             Err(e) => Outcome {
@@ -142,6 +166,7 @@ impl Vm {
                 output: Bytes::new(),
                 gas_spent: 0,
                 error: Some(format!("invalid transaction: {e}")),
+                logs: 0,
             },
         }
     }

@@ -53,7 +53,7 @@ pub fn render(t: &GasTable<'_>, format: Format) -> String {
 
 fn headers(t: &GasTable<'_>) -> Vec<String> {
     let mut h: Vec<String> = [
-        "precompile",
+        "precompile / opcode",
         "input",
         "nominal gas",
         "ns direct",
@@ -92,8 +92,13 @@ fn time(e: &Estimate) -> String {
 }
 
 fn cells(t: &GasTable<'_>, r: &Row) -> Vec<String> {
+    let name = if r.address.is_empty() {
+        r.name.clone()
+    } else {
+        format!("{} ({})", r.name, r.address)
+    };
     let mut c = vec![
-        format!("{} ({})", r.precompile, r.address),
+        name,
         r.input.clone(),
         r.nominal_gas.to_string(),
         time(&r.direct_ns),
@@ -119,7 +124,7 @@ fn cells(t: &GasTable<'_>, r: &Row) -> Vec<String> {
 fn footer(t: &GasTable<'_>) -> Vec<String> {
     let mut lines = vec![
         format!(
-            "nominal gas: the {} schedule; calculated gas = ns × 3000 / ns(ECRECOVER) = ns × 3000 / {}, interval carried through",
+            "nominal gas: the {} schedule for precompiles, revm's (Osaka) for opcode sequences; calculated gas = ns × 3000 / ns(ECRECOVER) = ns × 3000 / {}, interval carried through",
             t.fork,
             time(&t.anchor_ns)
         ),
@@ -170,12 +175,20 @@ fn text(t: &GasTable<'_>) -> String {
     };
     let mut out = String::new();
     let _ = writeln!(out, "{}", line(&headers));
-    let mut last = "";
+    let mut last: Option<&Row> = None;
     for (r, cells) in t.rows.iter().zip(&rows) {
-        if r.precompile != last && !last.is_empty() {
-            out.push('\n');
+        if let Some(prev) = last {
+            if prev.kind != r.kind {
+                let _ = writeln!(
+                    out,
+                    "\n{}s: one sequence each (see `sequence` in the results), timed in revm",
+                    r.kind
+                );
+            } else if prev.name != r.name && r.kind == "precompile" {
+                out.push('\n');
+            }
         }
-        last = &r.precompile;
+        last = Some(r);
         let _ = writeln!(out, "{}", line(cells));
     }
     out.push('\n');
@@ -211,13 +224,14 @@ fn markdown(t: &GasTable<'_>) -> String {
 
 fn csv(t: &GasTable<'_>) -> String {
     let mut out = String::from(
-        "precompile,address,input,nominal_gas,direct_ns,direct_ns_lower,direct_ns_upper,bytecode_ns,bytecode_ns_lower,bytecode_ns_upper,calculated_gas,calculated_gas_lower,calculated_gas_upper,second_anchor_gas,mgas_per_s,pricing\n",
+        "kind,name,address,input,nominal_gas,direct_ns,direct_ns_lower,direct_ns_upper,bytecode_ns,bytecode_ns_lower,bytecode_ns_upper,calculated_gas,calculated_gas_lower,calculated_gas_upper,second_anchor_gas,mgas_per_s,pricing\n",
     );
     let num = |v: f64| format!("{v}");
     for r in t.rows {
         let b = r.bytecode_ns.as_ref();
         let fields = [
-            r.precompile.clone(),
+            r.kind.clone(),
+            r.name.clone(),
             r.address.clone(),
             crate::csv::quote(&r.input),
             r.nominal_gas.to_string(),
@@ -252,7 +266,8 @@ mod tests {
         };
         vec![
             Row {
-                precompile: "ecrecover".into(),
+                kind: "precompile".into(),
+                name: "ecrecover".into(),
                 address: "0x1".into(),
                 input: "ValidKey".into(),
                 nominal_gas: 3000,
@@ -264,7 +279,8 @@ mod tests {
                 flag: None,
             },
             Row {
-                precompile: "bn254-pairing".into(),
+                kind: "precompile".into(),
+                name: "bn254-pairing".into(),
                 address: "0x8".into(),
                 input: "one_point".into(),
                 nominal_gas: 79_000,

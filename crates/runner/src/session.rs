@@ -139,8 +139,15 @@ pub fn execute(
             target,
             build,
         } = job;
+        let mut parameters = parameters;
         let (measurement, build_error) = match build() {
-            Ok(mut w) => (engine.measure(w.as_mut()), None),
+            Ok(mut w) => {
+                let m = engine.measure(w.as_mut());
+                for (k, v) in w.facts() {
+                    parameters.insert(k.to_string(), v.to_json());
+                }
+                (m, None)
+            }
             Err(e) => (not_built(&e), Some(e)),
         };
         run.results.push(result(

@@ -39,6 +39,13 @@ pub trait Workload {
     fn fitted(&self) -> bool {
         false
     }
+
+    /// Facts the workload learned while verifying, recorded with the
+    /// result's parameters: the gas one operation costs by the EVM's own
+    /// accounting, say. Called after measuring.
+    fn facts(&self) -> Vec<(&'static str, Param)> {
+        Vec::new()
+    }
 }
 
 /// An output that differs from the value it was expected to have.
@@ -267,6 +274,16 @@ pub enum Param {
     Int(u64),
     /// A word such as an object kind.
     Text(String),
+}
+
+impl Param {
+    /// As a JSON value, for the result's `parameters`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Self::Int(i) => serde_json::Value::from(*i),
+            Self::Text(s) => serde_json::Value::from(s.as_str()),
+        }
+    }
 }
 
 /// What a workload constructor may read.
