@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test dyno has, from a fresh clone: formatting, lints, the Rust tests,
-# the vector generator's tests (in a pinned Python venv), and a release-mode
+# the vector generator's tests (in a pinned Python venv), the Solidity
+# contracts' recompile test (pinned solc from npm), and a release-mode
 # smoke run of every default suite (each benchmark verifies its output first,
 # so this catches a wrong result under full optimisation).
 #
@@ -29,6 +30,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r vectors/gen/requirements.txt
 (cd vectors/gen && ../../"$venv"/bin/python -m pytest -q)
+
+step "contracts: solc (pinned npm package) recompiles the checked-in bytecode"
+npm --prefix contracts ci --no-audit --no-fund --loglevel=error
+npm --prefix contracts test
 
 step "release smoke run: dyno run --quick (every default suite, verified)"
 smoke=$(mktemp -d)

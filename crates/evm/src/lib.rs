@@ -18,6 +18,7 @@ pub mod geth;
 pub mod opcode;
 pub mod precompile;
 pub mod pricing;
+pub mod tx;
 pub mod vm;
 
 /// Every EVM benchmark this crate can build.
@@ -25,5 +26,6 @@ pub fn catalog() -> Vec<BenchDef> {
     let mut defs = precompile::defs();
     defs.extend(bytecode::defs());
     defs.extend(opcode::defs());
+    defs.extend(tx::defs());
     defs
 }

@@ -9,13 +9,13 @@
 //! a fresh transaction on the same pre-state: its state changes are never
 //! committed, so every sample starts alike.
 
-use revm::context::result::{ExecutionResult, Output};
+use revm::context::result::{ExecutionResult, Output, ResultAndState};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::{CacheDB, EmptyDB};
 use revm::primitives::hardfork::SpecId;
 use revm::primitives::{Address, Bytes, TxKind, U256, address};
 use revm::state::{AccountInfo, Bytecode};
-use revm::{ExecuteEvm, MainBuilder, MainContext, MainnetEvm};
+use revm::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, MainnetEvm};
 
 /// The revm version dyno links (checked against `Cargo.lock`).
 pub const REVM_VERSION: &str = "43.0.3";
@@ -124,6 +124,38 @@ impl Vm {
             .gas_price(0)
             .build_fill();
         Self { evm, tx }
+    }
+
+    /// A transaction from [`CALLER`] with the gas limit and zero gas price
+    /// every call gets; the caller sets kind, data and value.
+    pub fn tx(&self) -> TxEnv {
+        self.tx.clone()
+    }
+
+    /// Execute `tx` on the current state without committing it: the
+    /// result and the post-state it would leave.
+    pub fn transact(&mut self, tx: TxEnv) -> Result<ResultAndState, String> {
+        self.evm.transact(tx).map_err(|e| e.to_string())
+    }
+
+    /// Execute `tx` and commit its changes: building a pre-state.
+    pub fn commit(&mut self, tx: TxEnv) -> Result<ExecutionResult, String> {
+        self.evm.transact_commit(tx).map_err(|e| e.to_string())
+    }
+
+    /// Deploy `initcode` from [`CALLER`] (committed): the new contract's
+    /// address, or why creation failed.
+    pub fn deploy(&mut self, initcode: Vec<u8>) -> Result<Address, String> {
+        let mut tx = self.tx();
+        tx.kind = TxKind::Create;
+        tx.data = initcode.into();
+        match self.commit(tx)? {
+            ExecutionResult::Success {
+                output: Output::Create(_, Some(address)),
+                ..
+            } => Ok(address),
+            other => Err(format!("deployment failed: {other:?}")),
+        }
     }
 
     /// Call the program with `data` as calldata, on the unchanged

@@ -8,7 +8,7 @@ use dyno_format::Run;
 use crate::rows;
 
 /// The CSV header.
-pub const COLUMNS: [&str; 27] = [
+pub const COLUMNS: [&str; 29] = [
     "id",
     "implementation",
     "version",
@@ -36,6 +36,8 @@ pub const COLUMNS: [&str; 27] = [
     "target_ns",
     "target_met",
     "regression_threshold",
+    "gas_per_op",
+    "mgas_per_s",
 ];
 
 pub(crate) fn quote(s: &str) -> String {
@@ -103,6 +105,10 @@ pub fn render(run: &Run) -> String {
                     .map(|m| m.to_string())
                     .unwrap_or_default(),
                 format!("{}", r.regression_threshold),
+                rows::gas_rate(r)
+                    .map(|(g, _)| g.to_string())
+                    .unwrap_or_default(),
+                num(rows::gas_rate(r).map(|(_, m)| m)),
             ];
             let _ = writeln!(out, "{}", fields.join(","));
         }

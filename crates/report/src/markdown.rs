@@ -65,9 +65,12 @@ pub fn render(run: &Run) -> String {
                 String::new()
             };
             let cells = rows::cells(row).map(|c| c.replace('|', "\\|"));
-            let note = rows::note(row.result)
-                .map(|n| n.replace('|', "\\|"))
-                .unwrap_or_default();
+            let note = [rows::gas_text(row.result), rows::note(row.result)]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; ")
+                .replace('|', "\\|");
             let _ = writeln!(out, "| {id} | {} | {note} |", cells.join(" | "));
         }
     }

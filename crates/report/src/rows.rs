@@ -166,3 +166,21 @@ pub(crate) fn harness_line(run: &Run) -> Option<String> {
         )
     })
 }
+
+/// Gas per operation (the `gas_per_op` parameter an EVM workload records)
+/// and the throughput it implies: gas / time, in MGas/s, on the fit's
+/// slope if there is one, else the P50.
+pub(crate) fn gas_rate(r: &BenchResult) -> Option<(u64, f64)> {
+    let gas = r.parameters.get("gas_per_op")?.as_u64()?;
+    let ns = r
+        .fit
+        .as_ref()
+        .map(|f| f.slope)
+        .or_else(|| r.stats.as_ref().map(|s| s.p50))?;
+    (ns > 0.0).then(|| (gas, gas as f64 / ns * 1e3))
+}
+
+/// `12.3 MGas/s (11 gas/op)`, for the human tables.
+pub(crate) fn gas_text(r: &BenchResult) -> Option<String> {
+    gas_rate(r).map(|(gas, mgas)| format!("{} MGas/s ({gas} gas/op)", units::sig3(mgas)))
+}

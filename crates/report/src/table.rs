@@ -13,6 +13,10 @@ const BOLD: &str = "\x1b[1m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
+/// One table line: id (first row of a block only), cells, gas rate, note,
+/// and whether the result was wrong.
+type Line = (String, [String; 10], Option<String>, Option<String>, bool);
+
 /// Render `run` as an aligned text table. `color` adds ANSI colour (the
 /// caller decides: a terminal, no `NO_COLOR`, `TERM` not `dumb`).
 pub fn render(run: &Run, color: bool) -> String {
@@ -25,7 +29,7 @@ pub fn render(run: &Run, color: bool) -> String {
     };
     let blocks = rows::blocks(run);
     // Each line: id column, 10 cells, optional note.
-    let mut lines: Vec<(String, [String; 10], Option<String>, bool)> = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
     for b in &blocks {
         for (k, row) in b.rows.iter().enumerate() {
             let id = if k == 0 {
@@ -34,14 +38,20 @@ pub fn render(run: &Run, color: bool) -> String {
                 String::new()
             };
             let failed = row.result.verification.status == dyno_format::VerificationStatus::Failed;
-            lines.push((id, rows::cells(row), rows::note(row.result), failed));
+            lines.push((
+                id,
+                rows::cells(row),
+                rows::gas_text(row.result),
+                rows::note(row.result),
+                failed,
+            ));
         }
     }
     let mut width = [0usize; 11];
     for (i, h) in HEADERS.iter().enumerate() {
         width[i] = h.chars().count();
     }
-    for (id, cells, _, _) in &lines {
+    for (id, cells, ..) in &lines {
         width[0] = width[0].max(id.chars().count());
         for (i, c) in cells.iter().enumerate() {
             width[i + 1] = width[i + 1].max(c.chars().count());
@@ -64,7 +74,7 @@ pub fn render(run: &Run, color: bool) -> String {
         .collect();
     let _ = writeln!(out, "{}", paint(BOLD, header.join("  ").trim_end()));
     let mut group = "";
-    for (id, cells, note, failed) in &lines {
+    for (id, cells, gas, note, failed) in &lines {
         if !id.is_empty() {
             let g = id.split('/').next().unwrap_or("");
             if g != group && !group.is_empty() {
@@ -80,6 +90,9 @@ pub fn render(run: &Run, color: bool) -> String {
                 .map(|(i, c)| pad(c, width[i + 1], i == 0)),
         );
         let mut line = parts.join("  ").trim_end().to_string();
+        if let Some(g) = gas {
+            line = format!("{line}  {g}");
+        }
         if let Some(n) = note {
             line = format!("{line}  {}", paint(if *failed { RED } else { YELLOW }, n));
         }

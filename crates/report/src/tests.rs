@@ -207,3 +207,16 @@ fn an_incomplete_run_says_so() {
     assert!(render(&run, Format::Table, false).contains("INCOMPLETE RUN: interrupted (Ctrl-C)"));
     assert!(render(&run, Format::Markdown, false).contains("**INCOMPLETE**"));
 }
+
+#[test]
+fn gas_per_op_shows_as_mgas_per_second() {
+    let mut run = fixture();
+    // 1 000 gas in the P50 of 2 µs is 500 MGas/s.
+    let mut r = result("evm/tx/x", "revm", true, Some(2_000.0));
+    r.parameters.insert("gas_per_op".into(), 1000.into());
+    run.results.push(r);
+    assert!(table::render(&run, false).contains("500 MGas/s (1000 gas/op)"));
+    assert!(markdown::render(&run).contains("500 MGas/s (1000 gas/op)"));
+    let csv = csv::render(&run);
+    assert!(csv.lines().last().unwrap().ends_with(",1000,500"), "{csv}");
+}
