@@ -42,7 +42,7 @@
 //!   strictly positive values.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Confidence level requested for [`Summary::median_ci`].
 pub const SUMMARY_CI_LEVEL: f64 = 0.95;
@@ -350,6 +350,68 @@ pub fn fit_line(x: &[f64], y: &[f64], level: f64) -> Option<LinearFit> {
         fit.intercept_ci.upper,
     ];
     values.iter().all(|v| v.is_finite()).then_some(fit)
+}
+
+/// The Theil-Sen slope of `y` against `x`: the median of the slopes of
+/// every pair of points with different `x`, with Sen's distribution-free
+/// confidence interval (order statistics of the pairwise slopes, from the
+/// normal approximation to Kendall's S with the variance corrected for ties
+/// in `x`). Up to 29% of the points can be arbitrarily wrong without moving
+/// it far, where one wild point can flip an OLS slope's sign: a sampling run
+/// that the scheduler interrupts still gets a sensible slope.
+///
+/// `None` if lengths differ, fewer than 3 points, a value is not finite,
+/// all `x` are equal, or `level` is not in `(0, 1)`.
+pub fn theil_sen(x: &[f64], y: &[f64], level: f64) -> Option<(f64, Interval)> {
+    let n = x.len();
+    if n != y.len() || n < 3 || !all_finite(x) || !all_finite(y) || !valid_level(level) {
+        return None;
+    }
+    let mut slopes = Vec::with_capacity(n * (n - 1) / 2);
+    for i in 0..n {
+        for j in i + 1..n {
+            if x[i] != x[j] {
+                slopes.push((y[j] - y[i]) / (x[j] - x[i]));
+            }
+        }
+    }
+    if slopes.is_empty() || !all_finite(&slopes) {
+        return None;
+    }
+    slopes.sort_by(f64::total_cmp);
+    let slope = percentile(&slopes, 50.0)?;
+    // Var(S) = [n(n-1)(2n+5) - sum over tie groups t(t-1)(2t+5)] / 18.
+    let mut xs = x.to_vec();
+    xs.sort_by(f64::total_cmp);
+    let tie = |t: f64| t * (t - 1.0) * (2.0 * t + 5.0);
+    let mut ties = 0.0;
+    let mut run = 1.0;
+    for k in 1..=n {
+        if k < n && xs[k] == xs[k - 1] {
+            run += 1.0;
+        } else {
+            ties += tie(run);
+            run = 1.0;
+        }
+    }
+    let nf = n as f64;
+    let var = ((nf * (nf - 1.0) * (2.0 * nf + 5.0)) - ties) / 18.0;
+    let z = Normal::new(0.0, 1.0)
+        .ok()?
+        .inverse_cdf(1.0 - (1.0 - level) / 2.0);
+    let c = z * var.max(0.0).sqrt();
+    let m = slopes.len() as f64;
+    // 1-based ranks (M - C) / 2 and (M + C) / 2 + 1, rounded outward.
+    let lo = (((m - c) / 2.0).floor().max(1.0) as usize).min(slopes.len());
+    let hi = (((m + c) / 2.0 + 1.0).ceil() as usize).clamp(1, slopes.len());
+    Some((
+        slope,
+        Interval {
+            lower: slopes[lo - 1].min(slope),
+            upper: slopes[hi - 1].max(slope),
+            level,
+        },
+    ))
 }
 
 /// Quantile (inverse CDF) of Student's t distribution with `df` degrees of

@@ -638,3 +638,48 @@ fn interval_helpers() {
     assert!(i.contains(1.0) && i.contains(4.0) && i.contains(2.5));
     assert!(!i.contains(0.99) && !i.contains(4.01));
 }
+
+#[test]
+fn theil_sen_is_exact_on_a_line_and_shrugs_off_wild_points() {
+    let x = [100.0, 200.0, 300.0, 100.0, 200.0, 300.0];
+    let y: Vec<f64> = x.iter().map(|v| 10.0 * v + 500.0).collect();
+    let (slope, ci) = theil_sen(&x, &y, 0.95).unwrap();
+    assert_eq!(slope, 10.0);
+    assert_eq!((ci.lower, ci.upper), (10.0, 10.0));
+    // Two interrupted samples (60x and 9x too long) of twelve: OLS turns
+    // negative, Theil-Sen stays at the line.
+    let x = [
+        100.0, 200.0, 300.0, 100.0, 200.0, 300.0, 100.0, 200.0, 300.0, 100.0, 200.0, 300.0,
+    ];
+    let mut y: Vec<f64> = x.iter().map(|v| 10_000.0 * v + 2_000.0).collect();
+    y[3] = 63_500_000.0;
+    y[6] = 9_000_000.0;
+    let ols = fit_line(&x, &y, 0.95).unwrap();
+    assert!(ols.slope < 0.0, "{}", ols.slope);
+    let (slope, ci) = theil_sen(&x, &y, 0.95).unwrap();
+    assert!((slope - 10_000.0).abs() < 1e-6, "{slope}");
+    assert!(ci.lower <= slope && slope <= ci.upper);
+}
+
+#[test]
+fn theil_sen_known_answer_and_refusals() {
+    // Pairwise slopes of (1,1) (2,2) (3,3) (4,4) (5,100): 1 six times, then
+    // 99, 48.5, 32.33, 24.75: the median of the ten is 1.
+    let (slope, ci) = theil_sen(
+        &[1.0, 2.0, 3.0, 4.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 100.0],
+        0.95,
+    )
+    .unwrap();
+    assert_eq!(slope, 1.0);
+    assert!(ci.lower <= 1.0 && ci.upper >= 1.0);
+    assert!(
+        theil_sen(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0], 0.95).is_none(),
+        "all x equal"
+    );
+    assert!(
+        theil_sen(&[1.0, 2.0], &[1.0, 2.0], 0.95).is_none(),
+        "two points"
+    );
+    assert!(theil_sen(&[1.0, 2.0, 3.0], &[1.0, f64::NAN, 3.0], 0.95).is_none());
+}
