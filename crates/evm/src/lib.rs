@@ -12,7 +12,9 @@
 use dyno_workload::BenchDef;
 
 pub mod asm;
+pub mod block;
 pub mod bytecode;
+pub mod chain;
 pub mod gas;
 pub mod geth;
 pub mod opcode;
@@ -27,5 +29,7 @@ pub fn catalog() -> Vec<BenchDef> {
     defs.extend(bytecode::defs());
     defs.extend(opcode::defs());
     defs.extend(tx::defs());
+    defs.extend(block::defs());
+    defs.extend(chain::defs());
     defs
 }

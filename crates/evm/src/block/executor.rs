@@ -1,0 +1,230 @@
+//! Executing a block's transactions in revm: the block's environment, one
+//! receipt per transaction, and the list of accounts and slots the block
+//! changed.
+//!
+//! revm runs the Osaka rules (chain id [`CHAIN_ID`], the per-transaction
+//! gas cap of EIP-7825, nonce, balance and fee checks all on) over an
+//! overlay, `CacheDB<&World>`: every read falls through to the world, every
+//! write stays in the overlay, so the world is never mutated. Each
+//! transaction's changes are committed to the overlay before the next one
+//! runs, and the touched accounts and written slots are noted on the way;
+//! [`Executor::finish`] turns them into [`AccountChange`]s with their final
+//! values.
+
+use std::collections::{HashMap, HashSet};
+
+use alloy_consensus::{
+    Eip658Value, Header, Receipt, ReceiptEnvelope, Signed, Transaction, TxEip1559,
+};
+use alloy_primitives::{Address, Bloom, U256};
+use revm::context::result::ExecutionResult;
+use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, TxEnv};
+use revm::database::CacheDB;
+use revm::primitives::hardfork::SpecId;
+use revm::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, MainnetEvm};
+
+use super::world::{AccountChange, World};
+
+/// The chain id every generated transaction carries.
+pub const CHAIN_ID: u64 = 1337;
+
+type Ctx<'w> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<&'w World>>;
+
+/// Why a transaction could not be included.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TxError {
+    /// Its gas limit exceeds the gas the block has left.
+    #[error("gas limit {gas_limit} exceeds the {available} gas left in the block")]
+    GasLimit {
+        /// The transaction's gas limit.
+        gas_limit: u64,
+        /// Block gas limit minus the gas used before it.
+        available: u64,
+    },
+    /// revm rejected it (nonce, balance, fee, chain id, gas cap...).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Default)]
+struct Touched {
+    wiped: bool,
+    slots: HashSet<U256>,
+}
+
+/// A block being executed transaction by transaction.
+pub struct Executor<'w> {
+    evm: MainnetEvm<Ctx<'w>>,
+    touched: HashMap<Address, Touched>,
+    receipts: Vec<ReceiptEnvelope>,
+    gas_used: u64,
+    gas_limit: u64,
+}
+
+impl std::fmt::Debug for Executor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("transactions", &self.receipts.len())
+            .field("gas_used", &self.gas_used)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a block's execution produced.
+#[derive(Debug, Clone)]
+pub struct Executed {
+    /// One receipt per transaction, cumulative gas included.
+    pub receipts: Vec<ReceiptEnvelope>,
+    /// Gas used by the whole block (the last receipt's cumulative gas).
+    pub gas_used: u64,
+    /// The union of the receipts' blooms.
+    pub logs_bloom: Bloom,
+    /// Every account the block changed, with its final state.
+    pub changes: Vec<AccountChange>,
+}
+
+/// revm's transaction for a signed EIP-1559 transaction from `sender`.
+pub fn tx_env(tx: &Signed<TxEip1559>, sender: Address) -> TxEnv {
+    let t = tx.tx();
+    TxEnv {
+        tx_type: 2,
+        caller: sender,
+        gas_limit: t.gas_limit,
+        gas_price: t.max_fee_per_gas,
+        kind: t.to,
+        value: t.value,
+        data: t.input.clone(),
+        nonce: t.nonce,
+        chain_id: Some(t.chain_id),
+        access_list: t.access_list.clone(),
+        gas_priority_fee: Some(t.max_priority_fee_per_gas),
+        blob_hashes: Vec::new(),
+        max_fee_per_blob_gas: 0,
+        authorization_list: Vec::new(),
+    }
+}
+
+impl<'w> Executor<'w> {
+    /// An EVM for the block `header` on top of `world`.
+    pub fn new(world: &'w World, header: &Header) -> Self {
+        let evm = Context::mainnet()
+            .modify_cfg_chained(|cfg| {
+                cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
+                cfg.chain_id = CHAIN_ID;
+            })
+            .modify_block_chained(|b| {
+                b.number = U256::from(header.number);
+                b.timestamp = U256::from(header.timestamp);
+                b.gas_limit = header.gas_limit;
+                b.basefee = header.base_fee_per_gas.unwrap_or_default();
+                b.beneficiary = header.beneficiary;
+                b.difficulty = header.difficulty;
+                b.prevrandao = Some(header.mix_hash);
+            })
+            .with_db(CacheDB::new(world))
+            .build_mainnet();
+        Self {
+            evm,
+            touched: HashMap::new(),
+            receipts: Vec::new(),
+            gas_used: 0,
+            gas_limit: header.gas_limit,
+        }
+    }
+
+    /// Gas used so far.
+    pub fn gas_used(&self) -> u64 {
+        self.gas_used
+    }
+
+    /// Execute `tx` from `sender` and commit it to the overlay: its result
+    /// (a reverted transaction is included, with a failed receipt).
+    pub fn execute(
+        &mut self,
+        tx: &Signed<TxEip1559>,
+        sender: Address,
+    ) -> Result<ExecutionResult, TxError> {
+        let available = self.gas_limit - self.gas_used;
+        if tx.gas_limit() > available {
+            return Err(TxError::GasLimit {
+                gas_limit: tx.gas_limit(),
+                available,
+            });
+        }
+        let out = self
+            .evm
+            .transact(tx_env(tx, sender))
+            .map_err(|e| TxError::Invalid(e.to_string()))?;
+        for (address, account) in &out.state {
+            if !account.is_touched() {
+                continue;
+            }
+            let t = self.touched.entry(*address).or_default();
+            if account.is_created() || account.is_selfdestructed() {
+                t.wiped = true;
+                t.slots.clear();
+            }
+            t.slots.extend(
+                account
+                    .storage
+                    .iter()
+                    .filter(|(_, s)| s.is_changed())
+                    .map(|(k, _)| *k),
+            );
+        }
+        self.evm.commit(out.state);
+        let result = out.result;
+        self.gas_used += result.tx_gas_used();
+        let receipt = Receipt {
+            status: Eip658Value::Eip658(result.is_success()),
+            cumulative_gas_used: self.gas_used,
+            logs: result.logs().to_vec(),
+        };
+        self.receipts
+            .push(ReceiptEnvelope::Eip1559(receipt.with_bloom()));
+        Ok(result)
+    }
+
+    /// The receipts, the bloom and the changed accounts with their final
+    /// values (read back from the overlay).
+    pub fn finish(self) -> Executed {
+        let db = self.evm.ctx.db_ref();
+        let mut changes: Vec<AccountChange> = self
+            .touched
+            .into_iter()
+            .map(|(address, t)| {
+                let account = db.cache.accounts.get(&address);
+                let info = account.and_then(|a| a.info());
+                let storage = t
+                    .slots
+                    .into_iter()
+                    .map(|slot| {
+                        let value = account
+                            .and_then(|a| a.storage.get(&slot))
+                            .copied()
+                            .unwrap_or_default();
+                        (slot, value)
+                    })
+                    .collect();
+                AccountChange {
+                    address,
+                    info,
+                    wiped: t.wiped,
+                    storage,
+                }
+            })
+            .collect();
+        // Deterministic order (the tries do not care; debugging does).
+        changes.sort_unstable_by_key(|c| c.address);
+        let mut logs_bloom = Bloom::ZERO;
+        for r in &self.receipts {
+            logs_bloom.accrue_bloom(r.logs_bloom());
+        }
+        Executed {
+            receipts: self.receipts,
+            gas_used: self.gas_used,
+            logs_bloom,
+            changes,
+        }
+    }
+}
