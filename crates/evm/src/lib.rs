@@ -11,6 +11,7 @@
 
 use dyno_workload::BenchDef;
 
+mod arkworks;
 pub mod asm;
 pub mod block;
 pub mod bytecode;

@@ -19,9 +19,16 @@
 //! - The alternative backends revm-precompile 43 exposes as callable
 //!   functions, wrapped with the same input handling as revm's precompile:
 //!   `k256` for ecrecover, `blst` and `arkworks` for the KZG point
-//!   evaluation. revm's arkworks bn254 and BLS12-381 code, gmp modexp and
-//!   aws-lc-rs p256 are `pub(crate)` or cargo-feature selected, so they are
-//!   not benchmarked here.
+//!   evaluation.
+//! - `arkworks` for bn254 add, mul and pairing: revm's arkworks BN254 code
+//!   is `pub(crate)`, so it is vendored from revm-precompile 43.0.3 (MIT)
+//!   in [`crate::arkworks`] with the input handling of revm's `run_add`,
+//!   `run_mul` and `run_pair` at Istanbul gas, and runs on the same ark
+//!   crates revm links.
+//!
+//! revm's arkworks BLS12-381 code, gmp modexp and aws-lc-rs p256 are
+//! `pub(crate)` or cargo-feature selected and have no vendored copy, so
+//! they are not compared here.
 //!
 //! Every call gets a generous gas limit; the timed operation is the call
 //! alone, on input bytes prepared by the builder.
@@ -36,6 +43,7 @@ use revm_precompile::{
     u64_to_address,
 };
 
+use crate::arkworks::{bn254_add_arkworks, bn254_mul_arkworks, bn254_pairing_arkworks};
 use crate::geth;
 
 /// The revm-precompile version dyno links (checked against `Cargo.lock`).
@@ -278,7 +286,7 @@ const OPS: &[Op] = &[
         op: "bn254-add",
         address: 0x06,
         default: "substrate-bn",
-        alternatives: &[],
+        alternatives: &[("arkworks", bn254_add_arkworks)],
         source: Source::Geth("bn256Add.json"),
         picks: &[pick("chfast1", 128, 150), pick("chfast2", 128, 150)],
     },
@@ -286,7 +294,7 @@ const OPS: &[Op] = &[
         op: "bn254-mul",
         address: 0x07,
         default: "substrate-bn",
-        alternatives: &[],
+        alternatives: &[("arkworks", bn254_mul_arkworks)],
         source: Source::Geth("bn256ScalarMul.json"),
         picks: &[pick("chfast1", 96, 6000), pick("chfast2", 96, 6000)],
     },
@@ -294,7 +302,7 @@ const OPS: &[Op] = &[
         op: "bn254-pairing",
         address: 0x08,
         default: "substrate-bn",
-        alternatives: &[],
+        alternatives: &[("arkworks", bn254_pairing_arkworks)],
         source: Source::Geth("bn256Pairing.json"),
         picks: &[
             pick("empty_data", 0, 45000),
@@ -852,7 +860,13 @@ pub(crate) mod tests {
     #[test]
     fn precompile_alternatives_agree_with_the_default_on_edge_inputs() {
         // Short, empty and junk inputs go through the same input handling.
-        for name in ["ecrecover", "kzg-point-evaluation"] {
+        for name in [
+            "ecrecover",
+            "kzg-point-evaluation",
+            "bn254-add",
+            "bn254-mul",
+            "bn254-pairing",
+        ] {
             let op = op(name);
             let all = backends(op);
             for input in [vec![], vec![0u8; 5], vec![0xffu8; 192], vec![0u8; 300]] {
