@@ -100,29 +100,17 @@ pub(crate) struct GasArgs {
     #[arg(long, value_name = "RUN.json", conflicts_with_all = ["quick", "samples", "out"])]
     pub(crate) from: Option<PathBuf>,
 
-    /// At least this many samples per benchmark (never fewer than 5).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(5..))]
-    pub(crate) samples: Option<u32>,
-
-    /// Write the run's JSON result here (Markdown beside it).
-    /// Default: dyno-results/<run-id>.json.
-    #[arg(long, short, value_name = "FILE")]
-    pub(crate) out: Option<PathBuf>,
-
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
-    pub(crate) format: OutputFormat,
-
-    /// No progress on stderr.
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) output: Output,
 }
 
 const GAS_HELP: &str = "\
-Columns: nominal gas from the fork's schedule; ns direct (revm-precompile,
-the fit's slope or the P50, ±95% CI); ns bytecode (a STATICCALL loop in
-revm, less the same loop calling an empty account); calculated gas with
-its interval; MGas/s = nominal gas / ns direct; the pricing flag.
+Columns: nominal gas from the fork's schedule (revm's gas for opcode
+sequences); ns direct (revm-precompile: the Theil-Sen slope where samples
+were fitted, else the P50, ±half the 95% CI); ns bytecode (a STATICCALL
+loop in revm, less the same loop calling IDENTITY with no input);
+calculated gas = ns x 3000 / ns(ECRECOVER) with its interval; MGas/s =
+nominal gas / ns direct; the pricing flag.
 
 Examples:
   dyno gas --quick
@@ -171,6 +159,18 @@ pub(crate) struct RunArgs {
     #[arg(long = "impl", value_name = "NAME,...", value_delimiter = ',')]
     pub(crate) impls: Option<Vec<String>>,
 
+    #[command(flatten)]
+    pub(crate) output: Output,
+
+    /// Exit 1 if any benchmark misses its spec target.
+    #[arg(long)]
+    pub(crate) fail_on_target: bool,
+}
+
+/// Sampling, result file, stdout format and progress: shared by `run` and
+/// `gas`.
+#[derive(Debug, Args)]
+pub(crate) struct Output {
     /// At least this many samples per benchmark (default 10, or 5 with
     /// --quick; never fewer than 5).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(5..))]
@@ -184,10 +184,6 @@ pub(crate) struct RunArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub(crate) format: OutputFormat,
-
-    /// Exit 1 if any benchmark misses its spec target.
-    #[arg(long)]
-    pub(crate) fail_on_target: bool,
 
     /// No progress on stderr.
     #[arg(long, short)]

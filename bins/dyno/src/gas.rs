@@ -38,12 +38,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
                 plan,
                 catalog,
                 &ctx,
-                &Settings {
-                    quick: args.quick,
-                    samples: args.samples,
-                    out: args.out.clone(),
-                    quiet: args.quiet,
-                },
+                &Settings::new(args.quick, &args.output),
             )?;
             measured.announce();
             let outcome = report_problems(&measured.run, &measured.errors, false)?;
@@ -81,7 +76,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
         rows: &rows,
         run_id: &run.run.id,
     };
-    print_stdout(&dyno_report::gas::render(&table, args.format.into()))?;
+    print_stdout(&dyno_report::gas::render(&table, args.output.format.into()))?;
     Ok(outcome)
 }
 

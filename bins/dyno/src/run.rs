@@ -11,7 +11,7 @@ use dyno_runner::{Engine, Invocation, Job, Progress};
 use dyno_workload::{BenchDef, Ctx};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{Global, RunArgs};
+use crate::cli::{Global, Output, RunArgs};
 use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
@@ -33,17 +33,12 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
         plan,
         catalog,
         &ctx,
-        &Settings {
-            quick: args.quick,
-            samples: args.samples,
-            out: args.out.clone(),
-            quiet: args.quiet,
-        },
+        &Settings::new(args.quick, &args.output),
     )?;
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&dyno_report::render(
         &measured.run,
-        args.format.into(),
+        args.output.format.into(),
         color,
     ))?;
     measured.announce();
@@ -66,6 +61,18 @@ pub(crate) struct Settings {
     /// `dyno-results/<run-id>.json`.
     pub(crate) out: Option<PathBuf>,
     pub(crate) quiet: bool,
+}
+
+impl Settings {
+    /// From `--quick` and the shared output options.
+    pub(crate) fn new(quick: bool, output: &Output) -> Self {
+        Self {
+            quick,
+            samples: output.samples,
+            out: output.out.clone(),
+            quiet: output.quiet,
+        }
+    }
 }
 
 /// A finished (or interrupted) run, saved.
