@@ -12,6 +12,7 @@
 use dyno_workload::BenchDef;
 
 mod arkworks;
+mod arkworks_bls;
 pub mod asm;
 pub mod block;
 pub mod bytecode;

@@ -25,10 +25,14 @@
 //!   in [`crate::arkworks`] with the input handling of revm's `run_add`,
 //!   `run_mul` and `run_pair` at Istanbul gas, and runs on the same ark
 //!   crates revm links.
+//! - `arkworks` for the seven BLS12-381 (EIP-2537) precompiles: revm's
+//!   arkworks BLS12-381 code is `pub(crate)` too, so it is vendored from
+//!   revm-precompile 43.0.3 (MIT) in `crate::arkworks_bls` with the input
+//!   handling of revm's `g1_add`, `g1_msm`, `g2_add`, `g2_msm`, `pairing`,
+//!   `map_fp_to_g1` and `map_fp2_to_g2` and revm's own EIP-2537 gas.
 //!
-//! revm's arkworks BLS12-381 code, gmp modexp and aws-lc-rs p256 are
-//! `pub(crate)` or cargo-feature selected and have no vendored copy, so
-//! they are not compared here.
+//! gmp modexp and aws-lc-rs p256 are cargo-feature selected and have no
+//! vendored copy, so they are not compared here.
 //!
 //! Every call gets a generous gas limit; the timed operation is the call
 //! alone, on input bytes prepared by the builder.
@@ -44,6 +48,10 @@ use revm_precompile::{
 };
 
 use crate::arkworks::{bn254_add_arkworks, bn254_mul_arkworks, bn254_pairing_arkworks};
+use crate::arkworks_bls::{
+    bls12_g1_add_arkworks, bls12_g1_msm_arkworks, bls12_g2_add_arkworks, bls12_g2_msm_arkworks,
+    bls12_map_fp_to_g1_arkworks, bls12_map_fp2_to_g2_arkworks, bls12_pairing_arkworks,
+};
 use crate::geth;
 
 /// The revm-precompile version dyno links (checked against `Cargo.lock`).
@@ -337,7 +345,7 @@ const OPS: &[Op] = &[
         op: "bls12-g1add",
         address: 0x0b,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_g1_add_arkworks)],
         source: Source::Geth("blsG1Add.json"),
         picks: &[
             pick("bls_g1add_g1+p1", 256, 375),
@@ -348,7 +356,7 @@ const OPS: &[Op] = &[
         op: "bls12-g1msm",
         address: 0x0c,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_g1_msm_arkworks)],
         source: Source::Geth("blsG1MultiExp.json"),
         picks: &[
             pick("g1msm-1-jwasinger", 160, 12000),
@@ -366,7 +374,7 @@ const OPS: &[Op] = &[
         op: "bls12-g2add",
         address: 0x0d,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_g2_add_arkworks)],
         source: Source::Geth("blsG2Add.json"),
         picks: &[
             pick("bls_g2add_g2+p2", 512, 600),
@@ -377,7 +385,7 @@ const OPS: &[Op] = &[
         op: "bls12-g2msm",
         address: 0x0e,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_g2_msm_arkworks)],
         source: Source::Geth("blsG2MultiExp.json"),
         picks: &[
             pick("g2msm-1-jwasinger", 288, 22500),
@@ -394,7 +402,7 @@ const OPS: &[Op] = &[
         op: "bls12-pairing",
         address: 0x0f,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_pairing_arkworks)],
         source: Source::Geth("blsPairing.json"),
         picks: &[
             pick("matter_pairing_0", 384, 70300),
@@ -409,7 +417,7 @@ const OPS: &[Op] = &[
         op: "bls12-map-fp-to-g1",
         address: 0x10,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_map_fp_to_g1_arkworks)],
         source: Source::Geth("blsMapG1.json"),
         picks: &[pick("matter_fp_to_g1_0", 64, 5500)],
     },
@@ -417,7 +425,7 @@ const OPS: &[Op] = &[
         op: "bls12-map-fp2-to-g2",
         address: 0x11,
         default: "blst",
-        alternatives: &[],
+        alternatives: &[("arkworks", bls12_map_fp2_to_g2_arkworks)],
         source: Source::Geth("blsMapG2.json"),
         picks: &[pick("matter_fp2_to_g2_0", 128, 23800)],
     },
@@ -744,7 +752,7 @@ pub(crate) mod tests {
     #[test]
     fn precompile_defs_have_unique_ids_and_known_ops() {
         let defs = defs();
-        assert!(defs.len() <= 80, "{} defs", defs.len());
+        assert!(defs.len() <= 108, "{} defs", defs.len());
         let mut seen = BTreeSet::new();
         for d in &defs {
             assert_eq!(d.group, "precompile");
@@ -769,6 +777,7 @@ pub(crate) mod tests {
             "precompile/ecrecover/ValidKey k256",
             "precompile/kzg-point-evaluation/pointEvaluation1 arkworks",
             "precompile/bls12-g1add/bls_g1add_g1-p1 blst",
+            "precompile/bls12-g1add/bls_g1add_g1-p1 arkworks",
             "precompile/blake2f/vector-8 revm",
             "precompile/p256verify/invalid-public-key-x-param-errors p256",
         ] {
