@@ -76,6 +76,14 @@ fn ops(f: impl FnOnce(&mut Asm)) -> Vec<u8> {
     a.finish()
 }
 
+/// The operation `f` leaves one word; the sequence drops it.
+fn dropped(f: impl FnOnce(&mut Asm)) -> Vec<u8> {
+    ops(|x| {
+        f(x);
+        x.ops(&[op::POP]);
+    })
+}
+
 /// Assemble the two-loop program around `b`.
 fn program(b: &Bench) -> Vec<u8> {
     let mut a = Asm::new();
@@ -314,10 +322,7 @@ fn keccak(ctx: &Ctx, len: usize, what: &str) -> Result<Bench, BuildError> {
     };
     Ok(Bench {
         setup: Vec::new(),
-        body: ops(|x| {
-            hash(x);
-            x.ops(&[op::POP]);
-        }),
+        body: dropped(hash),
         check: ops(hash),
         data: case.data,
         callee: None,
@@ -461,10 +466,7 @@ fn call(kind: &str) -> Bench {
     };
     Bench {
         setup: Vec::new(),
-        body: ops(|x| {
-            invoke(x);
-            x.ops(&[op::POP]);
-        }),
+        body: dropped(invoke),
         check: ops(|x| {
             invoke(x);
             x.ops(&[op::POP]).push(0).ops(&[op::MLOAD]);
@@ -501,10 +503,7 @@ fn create(two: bool) -> Bench {
     };
     Bench {
         setup: Vec::new(),
-        body: ops(|x| {
-            invoke(x);
-            x.ops(&[op::POP]);
-        }),
+        body: dropped(invoke),
         check: ops(|x| {
             invoke(x);
             x.ops(&[op::EXTCODESIZE]);
