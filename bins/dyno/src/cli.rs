@@ -11,6 +11,8 @@ Examples:
   dyno run 'crypto/secp256k1-*' --impl k256,libsecp256k1
   dyno run rlp --format csv > rlp.csv  data on stdout, messages on stderr
   dyno list trie                       what would run, with targets
+  dyno run crypto --impl all           Rust, Go, Java, Python and Node side by side
+  dyno setup && dyno doctor            install the other runtimes' adapters, list them
   dyno gas --quick                     every precompile: time against gas (~1 min)
   dyno gas --anchor 60mgas --factor 3  add a 60 MGas/s column; flag beyond 3x
 
@@ -70,6 +72,35 @@ pub(crate) enum Command {
     /// its time against its gas: calculated gas (ns x 3000 / ns of
     /// ECRECOVER), MGas/s, and a flag where the two disagree.
     Gas(GasArgs),
+    /// Install the other runtimes' adapters (Go, Java, Python, Node) with
+    /// their pinned dependencies into dyno's cache folder
+    /// ($DYNO_CACHE, else $XDG_CACHE_HOME/dyno, else ~/.cache/dyno).
+    Setup(SetupArgs),
+    /// List every runtime: installed or not, its version and flags, its
+    /// libraries, the implementations and ids it runs, and what one
+    /// protocol round trip costs.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "A runtime that is missing is skipped with a one-line reason; \
+a failed build exits 2 after the others are done.\n\nExamples:\n  dyno setup\n  dyno setup go java"
+)]
+pub(crate) struct SetupArgs {
+    /// Only these runtimes (go, java, node, python). Default: all.
+    pub(crate) runtimes: Vec<String>,
+
+    /// Do not echo the build's output.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// List every id each implementation runs, not only how many.
+    #[arg(long)]
+    pub(crate) ids: bool,
 }
 
 #[derive(Debug, Args)]
@@ -155,7 +186,10 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) quick: bool,
 
-    /// Only these implementations (comma-separated), e.g. `k256,sha2`.
+    /// Which implementations: names (`k256,geth,noble`), runtimes (`rust`,
+    /// `go`, `java`, `python`, `node`), or `all`. Default: rust. Other
+    /// runtimes need `dyno setup` first; one that is missing or fails to
+    /// start is skipped with a one-line reason.
     #[arg(long = "impl", value_name = "NAME,...", value_delimiter = ',')]
     pub(crate) impls: Option<Vec<String>>,
 

@@ -14,7 +14,10 @@ use clap::Parser;
 mod cli;
 mod gas;
 mod list;
+mod others;
+mod portable;
 mod run;
+mod setup;
 
 use cli::{Cli, ColorChoice, Command};
 
@@ -35,6 +38,8 @@ fn main() -> ExitCode {
         Command::List(args) => list::list(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, args),
         Command::Gas(args) => gas::gas(&cli.global, args),
+        Command::Setup(args) => setup::setup(args),
+        Command::Doctor(args) => setup::doctor(args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

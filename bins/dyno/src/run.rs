@@ -12,29 +12,43 @@ use dyno_workload::{BenchDef, Ctx};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{Global, Output, RunArgs};
+use crate::others::{self, Selection};
 use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     let (specs, catalog) = load_specs(global)?;
-    check_impls(args.impls.as_deref(), &catalog)?;
-    let plan = dyno_spec::plan(&specs, args.filter.as_deref(), args.impls.as_deref());
+    let sel = Selection::parse(args.impls.as_deref());
+    let plan = dyno_spec::plan(&specs, args.filter.as_deref(), None);
     if plan.is_empty() {
         anyhow::bail!(
-            "no benchmark matches {:?}{} (see `dyno list`)",
-            args.filter.as_deref().unwrap_or(""),
-            args.impls
-                .as_ref()
-                .map(|i| format!(" with --impl {}", i.join(",")))
-                .unwrap_or_default()
+            "no benchmark matches {:?} (see `dyno list`)",
+            args.filter.as_deref().unwrap_or("")
         );
     }
     let ctx = context(global);
-    let measured = measure(
-        plan,
-        catalog,
-        &ctx,
-        &Settings::new(args.quick, &args.output),
-    )?;
+    let started = others::start(&sel, args.output.quiet);
+    check_impls(&sel, &catalog, &started)?;
+    let rust_plan: Vec<_> = plan
+        .iter()
+        .filter(|e| sel.wants("rust", &e.implementation))
+        .cloned()
+        .collect();
+    let rust = jobs(rust_plan, catalog, &ctx);
+    let jobs = others::interleave(rust, &plan, &started, &sel, &ctx, args.quick);
+    let real = jobs
+        .iter()
+        .filter(|j| j.id != dyno_protocol::NOOP_ID)
+        .count();
+    if real == 0 {
+        anyhow::bail!(
+            "no implementation selected by --impl {} runs {:?} (see `dyno list` and `dyno doctor`)",
+            args.impls.as_deref().unwrap_or_default().join(","),
+            args.filter.as_deref().unwrap_or("the default suites")
+        );
+    }
+    let measured = measure_jobs(jobs, &Settings::new(args.quick, &args.output));
+    drop(started);
+    let measured = measured?;
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&dyno_report::render(
         &measured.run,
@@ -103,6 +117,11 @@ pub(crate) fn measure(
     ctx: &Ctx,
     how: &Settings,
 ) -> anyhow::Result<Measured> {
+    measure_jobs(jobs(plan, catalog, ctx), how)
+}
+
+/// [`measure`] for jobs already built.
+pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Measured> {
     let clock = dyno_runner::clock::calibrate();
     dyno_runner::clock::check(&clock)?;
     let settings = dyno_runner::settings(how.quick, how.samples.map(|n| n as usize), &clock);
@@ -133,7 +152,6 @@ pub(crate) fn measure(
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;
 
-    let jobs = jobs(plan, catalog, ctx);
     let progress = Reporter::new(jobs.len(), how.quiet);
     let mut save_error = None;
     let errors = dyno_runner::execute(&engine, &mut run, jobs, |p| match p {
@@ -169,22 +187,39 @@ pub(crate) fn measure(
     })
 }
 
-/// Refuse `--impl` names no suite has, suggesting the nearest.
-fn check_impls(impls: Option<&[String]>, catalog: &[BenchDef]) -> anyhow::Result<()> {
-    let Some(impls) = impls else { return Ok(()) };
-    let mut known: Vec<&str> = catalog.iter().map(|d| d.implementation).collect();
+/// Refuse `--impl` names that neither a built-in suite nor a started
+/// adapter has, suggesting the nearest.
+fn check_impls(
+    sel: &Selection,
+    catalog: &[BenchDef],
+    started: &[others::Started],
+) -> anyhow::Result<()> {
+    let mut known: Vec<String> = catalog
+        .iter()
+        .map(|d| d.implementation.to_string())
+        .collect();
+    for s in started {
+        known.extend(
+            s.hello
+                .benchmarks
+                .iter()
+                .chain(&s.hello.patterns)
+                .map(|o| o.implementation.clone()),
+        );
+    }
     known.sort_unstable();
     known.dedup();
-    for name in impls {
-        if !known.contains(&name.as_str()) {
+    for name in sel.names() {
+        if !known.contains(name) {
             let near = known
                 .iter()
-                .filter(|k| k.contains(name.as_str()) || name.contains(*k))
+                .filter(|k| k.contains(name.as_str()) || name.contains(k.as_str()))
                 .map(|k| format!(" (did you mean {k:?}?)"))
                 .next()
                 .unwrap_or_default();
             anyhow::bail!(
-                "--impl: unknown implementation {name:?}{near}; known: {}",
+                "--impl: unknown implementation {name:?}{near}; known: all, rust, {}, {} (other runtimes' names need their adapters: see `dyno doctor`)",
+                others::RUNTIMES.join(", "),
                 known.join(", ")
             );
         }

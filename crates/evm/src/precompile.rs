@@ -490,6 +490,40 @@ pub fn input_of(ctx: &Ctx, id: &str) -> Option<Result<(&'static str, Vec<u8>), B
     Some(case(ctx, op.op, pick, id).map(|(input, _)| (op.op, input)))
 }
 
+/// Every direct-mode id, in order: what other runtimes' adapters can be
+/// asked to run.
+pub fn portable_ids() -> Vec<String> {
+    picks()
+        .map(|(op, pick)| format!("precompile/{}/{}", op.op, sanitize(pick.name)))
+        .collect()
+}
+
+/// The cases of a direct-mode id in the adapter protocol's form (`input`,
+/// `gas` → `output`), or `None` for an id this suite does not define. `gas`
+/// is go-ethereum's price where its vector states one.
+pub fn portable(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
+    let (op, pick) = lookup(id)?;
+    let hexed =
+        |b: &[u8]| serde_json::Value::String(format!("0x{}", alloy_primitives::hex::encode(b)));
+    Some(load(ctx, op.source, pick, id).map(|pairs| {
+        pairs
+            .into_iter()
+            .map(|(input, output)| {
+                dyno_protocol::Case::new(
+                    [
+                        ("input", hexed(&input)),
+                        (
+                            "gas",
+                            serde_json::json!(pick.gas.unwrap_or(u64::from(u32::MAX))),
+                        ),
+                    ],
+                    [("output", hexed(&output))],
+                )
+            })
+            .collect()
+    }))
+}
+
 /// Inputs priced above this at Osaka are left out of quick runs of
 /// `dyno gas`: a single call takes 50 ms to over a second.
 pub const HEAVY_GAS: u64 = 1_000_000;

@@ -11,6 +11,8 @@ use dyno_workload::BenchDef;
 
 pub mod crypto;
 pub mod hash;
+pub mod jsonrpc;
+pub mod portable;
 pub mod rlp;
 pub mod trie;
 
@@ -26,6 +28,7 @@ pub fn catalog() -> Vec<BenchDef> {
     defs.extend(crypto::defs());
     defs.extend(rlp::defs());
     defs.extend(trie::defs());
+    defs.extend(jsonrpc::defs());
     defs
 }
 

@@ -140,6 +140,8 @@ impl Timer for Monotonic {
 /// What warm-up learned.
 #[derive(Debug, Clone, Copy)]
 struct Warmup {
+    /// The workload timed itself.
+    self_timed: bool,
     iters: u64,
     typical_ns: f64,
     fastest_ns: f64,
@@ -204,7 +206,13 @@ impl<T: Timer> Engine<T> {
         }
         m.verification.status = VerificationStatus::Passed;
 
-        let warm = self.warm_up(w);
+        let warm = match self.warm_up(w) {
+            Ok(warm) => warm,
+            Err(e) => {
+                m.incomplete_reason = Some(format!("failed during warm-up: {e}"));
+                return m;
+            }
+        };
         m.warmup_iters = warm.iters;
         let mode = if w.fitted() {
             Mode::LinearFit
@@ -223,10 +231,17 @@ impl<T: Timer> Engine<T> {
                 ));
                 break;
             }
-            let t0 = self.timer.now_ns();
-            w.run(iters);
-            let ns = self.timer.now_ns().saturating_sub(t0);
-            m.samples.push(Sample { iters, ns });
+            match self.timed(w, iters) {
+                Ok((ns, _)) => m.samples.push(Sample { iters, ns }),
+                Err(e) => {
+                    m.incomplete_reason = Some(format!(
+                        "failed after {} of {} samples: {e}",
+                        m.samples.len(),
+                        plan.len()
+                    ));
+                    break;
+                }
+            }
         }
 
         let per_op: Vec<f64> = m.samples.iter().map(Sample::per_op).collect();
@@ -236,7 +251,9 @@ impl<T: Timer> Engine<T> {
             let y: Vec<f64> = m.samples.iter().map(|s| s.ns as f64).collect();
             m.fit = dyno_stats::fit_line(&x, &y, LEVEL);
         }
-        if !self.stopped() && counting_installed() {
+        // The counting allocator sees only this process: a workload that
+        // times itself in another one reports its own allocations.
+        if !self.stopped() && !warm.self_timed && counting_installed() {
             let iters = plan.first().copied().unwrap_or(1).clamp(1, 100_000);
             let before = AllocCount::now();
             w.run(iters);
@@ -248,6 +265,18 @@ impl<T: Timer> Engine<T> {
             });
         }
         m
+    }
+
+    /// Nanoseconds for one batch of `iters`: the workload's own clock if it
+    /// times itself, else ours around [`Workload::run`].
+    /// The flag is true if the workload timed itself.
+    fn timed(&self, w: &mut dyn Workload, iters: u64) -> Result<(u64, bool), String> {
+        if let Some(own) = w.time(iters) {
+            return own.map(|ns| (ns, true));
+        }
+        let t0 = self.timer.now_ns();
+        w.run(iters);
+        Ok((self.timer.now_ns().saturating_sub(t0), false))
     }
 
     /// The sampling mode for an operation that typically costs `typical_ns`.
@@ -273,17 +302,19 @@ impl<T: Timer> Engine<T> {
     ///   one-at-a-time mode.
     /// - fastest: the fastest such batch, a lower bound used to size
     ///   batches so that every sample lasts at least `min_sample_ns`.
-    fn warm_up(&self, w: &mut dyn Workload) -> Warmup {
+    fn warm_up(&self, w: &mut dyn Workload) -> Result<Warmup, String> {
         let s = &self.settings;
+        let min_ns = s.warmup_min_ns.max(w.min_warmup_ns());
         let start = self.timer.now_ns();
         let mut iters = 0u64;
         let mut all = Vec::new();
         let mut long = Vec::new();
         let mut batch = 1u64;
+        let mut self_timed = false;
         loop {
-            let t0 = self.timer.now_ns();
-            w.run(batch);
-            let dt = self.timer.now_ns().saturating_sub(t0) as f64;
+            let (ns, own) = self.timed(w, batch)?;
+            self_timed |= own;
+            let dt = ns as f64;
             iters += batch;
             let per_op = dt / batch as f64;
             all.push(per_op);
@@ -293,7 +324,7 @@ impl<T: Timer> Engine<T> {
                 long.push(per_op);
             }
             let elapsed = self.timer.now_ns().saturating_sub(start);
-            if (iters >= s.warmup_min_iters && elapsed >= s.warmup_min_ns) || self.stopped() {
+            if (iters >= s.warmup_min_iters && elapsed >= min_ns) || self.stopped() {
                 break;
             }
             // Keep each warm-up batch well under the remaining warm-up time.
@@ -304,11 +335,12 @@ impl<T: Timer> Engine<T> {
         let basis = if long.is_empty() { &all } else { &long };
         let typical_ns = dyno_stats::median(basis).unwrap_or(f64::INFINITY);
         let fastest_ns = basis.iter().copied().fold(f64::INFINITY, f64::min);
-        Warmup {
+        Ok(Warmup {
+            self_timed,
             iters,
             typical_ns,
             fastest_ns,
-        }
+        })
     }
 
     /// Batch sizes of every sample, in the order they will run, from a lower
@@ -491,14 +523,117 @@ pub(crate) mod tests {
     fn warm_up_meets_both_the_count_and_the_time() {
         // Three calls of 15 ms reach the count but not the 20 ms minimum.
         let (engine, mut w) = simulated(false, |_, _| 15_000_000);
-        let warm = engine.warm_up(&mut w);
+        let warm = engine.warm_up(&mut w).unwrap();
         assert_eq!(warm.iters, 3, "{warm:?}");
         assert!(close(warm.typical_ns, 15e6) && close(warm.fastest_ns, 15e6));
         // A 1 µs operation reaches the count at once, the time much later.
         let (engine, mut w) = simulated(false, |_, _| 1_000);
-        let warm = engine.warm_up(&mut w);
+        let warm = engine.warm_up(&mut w).unwrap();
         assert!(warm.iters >= 20_000, "{warm:?}");
         assert!(close(warm.typical_ns, 1_000.0), "{warm:?}");
+    }
+
+    /// A workload that times itself, as an adapter does: each batch of n
+    /// costs `per_op * n + overhead` on its own clock, and the engine's
+    /// clock advances by `ipc` more (which must not be charged); after
+    /// `die_after` batches it reports a dead worker.
+    struct SelfTimed {
+        clock: SimClock,
+        per_op: u64,
+        overhead: u64,
+        ipc: u64,
+        batches: u64,
+        die_after: u64,
+        warmup: u64,
+    }
+
+    impl Workload for SelfTimed {
+        fn verify(&mut self) -> Result<(), dyno_workload::Mismatch> {
+            Ok(())
+        }
+        fn run(&mut self, _: u64) {
+            panic!("a self-timed workload is never timed by the engine");
+        }
+        fn cases(&self) -> usize {
+            1
+        }
+        fn fitted(&self) -> bool {
+            true
+        }
+        fn time(&mut self, iters: u64) -> Option<Result<u64, String>> {
+            self.batches += 1;
+            if self.batches > self.die_after {
+                return Some(Err("worker died (killed by signal 9)".into()));
+            }
+            let own = self.per_op * iters + self.overhead;
+            self.clock.advance(own + self.ipc);
+            Some(Ok(own))
+        }
+        fn min_warmup_ns(&self) -> u64 {
+            self.warmup
+        }
+    }
+
+    fn self_timed(die_after: u64, warmup: u64) -> (Engine<SimClock>, SelfTimed) {
+        let clock = SimClock::default();
+        let engine = Engine::with_timer(sim_settings(true), clock.clone());
+        let w = SelfTimed {
+            clock,
+            per_op: 300_000,
+            overhead: 5_000,
+            ipc: 80_000,
+            batches: 0,
+            die_after,
+            warmup,
+        };
+        (engine, w)
+    }
+
+    #[test]
+    fn a_self_timed_workload_is_fitted_on_its_own_clock() {
+        let (engine, mut w) = self_timed(u64::MAX, 0);
+        let m = engine.measure(&mut w);
+        assert_eq!(m.mode, Some(Mode::LinearFit));
+        let fit = m.fit.unwrap();
+        // slope = the operation; intercept = the worker's own overhead; the
+        // round trip (ipc) appears nowhere
+        assert!(close(fit.slope, 300_000.0), "slope {}", fit.slope);
+        assert!((fit.intercept - 5_000.0).abs() < 1.0, "{}", fit.intercept);
+        let sizes: std::collections::BTreeSet<u64> = m.samples.iter().map(|s| s.iters).collect();
+        assert!(sizes.len() >= 3, "{sizes:?}");
+        assert!(m.allocations.is_none());
+    }
+
+    #[test]
+    fn a_workload_asking_for_a_long_warm_up_gets_it() {
+        let (engine, mut w) = self_timed(u64::MAX, 2_000_000_000);
+        let start = w.clock.0.get();
+        let warm = engine.warm_up(&mut w).unwrap();
+        assert!(w.clock.0.get() - start >= 2_000_000_000);
+        assert!(warm.self_timed);
+        assert!(warm.iters > 3);
+    }
+
+    #[test]
+    fn a_worker_that_dies_keeps_its_samples_and_says_why() {
+        // warm-up takes some batches; die a few samples later
+        let (engine, mut probe) = self_timed(u64::MAX, 0);
+        engine.warm_up(&mut probe).unwrap();
+        let warm_batches = probe.batches;
+        let (engine, mut w) = self_timed(warm_batches + 4, 0);
+        let m = engine.measure(&mut w);
+        let why = m.incomplete_reason.unwrap();
+        assert!(
+            why.contains("after 4 of") && why.contains("signal 9"),
+            "{why}"
+        );
+        assert_eq!(m.samples.len(), 4);
+        assert!(m.stats.is_some());
+        // dying in warm-up: nothing timed, the reason kept
+        let (engine, mut w) = self_timed(1, 0);
+        let m = engine.measure(&mut w);
+        assert!(m.incomplete_reason.unwrap().contains("warm-up"));
+        assert!(m.samples.is_empty());
     }
 
     #[test]

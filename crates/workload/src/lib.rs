@@ -46,6 +46,23 @@ pub trait Workload {
     fn facts(&self) -> Vec<(&'static str, Param)> {
         Vec::new()
     }
+
+    /// For a workload that times itself (another runtime's adapter, which
+    /// reads its own clock around its own loop): run `iters` iterations
+    /// and return the nanoseconds that clock measured, or why it could not
+    /// (the worker died). `None`, the default, means the engine times
+    /// [`Workload::run`] with its own clock.
+    fn time(&mut self, iters: u64) -> Option<Result<u64, String>> {
+        let _ = iters;
+        None
+    }
+
+    /// The least warm-up, in nanoseconds, this workload needs before its
+    /// samples mean anything: a JIT runtime's, which compiles hot code
+    /// while it runs. The engine warms up for at least this long.
+    fn min_warmup_ns(&self) -> u64 {
+        0
+    }
 }
 
 /// An output that differs from the value it was expected to have.
@@ -274,6 +291,8 @@ pub enum Param {
     Int(u64),
     /// A word such as an object kind.
     Text(String),
+    /// A measured quantity such as bytes allocated per operation.
+    Float(f64),
 }
 
 impl Param {
@@ -282,6 +301,7 @@ impl Param {
         match self {
             Self::Int(i) => serde_json::Value::from(*i),
             Self::Text(s) => serde_json::Value::from(s.as_str()),
+            Self::Float(x) => serde_json::Value::from(*x),
         }
     }
 }
@@ -327,6 +347,15 @@ pub enum BuildError {
         path: PathBuf,
         /// The benchmark id and implementation.
         what: String,
+    },
+    /// Another runtime's worker could not take the benchmark: it is not
+    /// installed, did not start, died, or refused the id.
+    #[error("{runtime} adapter: {reason}")]
+    Adapter {
+        /// The runtime (`go`, `java`...).
+        runtime: String,
+        /// What went wrong, in one line.
+        reason: String,
     },
 }
 

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Library module paths, as reported in hello.
+const (
+	LibGeth     = "github.com/ethereum/go-ethereum"
+	LibXCrypto  = "golang.org/x/crypto"
+	LibStd      = "std"
+	LibNone     = "-"
+	ImplGeth    = "geth"
+	ImplGoStd   = "go-std"
+	ImplXCrypto = "x-crypto"
+	ImplPrecomp = "geth-precompile"
+	ImplNoop    = "go-noop"
+)
+
+// Entry is one (id, implementation) the worker can run.
+type Entry struct {
+	ID             string `json:"id"`
+	Implementation string `json:"implementation"`
+	Library        string `json:"library"`
+}
+
+// Pattern is a family of ids: `*` matches one path segment.
+type Pattern struct {
+	ID             string `json:"id"`
+	Implementation string `json:"implementation"`
+	Library        string `json:"library"`
+}
+
+type preparer func(id string, cases []Case) (*Prepared, error)
+
+type entry struct {
+	Entry
+	prepare preparer
+}
+
+var hashSizes = []string{"1B", "32B", "1KiB", "100KiB"}
+
+var hashAlgs = []struct {
+	alg, impl, lib string
+}{
+	{"keccak256", ImplGeth, LibGeth},
+	{"sha256", ImplGoStd, LibStd},
+	{"sha384", ImplGoStd, LibStd},
+	{"sha512", ImplGoStd, LibStd},
+	{"ripemd160", ImplXCrypto, LibXCrypto},
+	{"blake2b512", ImplXCrypto, LibXCrypto},
+	{"blake2s256", ImplXCrypto, LibXCrypto},
+}
+
+func entries() []entry {
+	var es []entry
+	add := func(id, impl, lib string, p preparer) {
+		es = append(es, entry{Entry{id, impl, lib}, p})
+	}
+	for _, h := range hashAlgs {
+		alg := h.alg
+		for _, size := range hashSizes {
+			add("hash/"+alg+"/"+size, h.impl, h.lib, func(_ string, cases []Case) (*Prepared, error) {
+				return prepareHash(alg, cases)
+			})
+		}
+	}
+	add("crypto/secp256k1-sign/recid-direct", ImplGeth, LibGeth, prepareSecpSign)
+	add("crypto/secp256k1-verify/valid", ImplGeth, LibGeth, prepareSecpVerify)
+	add("crypto/secp256k1-recover/valid", ImplGeth, LibGeth, prepareSecpRecover)
+	add("crypto/secp256k1-keygen/pubkey", ImplGeth, LibGeth, prepareSecpKeygen)
+	add("crypto/p256-sign/32B", ImplGoStd, LibStd, prepareNISTSign(p256))
+	add("crypto/p384-sign/32B", ImplGoStd, LibStd, prepareNISTSign(p384))
+	add("crypto/p256-verify/32B", ImplGoStd, LibStd, prepareNISTVerify(p256))
+	add("crypto/p384-verify/32B", ImplGoStd, LibStd, prepareNISTVerify(p384))
+	add("harness/noop/empty", ImplNoop, LibNone, prepareNoop)
+	return es
+}
+
+var registry = entries()
+
+// List returns every explicit (id, implementation) the worker supports.
+func List() []Entry {
+	out := make([]Entry, len(registry))
+	for i, e := range registry {
+		out[i] = e.Entry
+	}
+	return out
+}
+
+// Patterns returns the id families the worker supports beyond List.
+func Patterns() []Pattern {
+	return []Pattern{
+		{ID: "precompile/*/*", Implementation: ImplPrecomp, Library: LibGeth},
+		{ID: BytecodeGroup + "/*/*", Implementation: ImplEVM, Library: LibGeth},
+	}
+}
+
+// Prepare parses the cases of (id, impl), runs each once and returns the
+// prepared benchmark with its outputs (not yet compared; see Check).
+func Prepare(id, impl string, cases []Case) (*Prepared, error) {
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s: no cases", id)
+	}
+	if impl == ImplPrecomp {
+		parts := strings.Split(id, "/")
+		if len(parts) != 3 || parts[0] != "precompile" || parts[2] == "" {
+			return nil, fmt.Errorf("unknown id %s for implementation %s", id, impl)
+		}
+		return preparePrecompile(parts[1], cases)
+	}
+	if impl == ImplEVM {
+		parts := strings.Split(id, "/")
+		if len(parts) != 3 || parts[0] != BytecodeGroup || parts[2] == "" {
+			return nil, fmt.Errorf("unknown id %s for implementation %s", id, impl)
+		}
+		return prepareBytecode(parts[1], cases)
+	}
+	for _, e := range registry {
+		if e.ID == id && e.Implementation == impl {
+			return e.prepare(id, cases)
+		}
+	}
+	for _, e := range registry {
+		if e.ID == id {
+			return nil, fmt.Errorf("unknown implementation %s for id %s", impl, id)
+		}
+	}
+	return nil, fmt.Errorf("unknown id %s", id)
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// proc is a running worker process, talked to over pipes.
+type proc struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// buildWorker is the worker to start: $DYNO_GO_WORKER (e.g. HOME/run
+// from setup) if set, else a binary built from this folder.
+func buildWorker(t *testing.T) string {
+	t.Helper()
+	if w := os.Getenv("DYNO_GO_WORKER"); w != "" {
+		return w
+	}
+	bin := filepath.Join(t.TempDir(), "dyno-adapter-go")
+	cmd := exec.Command("go", "build", "-mod=readonly", "-trimpath", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+func startWorker(t *testing.T, path string) *proc {
+	t.Helper()
+	cmd := exec.Command(path)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &proc{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return w
+}
+
+// call sends one request and decodes the one reply line.
+func (w *proc) call(req string) map[string]any {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, req+"\n"); err != nil {
+		w.t.Fatalf("write: %v", err)
+	}
+	line, err := w.out.ReadBytes('\n')
+	if err != nil {
+		w.t.Fatalf("read reply to %.80s: %v", req, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		w.t.Fatalf("reply is not JSON: %q", line)
+	}
+	return m
+}
+
+// exit closes stdin and returns the exit code, failing after 5 s.
+func (w *proc) exit() int {
+	w.t.Helper()
+	w.in.Close()
+	rest, _ := io.ReadAll(w.out)
+	if len(strings.TrimSpace(string(rest))) > 0 {
+		w.t.Errorf("output after the last reply: %q", rest)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.cmd.Wait() }()
+	select {
+	case <-done:
+		return w.cmd.ProcessState.ExitCode()
+	case <-time.After(5 * time.Second):
+		w.t.Fatal("worker did not exit after EOF")
+		return -1
+	}
+}
+
+func seq(seed uint64, n int) []byte {
+	out := make([]byte, 0, n+8)
+	for state := seed; len(out) < n; {
+		state += 0x9E3779B97F4A7C15
+		z := state
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+		out = binary.LittleEndian.AppendUint64(out, z^(z>>31))
+	}
+	return out[:n]
+}
+
+// keccakPrepare is a hash/keccak256/32B prepare request built from
+// vectors/hash.json; corrupt changes case 1's expected digest.
+func keccakPrepare(t *testing.T, corrupt bool) (req string, n int) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "vectors", "hash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			Algorithm, Digest string
+			Len               int
+			Seed              uint64
+		}
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, c := range doc.Cases {
+		if c.Algorithm != "keccak256" || c.Len != 32 {
+			continue
+		}
+		d := c.Digest
+		if corrupt && len(cases) == 1 {
+			d = d[:len(d)-1] + map[bool]string{true: "1", false: "0"}[strings.HasSuffix(d, "0")]
+		}
+		cases = append(cases, `{"input":{"data":"0x`+hex.EncodeToString(seq(c.Seed, c.Len))+`"},"expected":{"digest":"`+d+`"}}`)
+	}
+	return `{"type":"prepare","id":"hash/keccak256/32B","implementation":"geth","cases":[` + strings.Join(cases, ",") + `]}`, len(cases)
+}
+
+func TestEndToEnd(t *testing.T) {
+	bin := buildWorker(t)
+	w := startWorker(t, bin)
+
+	h := w.call(`{"type":"hello","protocol":1}`)
+	if h["type"] != "hello" || h["protocol"] != float64(1) || h["jit"] != false {
+		t.Fatalf("hello: %v", h)
+	}
+	rt := h["runtime"].(map[string]any)
+	if rt["name"] != "go" || !strings.HasPrefix(rt["version"].(string), "go1.") {
+		t.Fatalf("runtime: %v", rt)
+	}
+	if libs := h["libraries"].(map[string]any); libs["github.com/ethereum/go-ethereum"] != "v1.17.8" {
+		t.Fatalf("libraries: %v", libs)
+	}
+	listed := map[string]string{}
+	for _, b := range h["benchmarks"].([]any) {
+		e := b.(map[string]any)
+		listed[e["id"].(string)] = e["implementation"].(string)
+	}
+	if listed["harness/noop/empty"] != "go-noop" || listed["hash/keccak256/32B"] != "geth" {
+		t.Fatalf("benchmarks: %v", listed)
+	}
+
+	if r := w.call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
+		t.Fatalf("run before prepare: %v", r)
+	}
+
+	req, n := keccakPrepare(t, false)
+	r := w.call(req)
+	if r["type"] != "prepared" || r["cases"] != float64(n) || len(r["outputs"].([]any)) != n {
+		t.Fatalf("prepare: %v", r)
+	}
+
+	r = w.call(`{"type":"run","iterations":1000,"samples":5,"unknown_field":true}`)
+	if r["type"] != "samples" {
+		t.Fatalf("run: %v", r)
+	}
+	ns := r["ns"].([]any)
+	if len(ns) != 5 {
+		t.Fatalf("%d samples, want 5", len(ns))
+	}
+	for _, v := range ns {
+		if v.(float64) <= 0 {
+			t.Fatalf("non-positive sample in %v", ns)
+		}
+	}
+	if alloc := r["alloc"].(map[string]any); alloc["count"].(float64) < 1000 {
+		t.Fatalf("alloc %v: Keccak256 allocates its digest", alloc)
+	}
+	if r := w.call(`{"type":"run","iterations":0,"samples":1}`); r["type"] != "error" {
+		t.Fatalf("run with 0 iterations: %v", r)
+	}
+
+	req, _ = keccakPrepare(t, true)
+	r = w.call(req)
+	if r["type"] != "mismatch" || r["case"] != float64(1) || r["field"] != "digest" {
+		t.Fatalf("corrupted prepare: %v", r)
+	}
+	if r := w.call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
+		t.Fatalf("run after a mismatch: %v", r)
+	}
+
+	r = w.call(`{"type":"prepare","id":"crypto/foo/bar","implementation":"geth","cases":[{"input":{},"expected":{}}]}`)
+	if r["type"] != "error" || r["fatal"] != false || !strings.Contains(r["message"].(string), "crypto/foo/bar") {
+		t.Fatalf("unknown id: %v", r)
+	}
+	r = w.call(`{"type":"prepare","id":"harness/noop/empty","implementation":"go-noop","cases":[{"input":{"value":"0xabcd"},"expected":{"value":"0xabcd"}}]}`)
+	if r["type"] != "prepared" {
+		t.Fatalf("noop: %v", r)
+	}
+	if r := w.call(`{"type":"run","iterations":1,"samples":3}`); len(r["ns"].([]any)) != 3 {
+		t.Fatalf("noop run: %v", r)
+	}
+
+	if code := w.exit(); code != 0 {
+		t.Fatalf("exit code %d at EOF, want 0", code)
+	}
+
+	// An unparseable request gets a fatal error and the worker exits.
+	w = startWorker(t, bin)
+	if r := w.call(`{not json`); r["type"] != "error" || r["fatal"] != true {
+		t.Fatalf("unparseable request: %v", r)
+	}
+	if code := w.exit(); code == 0 {
+		t.Fatal("exit code 0 after a fatal error")
+	}
+}

@@ -1,0 +1,68 @@
+package dev.dyno.adapter;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * One prepared benchmark: its cases parsed into native types at prepare time.
+ *
+ * <p>Every concrete kernel writes its own timed loop in {@link #batch(int)} so that the operation
+ * call inside it stays monomorphic and inlinable (one loop per benchmark kind, as JMH benchmarks
+ * have one method each). The loop folds every output into a local accumulator that it returns; the
+ * caller folds it into a field after reading the clock, so the JIT can neither drop the work nor
+ * hoist it out of the loop (the Blackhole idea without the Blackhole call per operation).
+ */
+abstract class Kernel {
+  /** Index of the next case; carries over between samples and requests. */
+  protected int pos;
+
+  /** Number of cases. */
+  abstract int size();
+
+  /** Runs the operation once on case {@code i} (untimed) and encodes its output like expected. */
+  abstract ObjectNode once(int i);
+
+  /** Runs {@code iterations} operations cycling through the cases; returns the folded outputs. */
+  abstract long batch(int iterations);
+
+  static ObjectNode obj() {
+    return JsonNodeFactory.instance.objectNode();
+  }
+
+  static String text(JsonNode input, String field) {
+    JsonNode v = input.get(field);
+    if (v == null || !v.isTextual()) {
+      throw new IllegalArgumentException("input." + field + " missing or not a string");
+    }
+    return v.asText();
+  }
+
+  static byte[] hex(JsonNode input, String field) {
+    return Hex.decode(text(input, field));
+  }
+
+  static byte[] hex(JsonNode input, String field, int len) {
+    try {
+      return Hex.decode(text(input, field), len);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("input." + field + ": " + e.getMessage(), e);
+    }
+  }
+
+  static long number(JsonNode input, String field) {
+    JsonNode v = input.get(field);
+    if (v == null || !v.canConvertToLong()) {
+      throw new IllegalArgumentException("input." + field + " missing or not an integer");
+    }
+    return v.asLong();
+  }
+
+  static JsonNode input(JsonNode c) {
+    JsonNode in = c.get("input");
+    if (in == null || !in.isObject()) {
+      throw new IllegalArgumentException("case without an input object");
+    }
+    return in;
+  }
+}

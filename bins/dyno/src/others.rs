@@ -1,0 +1,306 @@
+//! Other runtimes in `dyno run`: which adapters `--impl` selects, their
+//! workers, and the jobs that run the plan's ids on them beside Rust's.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use dyno_adapter::{Adapter, AdapterWorkload, Checker, Pool};
+use dyno_format::Implementation;
+use dyno_protocol::Hello;
+use dyno_runner::Job;
+use dyno_spec::PlanEntry;
+use dyno_workload::{BuildError, Ctx};
+
+use crate::portable;
+
+/// The runtimes that have adapters.
+pub(crate) const RUNTIMES: [&str; 4] = ["go", "java", "node", "python"];
+
+/// Warm-up a JIT runtime gets in each fresh worker, as JMH's warm-up
+/// iterations give it: 2 s, or 0.5 s with `--quick`.
+pub(crate) fn jit_warmup_ns(quick: bool) -> u64 {
+    if quick { 500_000_000 } else { 2_000_000_000 }
+}
+
+/// Where `dyno setup` installs workers: `$DYNO_CACHE`, else
+/// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
+pub(crate) fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("DYNO_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("dyno");
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/dyno"))
+        .unwrap_or_else(|| PathBuf::from(".dyno-cache"))
+}
+
+/// Every adapter in the repository (`$DYNO_ADAPTERS`, else `./adapters`,
+/// else the one dyno was built from).
+pub(crate) fn adapters() -> Vec<Adapter> {
+    let root = crate::data_dir(
+        std::env::var_os("DYNO_ADAPTERS")
+            .map(PathBuf::from)
+            .as_deref(),
+        "adapters",
+    );
+    dyno_adapter::discover(&root, &cache_dir())
+}
+
+/// What `--impl` asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Selection {
+    all: bool,
+    runtimes: BTreeSet<String>,
+    names: BTreeSet<String>,
+}
+
+impl Selection {
+    /// From `--impl` (absent: Rust's implementations only).
+    pub(crate) fn parse(impls: Option<&[String]>) -> Self {
+        let mut s = Self {
+            all: false,
+            runtimes: BTreeSet::new(),
+            names: BTreeSet::new(),
+        };
+        match impls {
+            None => {
+                s.runtimes.insert("rust".into());
+            }
+            Some(list) => {
+                for name in list.iter().map(|n| n.trim().to_ascii_lowercase()) {
+                    if name == "all" {
+                        s.all = true;
+                    } else if name == "rust" || RUNTIMES.contains(&name.as_str()) {
+                        s.runtimes.insert(name);
+                    } else if !name.is_empty() {
+                        s.names.insert(name);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// True if `implementation` of `runtime` is selected.
+    pub(crate) fn wants(&self, runtime: &str, implementation: &str) -> bool {
+        self.all || self.runtimes.contains(runtime) || self.names.contains(implementation)
+    }
+
+    /// True if an adapter's workers must be started to know (a runtime
+    /// selected, or names that may be its implementations).
+    fn may_want(&self, runtime: &str) -> bool {
+        self.all || self.runtimes.contains(runtime) || !self.names.is_empty()
+    }
+
+    /// The explicitly named implementations.
+    pub(crate) fn names(&self) -> &BTreeSet<String> {
+        &self.names
+    }
+}
+
+/// A started adapter: its pool and what its first worker said.
+pub(crate) struct Started {
+    pub(crate) pool: Rc<RefCell<Pool>>,
+    pub(crate) hello: Hello,
+}
+
+/// Start the adapters `sel` may need. Each one that is not installed or
+/// fails to start is skipped with a one-line reason on stderr.
+pub(crate) fn start(sel: &Selection, quiet: bool) -> Vec<Started> {
+    let mut out = Vec::new();
+    for a in adapters() {
+        if !sel.may_want(&a.runtime) {
+            continue;
+        }
+        let runtime = a.runtime.clone();
+        if a.installed() && a.stale() && !quiet {
+            eprintln!(
+                "dyno: warning: the {runtime} adapter changed since `dyno setup` installed it; run `dyno setup` to rebuild"
+            );
+        }
+        let mut pool = Pool::new(a);
+        match pool.hello() {
+            Ok(h) => {
+                let hello = h.clone();
+                out.push(Started {
+                    pool: Rc::new(RefCell::new(pool)),
+                    hello,
+                });
+            }
+            Err(e) => {
+                let line = e.to_string();
+                let first = line.lines().next().unwrap_or_default();
+                eprintln!(
+                    "dyno: skipping {runtime}: {}",
+                    first.trim_start_matches(&format!("{runtime}: "))
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The plan's jobs with the selected adapters' implementations added: for
+/// each id, Rust's and every other runtime's implementations one after the
+/// other (the order rotated from id to id, so no runtime always goes
+/// first), then the next id. Each adapter's `harness/noop/empty` runs
+/// first, to measure its own overhead.
+pub(crate) fn interleave(
+    rust: Vec<Job>,
+    plan: &[PlanEntry],
+    started: &[Started],
+    sel: &Selection,
+    ctx: &Ctx,
+    quick: bool,
+) -> Vec<Job> {
+    let mut ids: Vec<&PlanEntry> = Vec::new();
+    for e in plan {
+        if !ids.iter().any(|x| x.id == e.id) {
+            ids.push(e);
+        }
+    }
+    let mut rust = rust;
+    let mut jobs = Vec::new();
+    for s in started {
+        let noop = dyno_protocol::NOOP_ID;
+        for offer in s.hello.implementations_of(noop) {
+            jobs.push(adapter_job(
+                s,
+                noop,
+                &offer.implementation,
+                offer.library.as_deref(),
+                None,
+                ctx,
+                quick,
+            ));
+        }
+    }
+    for (k, e) in ids.into_iter().enumerate() {
+        let mut group: Vec<Job> = Vec::new();
+        let (mine, rest): (Vec<Job>, Vec<Job>) = rust.into_iter().partition(|j| j.id == e.id);
+        rust = rest;
+        group.extend(mine);
+        let exported = portable::cases(ctx, &e.id).is_some();
+        for s in started {
+            if !exported {
+                continue;
+            }
+            for offer in s.hello.implementations_of(&e.id) {
+                if sel.wants(&s.hello.runtime.name, &offer.implementation)
+                    || sel.wants(
+                        s.pool.borrow().adapter().runtime.as_str(),
+                        &offer.implementation,
+                    )
+                {
+                    group.push(adapter_job(
+                        s,
+                        &e.id,
+                        &offer.implementation,
+                        offer.library.as_deref(),
+                        Some(e),
+                        ctx,
+                        quick,
+                    ));
+                }
+            }
+        }
+        if !group.is_empty() {
+            let by = k % group.len();
+            group.rotate_left(by);
+        }
+        jobs.extend(group);
+    }
+    jobs.extend(rust);
+    jobs
+}
+
+fn adapter_job(
+    s: &Started,
+    id: &str,
+    implementation: &str,
+    library: Option<&str>,
+    entry: Option<&PlanEntry>,
+    ctx: &Ctx,
+    quick: bool,
+) -> Job {
+    let hello = &s.hello;
+    let runtime = s.pool.borrow().adapter().runtime.clone();
+    let version = library
+        .and_then(|l| hello.libraries.get(l))
+        .cloned()
+        .unwrap_or_else(|| hello.adapter.version.clone());
+    let mut parameters = std::collections::BTreeMap::new();
+    if let Some(l) = library {
+        parameters.insert("library".to_string(), serde_json::Value::from(l));
+    }
+    parameters.insert(
+        "runtime_flags".to_string(),
+        serde_json::Value::from(hello.runtime.flags.join(" ")),
+    );
+    parameters.insert(
+        "adapter_clock".to_string(),
+        serde_json::Value::from(hello.clock.source.as_str()),
+    );
+    let pool = s.pool.clone();
+    let ctx = ctx.clone();
+    let (id_owned, imp) = (id.to_string(), implementation.to_string());
+    let runtime_name = runtime.clone();
+    Job {
+        id: id.to_string(),
+        implementation: Implementation {
+            name: implementation.to_string(),
+            version,
+            runtime,
+        },
+        baseline: false,
+        parameters,
+        threshold: entry.map_or(0.2, |e| e.threshold),
+        target: entry.and_then(|e| {
+            e.target
+                .as_ref()
+                .map(|t| (t.stat.name().to_string(), t.limit_ns))
+        }),
+        build: Box::new(move || {
+            let cases = portable::cases(&ctx, &id_owned).unwrap_or_else(|| {
+                Err(BuildError::Adapter {
+                    runtime: runtime_name.clone(),
+                    reason: format!("{id_owned} has no portable form"),
+                })
+            })?;
+            let check_id = id_owned.clone();
+            let check: Checker = Box::new(move |case, out| {
+                portable::check(&check_id, case, out).map_err(|w| (w.field, w.expected, w.actual))
+            });
+            let w = AdapterWorkload::prepare(
+                pool,
+                &id_owned,
+                &imp,
+                cases,
+                &check,
+                jit_warmup_ns(quick),
+            )?;
+            Ok(Box::new(w) as Box<dyn dyno_workload::Workload>)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impl_selection() {
+        let none = Selection::parse(None);
+        assert!(none.wants("rust", "k256") && !none.wants("go", "geth"));
+        let list = ["go".to_string(), "k256".into(), "Noble".into()];
+        let s = Selection::parse(Some(&list));
+        assert!(s.wants("go", "geth") && s.wants("rust", "k256") && s.wants("node", "noble"));
+        assert!(!s.wants("rust", "sha2") && !s.wants("java", "web3j"));
+        let all = Selection::parse(Some(&["all".to_string()]));
+        assert!(all.wants("python", "coincurve") && all.wants("rust", "sha2"));
+    }
+}

@@ -1,0 +1,383 @@
+//! A running worker: one request, one reply, within a time limit.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dyno_protocol::{Hello, Reply, Request, VERSION};
+
+/// How long a worker may take to start and answer `hello` (a JVM loading
+/// its classes on a busy machine).
+pub const HELLO_LIMIT: Duration = Duration::from_secs(120);
+
+/// Lines of stderr kept for error messages.
+const TAIL: usize = 12;
+
+/// Why a worker could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// `setup` has not installed it.
+    #[error("{runtime}: not installed ({} missing): run `dyno setup`", path.display())]
+    NotInstalled {
+        /// The runtime.
+        runtime: String,
+        /// The start script looked for.
+        path: PathBuf,
+    },
+    /// The process could not be started.
+    #[error("{runtime}: cannot start the worker: {source}")]
+    Spawn {
+        /// The runtime.
+        runtime: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The process exited (or closed its stdout) while a reply was due.
+    #[error("{runtime}: the worker died ({status}){tail}")]
+    Died {
+        /// The runtime.
+        runtime: String,
+        /// How it ended.
+        status: String,
+        /// Its last stderr lines, preformatted.
+        tail: String,
+    },
+    /// No reply within the limit; the worker has been killed.
+    #[error("{runtime}: no reply within {}s; the worker was stopped{tail}", after.as_secs())]
+    Timeout {
+        /// The runtime.
+        runtime: String,
+        /// The limit.
+        after: Duration,
+        /// Its last stderr lines, preformatted.
+        tail: String,
+    },
+    /// It sent something that is not a protocol reply, or the wrong one.
+    #[error("{runtime}: protocol error: {message}")]
+    Protocol {
+        /// The runtime.
+        runtime: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// A worker process speaking the adapter protocol on its stdin and stdout.
+#[derive(Debug)]
+pub struct Worker {
+    runtime: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    tail: Arc<Mutex<VecDeque<String>>>,
+    hello: Hello,
+    dead: bool,
+}
+
+impl Worker {
+    /// Start `cmd` and exchange `hello`.
+    pub fn spawn(runtime: &str, mut cmd: Command) -> Result<Self, WorkerError> {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| WorkerError::Spawn {
+                runtime: runtime.into(),
+                source,
+            })?;
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
+        let keep = tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = keep.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == TAIL {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        let placeholder = Hello {
+            protocol: VERSION,
+            runtime: dyno_protocol::Named {
+                name: runtime.into(),
+                version: String::new(),
+                flags: Vec::new(),
+            },
+            adapter: dyno_protocol::Named {
+                name: String::new(),
+                version: String::new(),
+                flags: Vec::new(),
+            },
+            libraries: Default::default(),
+            clock: dyno_protocol::ClockInfo {
+                source: String::new(),
+                resolution_ns: None,
+            },
+            jit: false,
+            benchmarks: Vec::new(),
+            patterns: Vec::new(),
+        };
+        let mut w = Self {
+            runtime: runtime.into(),
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            tail,
+            hello: placeholder,
+            dead: false,
+        };
+        match w.request(&Request::Hello { protocol: VERSION }, HELLO_LIMIT)? {
+            Reply::Hello(h) if h.protocol == VERSION => w.hello = h,
+            Reply::Hello(h) => {
+                return Err(w.protocol(format!(
+                    "it speaks protocol version {}, dyno speaks {VERSION}",
+                    h.protocol
+                )));
+            }
+            Reply::Error { message, .. } => {
+                return Err(w.protocol(format!("it refused hello: {message}")));
+            }
+            other => return Err(w.protocol(format!("expected hello, got {other:?}"))),
+        }
+        Ok(w)
+    }
+
+    /// What the worker said of itself.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// The runtime's name.
+    pub fn runtime(&self) -> &str {
+        &self.runtime
+    }
+
+    /// The worker's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// True while the process runs and has not failed a request.
+    pub fn alive(&mut self) -> bool {
+        !self.dead && matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// True once a request failed (the process may still be exiting).
+    pub(crate) fn dead_flag(&self) -> bool {
+        self.dead
+    }
+
+    fn protocol(&self, message: String) -> WorkerError {
+        WorkerError::Protocol {
+            runtime: self.runtime.clone(),
+            message,
+        }
+    }
+
+    fn tail(&self) -> String {
+        let t = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_empty() {
+            String::new()
+        } else {
+            let lines: Vec<&str> = t.iter().map(String::as_str).collect();
+            format!("; its stderr ended with:\n    {}", lines.join("\n    "))
+        }
+    }
+
+    fn died(&mut self) -> WorkerError {
+        self.dead = true;
+        // give the process a moment to be reaped, and stderr to drain
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break s.to_string(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    break "closed its output; stopped".to_string();
+                }
+                Err(e) => break e.to_string(),
+            }
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        WorkerError::Died {
+            runtime: self.runtime.clone(),
+            status,
+            tail: self.tail(),
+        }
+    }
+
+    /// Send `req` and wait at most `limit` for the reply. After any error
+    /// the worker is unusable ([`Worker::alive`] is false).
+    pub fn request(&mut self, req: &Request, limit: Duration) -> Result<Reply, WorkerError> {
+        if self.dead {
+            return Err(self.died());
+        }
+        let line = dyno_protocol::encode(req);
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush())
+                .is_ok(),
+            None => false,
+        };
+        if !sent {
+            return Err(self.died());
+        }
+        match self.lines.recv_timeout(limit) {
+            Ok(reply) => dyno_protocol::decode::<Reply>(&reply).map_err(|e| {
+                self.dead = true;
+                let shown: String = reply.chars().take(200).collect();
+                self.protocol(format!("not a reply ({e}): {shown}"))
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(self.died()),
+            Err(RecvTimeoutError::Timeout) => {
+                self.dead = true;
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                Err(WorkerError::Timeout {
+                    runtime: self.runtime.clone(),
+                    after: limit,
+                    tail: self.tail(),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for Worker {
+    /// Close stdin (the worker exits), wait up to 2 s, then kill.
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A worker written in shell: answers hello, then replays `script`
+    /// (one reply line per request read).
+    pub(crate) fn sh_worker(replies: &[&str]) -> Command {
+        let hello = r#"{"type":"hello","protocol":1,"runtime":{"name":"sh","version":"5"},"adapter":{"name":"t","version":"0"},"clock":{"source":"date"},"jit":false,"benchmarks":[{"id":"hash/keccak256/32B","implementation":"toy"}]}"#;
+        let mut script = format!("read -r l; echo '{hello}'\n");
+        for r in replies {
+            script.push_str(&format!("read -r l || exit 0; {r}\n"));
+        }
+        script.push_str("while read -r l; do :; done\n");
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    #[test]
+    fn hello_then_requests_and_replies() {
+        let mut w =
+            Worker::spawn("sh", sh_worker(&[r#"echo '{"type":"samples","ns":[5]}'"#])).unwrap();
+        assert_eq!(w.hello().runtime.version, "5");
+        let r = w
+            .request(
+                &Request::Run {
+                    iterations: 1,
+                    samples: 1,
+                },
+                Duration::from_secs(5),
+            )
+            .unwrap();
+        assert!(matches!(r, Reply::Samples { ref ns, .. } if ns == &[5]));
+        assert!(w.alive());
+    }
+
+    #[test]
+    fn a_worker_that_dies_mid_request_is_reported_with_its_stderr() {
+        let mut w =
+            Worker::spawn("sh", sh_worker(&["echo 'panic: boom' >&2; kill -9 $$"])).unwrap();
+        let e = w
+            .request(
+                &Request::Run {
+                    iterations: 1,
+                    samples: 1,
+                },
+                Duration::from_secs(10),
+            )
+            .unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, WorkerError::Died { .. }), "{msg}");
+        assert!(
+            msg.contains("signal: 9") && msg.contains("panic: boom"),
+            "{msg}"
+        );
+        assert!(!w.alive());
+    }
+
+    #[test]
+    fn silence_is_a_timeout_and_the_worker_is_stopped() {
+        let mut w = Worker::spawn("sh", sh_worker(&["sleep 30"])).unwrap();
+        let t0 = Instant::now();
+        let e = w
+            .request(
+                &Request::Run {
+                    iterations: 1,
+                    samples: 1,
+                },
+                Duration::from_millis(300),
+            )
+            .unwrap_err();
+        assert!(matches!(e, WorkerError::Timeout { .. }), "{e}");
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        assert!(!w.alive());
+    }
+
+    #[test]
+    fn garbage_on_stdout_and_wrong_versions_are_protocol_errors() {
+        let mut w = Worker::spawn("sh", sh_worker(&["echo 'hello world'"])).unwrap();
+        let e = w
+            .request(
+                &Request::Run {
+                    iterations: 1,
+                    samples: 1,
+                },
+                Duration::from_secs(5),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("not a reply"), "{e}");
+
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(
+            r#"read -r l; echo '{"type":"hello","protocol":9,"runtime":{"name":"x","version":"1"},"adapter":{"name":"x","version":"1"},"clock":{"source":"c"}}'"#,
+        );
+        let e = Worker::spawn("x", cmd).unwrap_err();
+        assert!(e.to_string().contains("version 9"), "{e}");
+
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg("echo 'cannot load library' >&2; exit 1");
+        let e = Worker::spawn("x", cmd).unwrap_err();
+        assert!(e.to_string().contains("cannot load library"), "{e}");
+    }
+}

@@ -1,0 +1,256 @@
+//! A benchmark measured by a worker in another runtime.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use dyno_protocol::{Case, Reply, Request};
+use dyno_workload::{BuildError, Mismatch, Param, Workload};
+use serde_json::{Map, Value};
+
+use crate::pool::Pool;
+
+/// dyno's own check of one output: `Err((field, expected, actual))`.
+pub type Checker = Box<dyn Fn(&Case, &Map<String, Value>) -> Result<(), (String, String, String)>>;
+
+/// Longest wait for a `prepare` (parsing and checking every case once; a
+/// pure-Python pairing takes seconds).
+const PREPARE_LIMIT: Duration = Duration::from_secs(600);
+
+/// Longest wait for one sample: batches are sized to a few milliseconds,
+/// but the slowest operations (seconds each) are fitted over batches of
+/// one to three.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
+/// A benchmark prepared on a worker: verified there and here, then timed
+/// by the worker's own clock, one `run` request per sample.
+pub struct AdapterWorkload {
+    pool: Rc<RefCell<Pool>>,
+    runtime: String,
+    runtime_version: String,
+    cases: usize,
+    verdict: Result<(), Mismatch>,
+    min_warmup_ns: u64,
+    iters: u64,
+    timed_ns: u64,
+    gc_count: Option<u64>,
+    gc_ns: Option<u64>,
+    alloc_bytes: Option<u64>,
+    alloc_count: Option<u64>,
+}
+
+impl std::fmt::Debug for AdapterWorkload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdapterWorkload")
+            .field("runtime", &self.runtime)
+            .field("cases", &self.cases)
+            .finish_non_exhaustive()
+    }
+}
+
+fn adapter_error(runtime: &str, reason: impl std::fmt::Display) -> BuildError {
+    BuildError::Adapter {
+        runtime: runtime.into(),
+        reason: reason.to_string(),
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl AdapterWorkload {
+    /// Send `prepare` for `(id, implementation)` with `cases` on the pool's
+    /// worker, and check every output it returns with `check`. A worker
+    /// that is missing, dies or refuses the id gives a [`BuildError`]; a
+    /// wrong output is kept as the workload's verification verdict (the
+    /// engine then records it as a failed verification, never a timing).
+    /// A JIT runtime's worker is warmed up for at least `jit_warmup_ns`.
+    pub fn prepare(
+        pool: Rc<RefCell<Pool>>,
+        id: &str,
+        implementation: &str,
+        cases: Vec<Case>,
+        check: &Checker,
+        jit_warmup_ns: u64,
+    ) -> Result<Self, BuildError> {
+        let runtime = pool.borrow().adapter().runtime.clone();
+        let (reply, hello) = {
+            let mut p = pool.borrow_mut();
+            let w = p
+                .worker_for(id)
+                .map_err(|e| adapter_error(&runtime, strip(&runtime, e)))?;
+            let hello = w.hello().clone();
+            let req = Request::Prepare {
+                id: id.into(),
+                implementation: implementation.into(),
+                cases: cases.clone(),
+            };
+            let reply = w
+                .request(&req, PREPARE_LIMIT)
+                .map_err(|e| adapter_error(&runtime, strip(&runtime, e)))?;
+            (reply, hello)
+        };
+        let verdict = match reply {
+            Reply::Prepared { outputs, .. } if outputs.len() != cases.len() => Err(Mismatch {
+                case: "all".into(),
+                expected: format!("{} outputs", cases.len()),
+                actual: format!("{} outputs", outputs.len()),
+            }),
+            Reply::Prepared { outputs, .. } => cases
+                .iter()
+                .zip(&outputs)
+                .enumerate()
+                .find_map(|(k, (case, out))| {
+                    check(case, out)
+                        .err()
+                        .map(|(field, expected, actual)| Mismatch {
+                            case: format!("{k} ({field}, checked by dyno)"),
+                            expected,
+                            actual,
+                        })
+                })
+                .map_or(Ok(()), Err),
+            Reply::Mismatch {
+                case,
+                field,
+                expected,
+                actual,
+            } => Err(Mismatch {
+                case: match field {
+                    Some(f) => format!("{case} ({f})"),
+                    None => case.to_string(),
+                },
+                expected: show(&expected),
+                actual: show(&actual),
+            }),
+            Reply::Error { message, .. } => {
+                return Err(adapter_error(&runtime, format!("refused {id}: {message}")));
+            }
+            other => {
+                pool.borrow_mut().stop();
+                return Err(adapter_error(
+                    &runtime,
+                    format!("protocol error: expected prepared, got {other:?}"),
+                ));
+            }
+        };
+        Ok(Self {
+            pool,
+            runtime,
+            runtime_version: hello.runtime.version.clone(),
+            cases: cases.len(),
+            verdict,
+            min_warmup_ns: if hello.jit { jit_warmup_ns } else { 0 },
+            iters: 0,
+            timed_ns: 0,
+            gc_count: None,
+            gc_ns: None,
+            alloc_bytes: None,
+            alloc_count: None,
+        })
+    }
+
+    fn sample(&mut self, iters: u64) -> Result<u64, String> {
+        let mut pool = self.pool.borrow_mut();
+        let Some(w) = pool.current() else {
+            return Err(format!("the {} worker is gone", self.runtime));
+        };
+        let req = Request::Run {
+            iterations: iters.max(1),
+            samples: 1,
+        };
+        let reply = w
+            .request(&req, RUN_LIMIT)
+            .map_err(|e| strip(&self.runtime, e))?;
+        match reply {
+            Reply::Samples { ns, gc, alloc } if ns.len() == 1 => {
+                self.iters += iters;
+                self.timed_ns += ns[0];
+                let add = |acc: &mut Option<u64>, v: Option<u64>| {
+                    if let Some(v) = v {
+                        *acc = Some(acc.unwrap_or(0) + v);
+                    }
+                };
+                if let Some(g) = gc {
+                    add(&mut self.gc_count, g.count);
+                    add(&mut self.gc_ns, g.time_ns);
+                }
+                if let Some(a) = alloc {
+                    add(&mut self.alloc_bytes, a.bytes);
+                    add(&mut self.alloc_count, a.count);
+                }
+                Ok(ns[0])
+            }
+            Reply::Samples { ns, .. } => Err(format!(
+                "protocol error: asked for 1 sample, got {}",
+                ns.len()
+            )),
+            Reply::Error { message, .. } => Err(format!("{} worker: {message}", self.runtime)),
+            other => Err(format!("protocol error: expected samples, got {other:?}")),
+        }
+    }
+}
+
+/// A worker error's message without the runtime prefix (the caller adds it).
+fn strip(runtime: &str, e: impl std::fmt::Display) -> String {
+    let s = e.to_string();
+    s.strip_prefix(&format!("{runtime}: "))
+        .unwrap_or(&s)
+        .to_string()
+}
+
+impl Workload for AdapterWorkload {
+    fn verify(&mut self) -> Result<(), Mismatch> {
+        self.verdict.clone()
+    }
+
+    fn run(&mut self, iters: u64) {
+        // The engine times this workload through `time`; a plain run is
+        // still a run on the worker.
+        let _ = self.sample(iters);
+    }
+
+    fn cases(&self) -> usize {
+        self.cases
+    }
+
+    fn fitted(&self) -> bool {
+        true
+    }
+
+    fn time(&mut self, iters: u64) -> Option<Result<u64, String>> {
+        Some(self.sample(iters))
+    }
+
+    fn min_warmup_ns(&self) -> u64 {
+        self.min_warmup_ns
+    }
+
+    fn facts(&self) -> Vec<(&'static str, Param)> {
+        let mut f = vec![("runtime_version", Param::Text(self.runtime_version.clone()))];
+        let per_op = |v: u64| Param::Float(v as f64 / self.iters.max(1) as f64);
+        if let Some(c) = self.gc_count {
+            f.push(("gc_count", Param::Int(c)));
+        }
+        if let Some(ns) = self.gc_ns {
+            f.push(("gc_time_ns", Param::Int(ns)));
+            if self.timed_ns > 0 {
+                f.push((
+                    "gc_overhead_pct",
+                    Param::Float(100.0 * ns as f64 / self.timed_ns as f64),
+                ));
+            }
+        }
+        if let Some(b) = self.alloc_bytes {
+            f.push(("alloc_bytes_per_op", per_op(b)));
+        }
+        if let Some(c) = self.alloc_count {
+            f.push(("allocs_per_op", per_op(c)));
+        }
+        f
+    }
+}
