@@ -165,27 +165,14 @@ pub(crate) fn interleave(
     }
     let mut rust = rust;
     let mut jobs = Vec::new();
-    for s in started {
-        let noop = dyno_protocol::NOOP_ID;
-        for offer in s.hello.implementations_of(noop) {
-            jobs.push(adapter_job(
-                s,
-                noop,
-                &offer.implementation,
-                offer.library.as_deref(),
-                None,
-                ctx,
-                quick,
-            ));
-        }
-    }
+    let mut used = vec![false; started.len()];
     for (k, e) in ids.into_iter().enumerate() {
         let mut group: Vec<Job> = Vec::new();
         let (mine, rest): (Vec<Job>, Vec<Job>) = rust.into_iter().partition(|j| j.id == e.id);
         rust = rest;
         group.extend(mine);
         let exported = portable::cases(ctx, &e.id).is_some();
-        for s in started {
+        for (n, s) in started.iter().enumerate() {
             if !exported {
                 continue;
             }
@@ -196,6 +183,7 @@ pub(crate) fn interleave(
                         &offer.implementation,
                     )
                 {
+                    used[n] = true;
                     group.push(adapter_job(
                         s,
                         &e.id,
@@ -215,7 +203,24 @@ pub(crate) fn interleave(
         jobs.extend(group);
     }
     jobs.extend(rust);
-    jobs
+    // each adapter in use first measures its own loop's cost
+    let mut noops = Vec::new();
+    for (s, _) in started.iter().zip(&used).filter(|(_, u)| **u) {
+        let noop = dyno_protocol::NOOP_ID;
+        for offer in s.hello.implementations_of(noop) {
+            noops.push(adapter_job(
+                s,
+                noop,
+                &offer.implementation,
+                offer.library.as_deref(),
+                None,
+                ctx,
+                quick,
+            ));
+        }
+    }
+    noops.extend(jobs);
+    noops
 }
 
 fn adapter_job(

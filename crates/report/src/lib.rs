@@ -3,6 +3,7 @@
 //! (grouping by id, the baseline ratio, notes) lives in `rows`. `gas` lays
 //! out the `dyno gas` view in all four.
 
+pub mod compare;
 pub mod csv;
 pub mod gas;
 pub mod json;

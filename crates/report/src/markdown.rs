@@ -74,5 +74,10 @@ pub fn render(run: &Run) -> String {
             let _ = writeln!(out, "| {id} | {} | {note} |", cells.join(" | "));
         }
     }
+    let compared = crate::compare::tables(run);
+    if !compared.is_empty() {
+        let _ = writeln!(out, "\n## Side by side\n");
+        out.push_str(&crate::compare::render_markdown(&compared));
+    }
     out
 }

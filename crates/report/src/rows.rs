@@ -74,10 +74,11 @@ pub(crate) const HEADERS: [&str; 11] = [
 /// The cells of one row (the id is shown once per block by the caller).
 pub(crate) fn cells(row: &Row<'_>) -> [String; 10] {
     let r = row.result;
+    let label = crate::compare::label(r);
     let name = if r.baseline {
-        format!("{} *", r.implementation.name)
+        format!("{label} *")
     } else {
-        r.implementation.name.clone()
+        label
     };
     let dash = || "-".to_string();
     let Some(s) = r.stats.as_ref() else {

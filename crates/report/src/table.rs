@@ -103,6 +103,15 @@ pub fn render(run: &Run, color: bool) -> String {
         .iter()
         .filter(|r| r.verification.status == dyno_format::VerificationStatus::Failed)
         .count();
+    let compared = crate::compare::tables(run);
+    if !compared.is_empty() {
+        let _ = write!(
+            out,
+            "\n{}\n{}",
+            paint(BOLD, "Side by side, per family:"),
+            crate::compare::render_text(&compared)
+        );
+    }
     let _ = writeln!(
         out,
         "\n{}",
