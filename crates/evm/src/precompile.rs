@@ -493,16 +493,38 @@ pub fn input_of(ctx: &Ctx, id: &str) -> Option<Result<(&'static str, Vec<u8>), B
 /// Every direct-mode id, in order: what other runtimes' adapters can be
 /// asked to run.
 pub fn portable_ids() -> Vec<String> {
-    picks()
+    let direct: Vec<String> = picks()
         .map(|(op, pick)| format!("precompile/{}/{}", op.op, sanitize(pick.name)))
-        .collect()
+        .collect();
+    let mut ids = direct.clone();
+    ids.push(BYTECODE_NOOP.to_string());
+    ids.extend(
+        direct
+            .iter()
+            .map(|id| id.replacen("precompile/", "precompile-bytecode/", 1)),
+    );
+    ids
 }
+
+/// The bytecode-mode control: a STATICCALL of IDENTITY with no input.
+const BYTECODE_NOOP: &str = "precompile-bytecode/noop/identity-empty";
 
 /// The cases of a direct-mode id in the adapter protocol's form (`input`,
 /// `gas` → `output`), or `None` for an id this suite does not define. `gas`
 /// is go-ethereum's price where its vector states one.
+///
+/// Bytecode-mode ids (`precompile-bytecode/...`) carry the same cases: the
+/// worker calls the precompile from a STATICCALL loop in its own EVM.
 pub fn portable(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
-    let (op, pick) = lookup(id)?;
+    if id == BYTECODE_NOOP {
+        let empty = || serde_json::Value::String("0x".into());
+        return Some(Ok(vec![dyno_protocol::Case::new(
+            [("input", empty()), ("gas", serde_json::json!(15))],
+            [("output", empty())],
+        )]));
+    }
+    let direct = id.replacen("precompile-bytecode/", "precompile/", 1);
+    let (op, pick) = lookup(&direct)?;
     let hexed =
         |b: &[u8]| serde_json::Value::String(format!("0x{}", alloy_primitives::hex::encode(b)));
     Some(load(ctx, op.source, pick, id).map(|pairs| {

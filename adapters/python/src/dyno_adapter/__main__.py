@@ -1,0 +1,5 @@
+import sys
+
+from dyno_adapter.worker import main
+
+sys.exit(main())
