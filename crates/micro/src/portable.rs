@@ -13,7 +13,7 @@ use dyno_protocol::Case;
 use dyno_workload::{BuildError, Ctx, hex, unhex};
 use serde_json::{Map, Value, json};
 
-use crate::{hash, jsonrpc};
+use crate::{hash, jsonrpc, trie};
 
 /// The hash algorithms and sizes the hash suite defines.
 const HASHES: [&str; 7] = [
@@ -54,6 +54,10 @@ pub fn ids() -> Vec<String> {
         }
     }
     ids.extend(CRYPTO.iter().map(|s| s.to_string()));
+    for n in trie::STATE_SIZES {
+        ids.push(format!("trie/state-root/{n}"));
+    }
+    ids.push(format!("trie/storage-root/{}-slots", trie::STORAGE_SLOTS));
     for op in ["getlogs-raw", "getlogs-typed"] {
         for n in jsonrpc::SIZES {
             ids.push(format!("jsonrpc/{op}/{n}"));
@@ -73,6 +77,7 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
             Some(hash_cases(ctx, alg, len, id))
         }
         "crypto" if CRYPTO.contains(&id) => Some(crypto_cases(ctx, op)),
+        "trie" => Some(trie_cases(ctx, op, input, id)?),
         "jsonrpc" => {
             let n: usize = input.parse().ok()?;
             if !jsonrpc::SIZES.contains(&n) {
@@ -105,6 +110,87 @@ fn hash_cases(ctx: &Ctx, alg: &str, len: usize, id: &str) -> Result<Vec<Case>, B
             )
         })
         .collect())
+}
+
+/// `trie/state-root/<N>`: the generated accounts in columns; the worker
+/// hashes each address, RLP-encodes `[nonce, balance, storage_root,
+/// code_hash]`, sorts by hashed key and builds the trie, inside the timed
+/// operation. `trie/storage-root/<N>-slots`: keys and values as 32-byte
+/// words; the trie key is `keccak256(key)`, the value the RLP of the
+/// minimal big-endian integer. `None` for other trie ids.
+fn trie_cases(ctx: &Ctx, op: &str, input: &str, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+    let arr = |v: Vec<Value>| Value::Array(v);
+    match op {
+        "state-root" => {
+            let n: usize = input.parse().ok()?;
+            if !trie::STATE_SIZES.contains(&n) {
+                return None;
+            }
+            let accounts = trie::accounts(n);
+            Some(trie::expected_state_root(ctx, n, id).map(|root| {
+                vec![Case::new(
+                    [
+                        (
+                            "addresses",
+                            arr(accounts
+                                .iter()
+                                .map(|a| json!(full_hex(&a.address)))
+                                .collect()),
+                        ),
+                        (
+                            "nonces",
+                            arr(accounts.iter().map(|a| json!(a.nonce)).collect()),
+                        ),
+                        (
+                            "balances",
+                            arr(accounts
+                                .iter()
+                                .map(|a| json!(format!("{:#x}", a.balance)))
+                                .collect()),
+                        ),
+                        (
+                            "storage_roots",
+                            arr(accounts
+                                .iter()
+                                .map(|a| json!(full_hex(&a.storage_root)))
+                                .collect()),
+                        ),
+                        (
+                            "code_hashes",
+                            arr(accounts
+                                .iter()
+                                .map(|a| json!(full_hex(&a.code_hash)))
+                                .collect()),
+                        ),
+                    ],
+                    [("root", json!(full_hex(&root)))],
+                )]
+            }))
+        }
+        "storage-root" => {
+            let n: usize = input.strip_suffix("-slots")?.parse().ok()?;
+            if n != trie::STORAGE_SLOTS {
+                return None;
+            }
+            let slots = trie::slots(n);
+            Some(trie::expected_storage_root(ctx, n, id).map(|root| {
+                vec![Case::new(
+                    [
+                        (
+                            "keys",
+                            arr(slots.iter().map(|s| json!(full_hex(&s.key))).collect()),
+                        ),
+                        (
+                            "values",
+                            arr(slots.iter().map(|s| json!(full_hex(&s.value))).collect()),
+                        ),
+                    ],
+                    [("root", json!(full_hex(&root)))],
+                )]
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// Lower-case `0x` hex of all of `b` (never truncated).

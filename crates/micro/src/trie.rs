@@ -217,6 +217,16 @@ const IMPLS: [Imp; 2] = [
     },
 ];
 
+/// The expected state root of `n` generated accounts, from the vector file.
+pub fn expected_state_root(ctx: &Ctx, n: usize, what: &str) -> Result<[u8; 32], BuildError> {
+    expected_root(ctx, Want::State(n), what)
+}
+
+/// The expected storage root of `n` generated slots, from the vector file.
+pub fn expected_storage_root(ctx: &Ctx, n: usize, what: &str) -> Result<[u8; 32], BuildError> {
+    expected_root(ctx, Want::Storage(n), what)
+}
+
 /// `vectors/trie.json`.
 #[derive(Debug, Deserialize)]
 struct TrieVectors {
