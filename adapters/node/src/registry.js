@@ -4,6 +4,7 @@
 import { curveKinds } from './curves.js';
 import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
 import { hashKinds } from './hashes.js';
+import { trieKinds } from './trie.js';
 import { fromHex, toHex } from './hex.js';
 
 export const NOOP_ID = 'harness/noop/empty';
@@ -42,7 +43,7 @@ export class Registry {
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
     this.patterns = ethereumjsPatterns();
-    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), [NOOP_ID, noopKind]]) {
+    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), [NOOP_ID, noopKind]]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);
     }
@@ -90,6 +91,12 @@ export class Registry {
     names.delete('-');
     // The precompiles run with an @ethereumjs/common Common (Osaka).
     if (names.has('@ethereumjs/evm')) names.add('@ethereumjs/common');
+    // The trie values are encoded with @ethereumjs/rlp (integers through
+    // @ethereumjs/util's bigIntToUnpaddedBytes / unpadBytes).
+    if (names.has('@ethereumjs/mpt')) {
+      names.add('@ethereumjs/rlp');
+      names.add('@ethereumjs/util');
+    }
     return [...names].sort();
   }
 }

@@ -74,6 +74,10 @@ func entries() []entry {
 	add("crypto/p384-sign/32B", ImplGoStd, LibStd, prepareNISTSign(p384))
 	add("crypto/p256-verify/32B", ImplGoStd, LibStd, prepareNISTVerify(p256))
 	add("crypto/p384-verify/32B", ImplGoStd, LibStd, prepareNISTVerify(p384))
+	for _, n := range TrieStateSizes {
+		add("trie/state-root/"+n, ImplTrie, LibGeth, prepareTrieState)
+	}
+	add(TrieStorageID, ImplTrie, LibGeth, prepareTrieStorage)
 	add("harness/noop/empty", ImplNoop, LibNone, prepareNoop)
 	return es
 }
