@@ -132,11 +132,11 @@ pub(crate) fn start(sel: &Selection, quiet: bool) -> Vec<Started> {
                 });
             }
             Err(e) => {
-                let line = e.to_string();
-                let first = line.lines().next().unwrap_or_default();
+                let line = dyno_report::one_line(&e.to_string());
+                let prefix = format!("{runtime}: ");
                 eprintln!(
                     "dyno: skipping {runtime}: {}",
-                    first.trim_start_matches(&format!("{runtime}: "))
+                    line.strip_prefix(&prefix).unwrap_or(&line)
                 );
             }
         }

@@ -302,10 +302,31 @@ pub(crate) fn report_problems(
             }
         }
     }
-    if let Some((what, e)) = errors.first() {
+    for r in &run.results {
+        if let Some(reason) = &r.incomplete_reason {
+            eprintln!(
+                "dyno: {} on {} ({}) did not finish: {}",
+                r.id,
+                r.implementation.name,
+                r.implementation.runtime,
+                dyno_report::one_line(reason)
+            );
+        }
+    }
+    let (declined, failed): (Vec<_>, Vec<_>) = errors
+        .iter()
+        .partition(|(_, e)| matches!(e, dyno_workload::BuildError::Unsupported { .. }));
+    for (what, e) in &declined {
+        eprintln!(
+            "dyno: not measured: {what}: {}",
+            dyno_report::one_line(&e.to_string())
+        );
+    }
+    if let Some((what, e)) = failed.first() {
         anyhow::bail!(
-            "{} benchmark(s) could not be built; first: {what}: {e}",
-            errors.len()
+            "{} benchmark(s) could not be built; first: {what}: {}",
+            failed.len(),
+            dyno_report::one_line(&e.to_string())
         );
     }
     if !run.run.complete {

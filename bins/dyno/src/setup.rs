@@ -87,12 +87,8 @@ pub(crate) fn doctor(args: &DoctorArgs) -> anyhow::Result<Outcome> {
         let mut w = match a.start() {
             Ok(w) => w,
             Err(e) => {
-                let line = e.to_string();
-                let _ = writeln!(
-                    out,
-                    "fails to start: {}",
-                    line.lines().next().unwrap_or_default()
-                );
+                let line = dyno_report::one_line(&e.to_string());
+                let _ = writeln!(out, "fails to start: {line}");
                 continue;
             }
         };

@@ -128,7 +128,10 @@ impl AdapterWorkload {
                 actual: show(&actual),
             }),
             Reply::Error { message, .. } => {
-                return Err(adapter_error(&runtime, format!("refused {id}: {message}")));
+                return Err(BuildError::Unsupported {
+                    runtime,
+                    reason: message,
+                });
             }
             other => {
                 pool.borrow_mut().stop();

@@ -9,6 +9,7 @@ pub mod gas;
 pub mod json;
 pub mod markdown;
 mod rows;
+pub use rows::one_line;
 pub mod table;
 pub mod units;
 

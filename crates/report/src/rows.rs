@@ -129,7 +129,7 @@ pub(crate) fn note(r: &BenchResult) -> Option<String> {
         ));
     }
     if let Some(reason) = &r.incomplete_reason {
-        notes.push(format!("incomplete: {reason}"));
+        notes.push(format!("incomplete: {}", one_line(reason)));
     }
     if let Some(s) = &r.stats
         && s.n < 10
@@ -184,4 +184,17 @@ pub(crate) fn gas_rate(r: &BenchResult) -> Option<(u64, f64)> {
 /// `12.3 MGas/s (11 gas/op)`, for the human tables.
 pub(crate) fn gas_text(r: &BenchResult) -> Option<String> {
     gas_rate(r).map(|(gas, mgas)| format!("{} MGas/s ({gas} gas/op)", units::sig3(mgas)))
+}
+
+/// A possibly multi-line message (a worker's stderr tail) as one line.
+pub fn one_line(s: &str) -> String {
+    let parts: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let flat = parts.join(" | ");
+    const MAX: usize = 400;
+    if flat.chars().count() <= MAX {
+        return flat;
+    }
+    let head: String = flat.chars().take(150).collect();
+    let tail: Vec<char> = flat.chars().rev().take(MAX - 150).collect();
+    format!("{head} … {}", tail.into_iter().rev().collect::<String>())
 }

@@ -120,6 +120,7 @@ pub fn execute(
 ) -> Vec<(String, BuildError)> {
     let total = jobs.len();
     let mut errors = Vec::new();
+    let mut skipped = 0;
     for (index, job) in jobs.into_iter().enumerate() {
         if engine.stopped() {
             break;
@@ -150,6 +151,11 @@ pub fn execute(
             }
             Err(e) => (not_built(&e), Some(e)),
         };
+        if let Some(e @ BuildError::Unsupported { .. }) = build_error {
+            skipped += 1;
+            errors.push((format!("{id} on {}", implementation.name), e));
+            continue;
+        }
         run.results.push(result(
             id.clone(),
             implementation.clone(),
@@ -169,7 +175,7 @@ pub fn execute(
             errors.push((format!("{id} on {}", implementation.name), e));
         }
     }
-    finish(engine, run, total);
+    finish(engine, run, total - skipped);
     errors
 }
 
@@ -189,9 +195,14 @@ fn finish(engine: &Engine, run: &mut Run, total: usize) {
         || run.results.len() < total
         || run.results.iter().any(|r| r.incomplete_reason.is_some());
     run.run.complete = !interrupted;
+    let word = if engine.stopped() {
+        "interrupted"
+    } else {
+        "incomplete"
+    };
     run.run.incomplete_reason = interrupted.then(|| {
         format!(
-            "interrupted: {} of {total} benchmarks finished",
+            "{word}: {} of {total} benchmarks finished",
             run.results
                 .iter()
                 .filter(|r| r.incomplete_reason.is_none())

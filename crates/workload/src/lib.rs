@@ -348,8 +348,18 @@ pub enum BuildError {
         /// The benchmark id and implementation.
         what: String,
     },
+    /// An implementation declines this id (a worker that offers a family
+    /// by pattern but cannot run this input). Not a failure: the run
+    /// records no result for it and says so.
+    #[error("{runtime} adapter does not run it: {reason}")]
+    Unsupported {
+        /// The runtime.
+        runtime: String,
+        /// Its reason, in one line.
+        reason: String,
+    },
     /// Another runtime's worker could not take the benchmark: it is not
-    /// installed, did not start, died, or refused the id.
+    /// installed, did not start, or died.
     #[error("{runtime} adapter: {reason}")]
     Adapter {
         /// The runtime (`go`, `java`...).
