@@ -1,6 +1,7 @@
 // Which (id, implementation) pairs this worker offers, and the kind (parse,
 // call, timed loop, encode) behind each.
 
+import { bytecodeKinds, bytecodePatterns } from './bytecode.js';
 import { curveKinds } from './curves.js';
 import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
 import { hashKinds } from './hashes.js';
@@ -42,8 +43,8 @@ export class Registry {
     /** @type {Map<string, Map<string, object>>} */
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
-    this.patterns = ethereumjsPatterns();
-    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), [NOOP_ID, noopKind]]) {
+    this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns()];
+    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...bytecodeKinds(), [NOOP_ID, noopKind]]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);
     }
@@ -89,7 +90,8 @@ export class Registry {
     const names = new Set();
     for (const b of [...this.benchmarks(), ...this.patternOffers()]) names.add(b.library);
     names.delete('-');
-    // The precompiles run with an @ethereumjs/common Common (Osaka).
+    // The precompiles run with an @ethereumjs/common Common (Osaka); bytecode
+    // mode hashes with @noble/hashes' keccak_256 at prepare only.
     if (names.has('@ethereumjs/evm')) names.add('@ethereumjs/common');
     // The trie values are encoded with @ethereumjs/rlp (integers through
     // @ethereumjs/util's bigIntToUnpaddedBytes / unpadBytes).

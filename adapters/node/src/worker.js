@@ -139,7 +139,7 @@ export class Worker {
       } catch (e) {
         throw new ProtocolError(`case ${i}: ${id} ${implementation} failed: ${e.message}`);
       }
-      const out = kind.encode(raw, parsed[i]);
+      const out = kind.encode(raw, parsed[i], expected);
       if (kind.randomNonce) {
         // Random nonces: check the signature verifies instead of comparing.
         if (!kind.check(raw, parsed[i])) {

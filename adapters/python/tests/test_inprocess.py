@@ -255,3 +255,97 @@ def test_sha256_and_ripemd160_precompiles():
     ):
         out = _call("precompile/ripemd160/x", "hashlib", "0x")["outputs"][0]["output"]
         assert out == "0x" + "00" * 12 + "9c1185a5c5e9fc54612808977ee8f548b2258d31"
+
+
+# --- bytecode mode (py-evm) ---------------------------------------------------------
+
+
+def bytecode_case(data: str, output: str) -> dict:
+    return {"input": {"input": data, "gas": 100000}, "expected": {"output": output}}
+
+
+def test_bytecode_identity_prepare_run_and_mismatch():
+    state: dict = {}
+    data = "0x" + bytes(range(40)).hex()
+    req = prepare("precompile-bytecode/identity/40B", "py-evm", [bytecode_case(data, data)])
+    reply = handle(req, state)
+    assert reply == {
+        "type": "prepared",
+        "id": req["id"],
+        "cases": 1,
+        "outputs": [{"output": data}],
+    }
+    run = handle({"type": "run", "iterations": 5, "samples": 3}, state)
+    assert run["type"] == "samples" and len(run["ns"]) == 3
+    assert len(state["current"].sink) == 64  # the flag and the hash
+    bad, field = corrupt(req)
+    reply = handle(bad, state)
+    assert reply["type"] == "mismatch" and reply["field"] == field
+    assert reply["actual"].startswith("success=1 keccak256(returndata)=0x")
+
+
+def test_bytecode_noop_control_is_listed_and_runs():
+    h = worker.hello({"type": "hello", "protocol": 1})
+    assert {
+        "id": "precompile-bytecode/noop/identity-empty",
+        "implementation": "py-evm",
+        "library": "py-evm",
+    } in h["benchmarks"]
+    patterns = {(p["id"], p["implementation"]) for p in h["patterns"]}
+    assert ("precompile-bytecode/ecrecover/*", "py-evm") in patterns
+    assert ("precompile-bytecode/p256verify/*", "py-evm") not in patterns
+    assert any("PragueVM" in f for f in h["runtime"]["flags"])
+    state: dict = {}
+    req = prepare("precompile-bytecode/noop/identity-empty", "py-evm", [bytecode_case("0x", "0x")])
+    assert handle(req, state)["type"] == "prepared"
+    assert handle({"type": "run", "iterations": 1, "samples": 2}, state)["type"] == "samples"
+
+
+def test_bytecode_failing_precompile_call_is_a_mismatch():
+    # (1, 1) is not on bn254: the precompile fails and STATICCALL returns 0
+    state: dict = {}
+    point = (1).to_bytes(32, "big") * 2
+    req = prepare(
+        "precompile-bytecode/bn254-add/off-curve",
+        "py-evm",
+        [bytecode_case("0x" + (point * 2).hex(), "0x" + "00" * 64)],
+    )
+    reply = handle(req, state)
+    assert reply["type"] == "mismatch", reply
+    assert reply["actual"].startswith("success=0 "), reply
+
+
+def test_bytecode_unoffered_op_is_an_error():
+    state: dict = {}
+    req = prepare("precompile-bytecode/p256verify/x", "py-evm", [bytecode_case("0x", "0x")])
+    assert handle(req, state)["type"] == "error"
+
+
+def test_bytecode_loop_gas_is_the_price_plus_the_loop():
+    """As bytecode.rs checks: precompiles are warm, so the loops' gas slopes
+    differ only by the two calls' prices (IDENTITY with no input: 15)."""
+    from dyno_adapter.bytecode import ADDRESSES, NOOP_TARGET, LoopCall
+
+    def slope(target: int, data: bytes) -> int:
+        call = LoopCall(target)
+        g = [call.computation(n.to_bytes(32, "big") + data).get_gas_used() for n in (2, 3)]
+        return g[1] - g[0]
+
+    noop = slope(NOOP_TARGET, b"")
+    data = bytes(100)  # 4 words
+    assert slope(ADDRESSES["sha256"], data) == noop - 15 + 60 + 12 * 4
+    assert slope(ADDRESSES["ripemd160"], data) == noop - 15 + 600 + 120 * 4
+    assert slope(ADDRESSES["identity"], data) == noop - 15 + 15 + 3 * 4
+    assert slope(ADDRESSES["bn254-add"], bytes(128)) == noop - 15 + 150
+
+
+def test_bytecode_timed_loop_is_one_call_per_sample():
+    calls = []
+
+    def loop(arg, n):
+        calls.append((arg, n))
+        return arg
+
+    ns, pos, sink = worker.timed_loop(loop, ["a", "b", "c"], 1, 7, 4)
+    assert len(ns) == 4 and pos == 2 and sink == "b"
+    assert calls == [("b", 7), ("c", 7), ("a", 7), ("b", 7)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from functools import cache
 
-from dyno_adapter import hashes, jsonrpc, nist, noop, precompiles, secp256k1
+from dyno_adapter import bytecode, hashes, jsonrpc, nist, noop, precompiles, secp256k1
 from dyno_adapter.spec import BenchError, Family
 
 # library (distribution) name -> import name, to leave out what is not installed
@@ -17,6 +17,7 @@ MODULES = {
     "cryptography": "cryptography",
     "py-ecc": "py_ecc",
     "ckzg": "ckzg",
+    "py-evm": "eth",
 }
 
 
@@ -45,6 +46,7 @@ def families() -> tuple[Family, ...]:
         + secp256k1.families()
         + nist.families()
         + precompiles.families()
+        + bytecode.families()
         + jsonrpc.families()
         + noop.families()
     )

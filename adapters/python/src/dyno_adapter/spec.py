@@ -45,6 +45,12 @@ class Bench:
             output verified with the library's own verify; False = mismatch
     compare: False for outputs that legitimately differ from `expected`
             (random-nonce signers): only self_check judges them then
+    loop:   optional (argument, n) -> result running the operation n times in
+            one call (bytecode mode: one EVM call with N = n); `run` then
+            makes one such call per sample with n = iterations, and the case
+            advances once per sample
+    encode_expected: encode is called as (result, input dict, expected dict),
+            for outputs only comparable through `expected` (a hash of it)
     """
 
     parse: Callable[[dict], Any]
@@ -52,6 +58,8 @@ class Bench:
     encode: Callable[[Any, dict], dict]
     self_check: Callable[[dict, dict], bool] | None = None
     compare: bool = True
+    loop: Callable[[Any, int], Any] | None = None
+    encode_expected: bool = False
 
 
 @dataclass

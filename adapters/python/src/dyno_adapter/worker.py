@@ -12,7 +12,7 @@ import ssl
 import sys
 import time
 
-from dyno_adapter import __version__, hashes, registry
+from dyno_adapter import __version__, bytecode, hashes, registry
 from dyno_adapter.spec import BenchError
 
 PROTOCOL = 1
@@ -61,6 +61,8 @@ def runtime_flags() -> list[str]:
             flags.append(f"{name}={os.environ[name]}")
     for k, v in sorted(sys._xoptions.items()):
         flags.append(f"-X {k}" if v is True else f"-X {k}={v}")
+    if any(f.implementation == "py-evm" for f in registry.families()):
+        flags.append(f"py-evm bytecode mode VM={bytecode.VM_NAME} (py-evm has no Osaka)")
     if any(f.library == "eth-hash" for f in registry.families()):
         flags.append(f"eth_hash.auto backend={hashes.eth_hash_backend()}")
     return flags
@@ -125,9 +127,10 @@ def same(expected, actual) -> bool:
 class Current:
     """The prepared benchmark: op, parsed arguments, cycling position."""
 
-    def __init__(self, op, args):
+    def __init__(self, op, args, loop=None):
         self.op = op
         self.args = args
+        self.loop = loop
         self.pos = 0
         self.sink = None
 
@@ -156,11 +159,17 @@ def prepare(req: dict, state: dict) -> dict:
             result = bench.op(arg)
         except Exception as e:
             raise BenchError(f"case {i}: {id_} failed: {type(e).__name__}: {e}") from None
-        out = bench.encode(result, case["input"])
-        outputs.append(out)
         expected = case.get("expected")
         if not isinstance(expected, dict):
             raise BenchError(f"case {i}: missing expected")
+        if bench.encode_expected:
+            try:
+                out = bench.encode(result, case["input"], expected)
+            except BenchError as e:
+                raise BenchError(f"case {i}: {e}") from None
+        else:
+            out = bench.encode(result, case["input"])
+        outputs.append(out)
         if bench.self_check is not None and not bench.self_check(out, case["input"]):
             f = next(iter(out))
             return mismatch(i, f, expected.get(f), out[f])
@@ -169,7 +178,7 @@ def prepare(req: dict, state: dict) -> dict:
                 got = out.get(f)
                 if not same(want, got):
                     return mismatch(i, f, want, got)
-    state["current"] = Current(bench.op, args)
+    state["current"] = Current(bench.op, args, bench.loop)
     return {"type": "prepared", "id": id_, "cases": len(cases), "outputs": outputs}
 
 
@@ -222,6 +231,25 @@ def timed(op, args, pos, iterations, samples):
     return ns, pos, sink
 
 
+def timed_loop(loop, args, pos, iterations, samples):
+    """Bytecode mode: one call of `loop` with n = iterations per sample; the
+    case advances once per sample. Returns (ns list, next position, last output)."""
+    clock = time.perf_counter_ns
+    n = len(args)
+    ns = []
+    sink = None
+    for _ in range(samples):
+        arg = args[pos]
+        t0 = clock()
+        sink = loop(arg, iterations)
+        t1 = clock()
+        ns.append(t1 - t0)
+        pos += 1
+        if pos == n:
+            pos = 0
+    return ns, pos, sink
+
+
 def positive_int(req: dict, name: str) -> int:
     v = req.get(name)
     if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -238,7 +266,10 @@ def run(req: dict, state: dict) -> dict:
     meter = GcMeter()
     gc.callbacks.append(meter)
     try:
-        ns, cur.pos, cur.sink = timed(cur.op, cur.args, cur.pos, iterations, samples)
+        if cur.loop is not None:
+            ns, cur.pos, cur.sink = timed_loop(cur.loop, cur.args, cur.pos, iterations, samples)
+        else:
+            ns, cur.pos, cur.sink = timed(cur.op, cur.args, cur.pos, iterations, samples)
     finally:
         gc.callbacks.remove(meter)
     return {

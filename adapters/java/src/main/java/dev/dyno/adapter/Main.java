@@ -163,6 +163,13 @@ public final class Main {
           .put("implementation", e.implementation())
           .put("library", e.library());
     }
+    ArrayNode pats = r.putArray("patterns");
+    for (Registry.Entry e : registry.patterns()) {
+      pats.addObject()
+          .put("id", e.id())
+          .put("implementation", e.implementation())
+          .put("library", e.library());
+    }
     return r;
   }
 

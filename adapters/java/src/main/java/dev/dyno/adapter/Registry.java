@@ -25,13 +25,17 @@ final class Registry {
   static final String WEB3J = "web3j";
   static final String JACKSON = "jackson";
   static final String NOOP = "java-noop";
+  static final String KZG = "jc-kzg-4844";
 
   private final Map<String, Entry> entries = new LinkedHashMap<>();
+  /** Families whose inputs come from outside files: ids with `*` standing for one path segment. */
+  private final List<Entry> patterns = new ArrayList<>();
 
   Registry(Map<String, String> libraries) {
     String bc = libraries.getOrDefault(BC, "-");
     String web3j = libraries.getOrDefault(WEB3J, "-");
     String jackson = libraries.getOrDefault(JACKSON, "-");
+    String kzg = libraries.getOrDefault(KZG, "-");
 
     Map<String, Supplier<Digest>> digests = new LinkedHashMap<>();
     digests.put("keccak256", () -> new KeccakDigest(256));
@@ -68,6 +72,9 @@ final class Registry {
     }
 
     add("harness/noop/empty", NOOP, "-", Noop::new);
+
+    patterns.add(
+        new Entry("precompile/kzg-point-evaluation/*", KZG, kzg, Kzg.PointEvaluation::new));
   }
 
   private void add(String id, String impl, String library, Function<JsonNode, Kernel> make) {
@@ -75,7 +82,36 @@ final class Registry {
   }
 
   Entry find(String id, String implementation) {
-    return entries.get(id + "\n" + implementation);
+    Entry e = entries.get(id + "\n" + implementation);
+    if (e != null) {
+      return e;
+    }
+    for (Entry p : patterns) {
+      if (p.implementation().equals(implementation) && matches(p.id(), id)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** True if {@code pattern} covers {@code id}: same segments, `*` matching exactly one (non-empty). */
+  static boolean matches(String pattern, String id) {
+    String[] want = pattern.split("/", -1);
+    String[] have = id.split("/", -1);
+    if (want.length != have.length) {
+      return false;
+    }
+    for (int i = 0; i < want.length; i++) {
+      if (want[i].equals("*") ? have[i].isEmpty() : !want[i].equals(have[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** hello's {@code patterns}. */
+  List<Entry> patterns() {
+    return new ArrayList<>(patterns);
   }
 
   List<Entry> all() {

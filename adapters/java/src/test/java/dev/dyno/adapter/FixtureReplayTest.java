@@ -21,7 +21,8 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Replays adapters/testdata/prepare.jsonl (real prepare requests exported by the Rust side): every
  * line an implementation here supports is prepared with each such implementation and must match;
- * a corrupted expected value must be a mismatch; ids no implementation here offers are errors.
+ * a corrupted expected value must be a mismatch; ids no implementation here offers (by exact id or
+ * by a hello pattern) are errors.
  */
 class FixtureReplayTest {
   static Path fixture() {
@@ -34,11 +35,13 @@ class FixtureReplayTest {
     Path f = fixture();
     assertTrue(Files.isRegularFile(f), () -> "fixture missing: " + f);
     Map<String, List<String>> impls = new LinkedHashMap<>();
-    for (JsonNode b : worker().hello().get("benchmarks")) {
+    JsonNode hello = worker().hello();
+    for (JsonNode b : hello.get("benchmarks")) {
       impls
           .computeIfAbsent(b.get("id").asText(), k -> new ArrayList<>())
           .add(b.get("implementation").asText());
     }
+    JsonNode patterns = hello.get("patterns");
     List<DynamicTest> tests = new ArrayList<>();
     int supported = 0;
     List<String> lines = Files.readAllLines(f);
@@ -49,7 +52,13 @@ class FixtureReplayTest {
       }
       JsonNode req = TestSupport.parse(line);
       String id = req.get("id").asText();
-      List<String> ours = impls.getOrDefault(id, List.of());
+      List<String> ours = new ArrayList<>(impls.getOrDefault(id, List.of()));
+      for (JsonNode p : patterns) {
+        String impl = p.get("implementation").asText();
+        if (Registry.matches(p.get("id").asText(), id) && !ours.contains(impl)) {
+          ours.add(impl);
+        }
+      }
       String where = "line " + (n + 1) + " " + id;
       if (ours.isEmpty()) {
         tests.add(

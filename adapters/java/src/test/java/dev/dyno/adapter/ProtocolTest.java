@@ -47,7 +47,8 @@ class ProtocolTest {
         List.of(
             "org.bouncycastle:bcprov-jdk18on",
             "org.web3j:crypto",
-            "com.fasterxml.jackson.core:jackson-databind")) {
+            "com.fasterxml.jackson.core:jackson-databind",
+            "io.consensys.protocols:jc-kzg-4844")) {
       assertTrue(libs.path(ga).asText().matches("\\d+(\\.\\d+)+"), () -> ga + " in " + libs);
     }
     Set<String> pairs = new HashSet<>();

@@ -74,6 +74,11 @@ class WorkerProcessTest {
       assertEquals("error", unknown.get("type").asText());
       assertFalse(unknown.get("fatal").asBoolean());
 
+      // jc-kzg-4844's native library and web3j's trusted setup must both be inside the shaded jar.
+      ArrayNode kzg = KzgTest.cases(KzgTest.validInput(), 50_000);
+      TestSupport.assertPrepared(call(prepare(KzgTest.ID, "jc-kzg-4844", kzg)), kzg);
+      assertEquals("samples", call(run(10, 2)).get("type").asText());
+
       ArrayNode noop = JSON.createArrayNode();
       noop.add(testCase(obj().put("value", "0x01"), obj().put("value", "0x01")));
       assertEquals("prepared", call(prepare("harness/noop/empty", "java-noop", noop)).get("type").asText());

@@ -1,0 +1,247 @@
+"""precompile-bytecode/<op>/<input>: a precompile called N times from EVM bytecode in py-evm.
+
+The counterpart of crates/evm/src/bytecode.rs (and the Go adapter's
+internal/bench/bytecode.go): the loop contract copies calldata[32..] to
+memory, STATICCALLs the precompile N times (N = calldata[0..32]) with that
+input and all gas, then returns two words: the last call's success flag and
+the keccak-256 of its return data. It runs in py-evm's newest VM, PragueVM
+(py-evm has no Osaka; Osaka's only change to the ops offered here is
+modexp's price, which does not change its output), as one
+`PragueComputation.apply_computation` on a `PragueState` over an in-memory
+`AtomicDB`, the contract's code set at a fixed address and the precompile
+marked warm, as it is from the start of a transaction.
+
+One `run` sample is one call with N = `iterations`, so dyno fits time
+against N: the slope is one loop iteration (the STATICCALL and the loop
+around it), the intercept the call around the loop. With several cases the
+input changes once per sample (one call has one input). Prepare runs N = 2
+per case and compares the returned words with (1, keccak-256(expected
+output)); once they match, the reported `output` is the expected one (the
+contract returns only its hash). The `gas` field is ignored: the calls get
+all the gas there is.
+
+Offered ops are those whose every vector finishes one call quickly:
+py-evm's bn254 pairing (pure-Python py_ecc, 1-5 s per call), its BLS12-381
+MSMs and pairing (up to 12 s) and its KZG point evaluation (which reloads
+the trusted setup on every call, ~5 s) are left out, as are blake2f (pure
+Python, minutes for 8,000,000 rounds) and p256verify (Osaka only).
+"""
+
+from __future__ import annotations
+
+from dyno_adapter.spec import Bench, BenchError, Family, hexfield
+
+GROUP = "precompile-bytecode"
+NOOP_ID = f"{GROUP}/noop/identity-empty"
+VM_NAME = "PragueVM"
+
+# op -> precompile address (crates/evm/src/precompile.rs); those offered here
+ADDRESSES = {
+    "ecrecover": 0x01,
+    "sha256": 0x02,
+    "ripemd160": 0x03,
+    "identity": 0x04,
+    "modexp": 0x05,
+    "bn254-add": 0x06,
+    "bn254-mul": 0x07,
+    "bls12-g1add": 0x0B,
+    "bls12-g2add": 0x0D,
+    "bls12-map-fp-to-g1": 0x10,
+    "bls12-map-fp2-to-g2": 0x11,
+}
+NOOP_TARGET = 0x04  # IDENTITY, called with no input
+
+LOOP_ADDRESS = bytes(17) + b"loo"  # 0x…6c6f6f, as the Go adapter's "loop"
+SENDER = bytes(19) + b"\x01"
+CALL_GAS = 1 << 62
+ONE = (1).to_bytes(32, "big")
+
+# opcodes
+PUSH1, PUSH2, JUMPDEST = 0x60, 0x61, 0x5B
+CALLDATASIZE, SUB, DUP1, DUP4, CALLDATACOPY, CALLDATALOAD = 0x36, 0x03, 0x80, 0x83, 0x37, 0x35
+ISZERO, JUMPI, JUMP, SWAP1, POP, GAS, STATICCALL = 0x15, 0x57, 0x56, 0x90, 0x50, 0x5A, 0xFA
+RETURNDATASIZE, RETURNDATACOPY, KECCAK256, MSTORE, RETURN = 0x3D, 0x3E, 0x20, 0x52, 0xF3
+
+
+def loop_program(target: int) -> bytes:
+    """bytecode.rs's precompile_loop(target), byte for byte."""
+    code = bytearray()
+    labels: dict[str, int] = {}
+    fixups: dict[int, str] = {}
+
+    def ops(*o: int) -> None:
+        code.extend(o)
+
+    def push(v: int) -> None:
+        code.extend((PUSH1, v))
+
+    def mark(label: str) -> None:
+        labels[label] = len(code)
+        code.append(JUMPDEST)
+
+    def jump_to(label: str, j: int) -> None:
+        code.extend((PUSH2, 0, 0))
+        fixups[len(code) - 2] = label
+        code.append(j)
+
+    addr = target.to_bytes(20, "big").lstrip(b"\x00") or b"\x00"
+    push(32)
+    ops(CALLDATASIZE, SUB)  # [L]
+    ops(DUP1)
+    push(32)
+    push(0)
+    ops(CALLDATACOPY)  # memory[0..L] = calldata[32..]
+    push(0)
+    push(0)
+    ops(CALLDATALOAD)  # [n, success, L]
+    mark("top")
+    ops(DUP1, ISZERO)
+    jump_to("end", JUMPI)
+    ops(SWAP1, POP)  # [n, L]
+    push(0)
+    push(0)
+    ops(DUP4)
+    push(0)  # retSize, retOffset, argsSize, argsOffset
+    code.append(PUSH1 - 1 + len(addr))
+    code.extend(addr)
+    ops(GAS, STATICCALL)  # [success, n, L]
+    ops(SWAP1)
+    push(1)
+    ops(SWAP1, SUB)  # [n - 1, success, L]
+    jump_to("top", JUMP)
+    mark("end")
+    ops(POP)  # [success, L]
+    ops(RETURNDATASIZE)
+    push(0)
+    push(0)
+    ops(RETURNDATACOPY)
+    ops(RETURNDATASIZE)
+    push(0)
+    ops(KECCAK256)
+    push(32)
+    ops(MSTORE)
+    push(0)
+    ops(MSTORE)
+    push(64)
+    push(0)
+    ops(RETURN)
+    for at, label in fixups.items():
+        code[at : at + 2] = labels[label].to_bytes(2, "big")
+    return bytes(code)
+
+
+class LoopCall:
+    """The loop contract in a fresh PragueState, called with (N, input)."""
+
+    def __init__(self, target: int):
+        from eth.constants import BLANK_ROOT_HASH
+        from eth.db.atomic import AtomicDB
+        from eth.vm.execution_context import ExecutionContext
+        from eth.vm.forks.cancun.transaction_context import CancunTransactionContext
+        from eth.vm.forks.prague.computation import PragueComputation
+        from eth.vm.forks.prague.state import PragueState
+        from eth.vm.message import Message
+
+        context = ExecutionContext(
+            coinbase=bytes(20),
+            timestamp=0,
+            block_number=0,
+            difficulty=0,
+            mix_hash=bytes(32),
+            gas_limit=30_000_000,
+            prev_hashes=(),
+            chain_id=1,
+            base_fee_per_gas=0,
+            excess_blob_gas=0,
+        )
+        self.state = PragueState(AtomicDB(), context, BLANK_ROOT_HASH)
+        self.code = loop_program(target)
+        self.state.set_code(LOOP_ADDRESS, self.code)
+        self.state.mark_address_warm(LOOP_ADDRESS)
+        self.state.mark_address_warm(target.to_bytes(20, "big"))
+        self.tx = CancunTransactionContext(gas_price=0, origin=SENDER)
+        self.message = Message
+        self.apply = PragueComputation.apply_computation
+
+    def computation(self, calldata: bytes):
+        msg = self.message(
+            gas=CALL_GAS,
+            to=LOOP_ADDRESS,
+            sender=SENDER,
+            value=0,
+            data=calldata,
+            code=self.code,
+        )
+        return self.apply(self.state, msg, self.tx)
+
+    def __call__(self, calldata: bytes) -> bytes:
+        computation = self.computation(calldata)
+        if computation.is_error:
+            raise BenchError(f"the loop contract failed: {computation.error!r}")
+        return computation.output
+
+
+class Input:
+    """One case's input, with its calldata per N (built once per N)."""
+
+    __slots__ = ("calldata", "data")
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.calldata: dict[int, bytes] = {}
+
+    def with_n(self, n: int) -> bytes:
+        d = self.calldata.get(n)
+        if d is None:
+            d = self.calldata[n] = n.to_bytes(32, "big") + self.data
+        return d
+
+
+def _make(id_: str) -> Bench:
+    parts = id_.split("/")
+    if len(parts) != 3 or parts[0] != GROUP:
+        raise BenchError(f"unknown id {id_}")
+    if id_ == NOOP_ID:
+        target = NOOP_TARGET
+    elif parts[1] in ADDRESSES:
+        target = ADDRESSES[parts[1]]
+    else:
+        raise BenchError(f"py-evm bytecode mode does not offer {parts[1]}")
+    from eth_hash.auto import keccak
+
+    call = LoopCall(target)
+
+    def parse(inp: dict) -> Input:
+        data = hexfield(inp, "input")
+        if id_ == NOOP_ID and data:
+            raise BenchError("the no-op control takes an empty input")
+        return Input(data)
+
+    def loop(arg: Input, n: int) -> bytes:
+        return call(arg.with_n(n))
+
+    def verify_call(arg: Input) -> bytes:
+        return loop(arg, 2)  # as bytecode.rs verifies: N = 2
+
+    def encode(out: bytes, _inp: dict, expected: dict) -> dict:
+        want = expected.get("output")
+        if not isinstance(want, str):
+            raise BenchError("expected has no output")
+        try:
+            w = hexfield(expected, "output")
+        except BenchError:
+            w = None  # not hex: it cannot match, report what came back
+        if w is not None and out == ONE + keccak(w):
+            return {"output": want}  # its hash matched: the expected output
+        if len(out) != 64:
+            return {"output": f"unexpected return 0x{out.hex()}"}
+        flag = int.from_bytes(out[:32], "big")
+        return {"output": f"success={flag} keccak256(returndata)=0x{out[32:].hex()}"}
+
+    return Bench(parse, verify_call, encode, loop=loop, encode_expected=True)
+
+
+def families() -> list[Family]:
+    return [Family(f"{GROUP}/{op}/*", "py-evm", "py-evm", _make) for op in ADDRESSES] + [
+        Family(NOOP_ID, "py-evm", "py-evm", _make, explicit=(NOOP_ID,))
+    ]
