@@ -218,6 +218,27 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("noop run: %v", r)
 	}
 
+	// Generic RLP: the EIP-155 example transaction, one list of 9 strings.
+	for _, in := range []string{"tiny-account", "medium-body", "vlarge-body"} {
+		for _, op := range []string{"decode-generic", "encode-generic"} {
+			if id := "rlp/" + op + "/" + in; listed[id] != "geth-rlp" {
+				t.Fatalf("%s listed as %q", id, listed[id])
+			}
+		}
+	}
+	const tx = "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
+	r = w.call(`{"type":"prepare","id":"rlp/decode-generic/small-legacy-tx","implementation":"geth-rlp","cases":[{"input":{"encoded":"` + tx + `"},"expected":{"lists":1,"strings":9,"bytes":101}}]}`)
+	if r["type"] != "prepared" {
+		t.Fatalf("rlp decode: %v", r)
+	}
+	if r := w.call(`{"type":"run","iterations":100,"samples":2}`); len(r["ns"].([]any)) != 2 {
+		t.Fatalf("rlp decode run: %v", r)
+	}
+	r = w.call(`{"type":"prepare","id":"rlp/encode-generic/tiny-account","implementation":"geth-rlp","cases":[{"input":{"tree":["0x01",["0x","0x80"]]},"expected":{"encoded":"0xc501c3808181"}}]}`)
+	if r["type"] != "mismatch" || r["field"] != "encoded" || r["actual"] != "0xc501c3808180" {
+		t.Fatalf("rlp encode, corrupted: %v", r)
+	}
+
 	if code := w.exit(); code != 0 {
 		t.Fatalf("exit code %d at EOF, want 0", code)
 	}

@@ -5,6 +5,7 @@ import { bytecodeKinds, bytecodePatterns } from './bytecode.js';
 import { curveKinds } from './curves.js';
 import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
 import { hashKinds } from './hashes.js';
+import { rlpKinds } from './rlp.js';
 import { trieKinds } from './trie.js';
 import { fromHex, toHex } from './hex.js';
 
@@ -44,7 +45,7 @@ export class Registry {
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
     this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns()];
-    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...bytecodeKinds(), [NOOP_ID, noopKind]]) {
+    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), [NOOP_ID, noopKind]]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);
     }

@@ -140,6 +140,10 @@ export class Worker {
         throw new ProtocolError(`case ${i}: ${id} ${implementation} failed: ${e.message}`);
       }
       const out = kind.encode(raw, parsed[i], expected);
+      // A kind may check its result against the input itself (rlp decode:
+      // the re-encoded tree must equal the input) before the expected values.
+      const bad = kind.verify ? kind.verify(raw, parsed[i]) : null;
+      if (bad) return { type: 'mismatch', case: i, ...bad };
       if (kind.randomNonce) {
         // Random nonces: check the signature verifies instead of comparing.
         if (!kind.check(raw, parsed[i])) {

@@ -13,7 +13,7 @@ use dyno_protocol::Case;
 use dyno_workload::{BuildError, Ctx, hex, unhex};
 use serde_json::{Map, Value, json};
 
-use crate::{hash, jsonrpc, trie};
+use crate::{hash, jsonrpc, rlp, trie};
 
 /// The hash algorithms and sizes the hash suite defines.
 const HASHES: [&str; 7] = [
@@ -54,6 +54,11 @@ pub fn ids() -> Vec<String> {
         }
     }
     ids.extend(CRYPTO.iter().map(|s| s.to_string()));
+    for op in ["decode-generic", "encode-generic"] {
+        for input in rlp::input_ids() {
+            ids.push(format!("rlp/{op}/{input}"));
+        }
+    }
     for n in trie::STATE_SIZES {
         ids.push(format!("trie/state-root/{n}"));
     }
@@ -78,6 +83,32 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
         }
         "crypto" if CRYPTO.contains(&id) => Some(crypto_cases(ctx, op)),
         "trie" => Some(trie_cases(ctx, op, input, id)?),
+        "rlp" if op == "decode-generic" || op == "encode-generic" => {
+            let cases = rlp::generic_cases(ctx, input)?;
+            Some(cases.map(|cases| {
+                cases
+                    .into_iter()
+                    .map(|(bytes, tree)| {
+                        if op == "decode-generic" {
+                            let c = tree.counts();
+                            Case::new(
+                                [("encoded", json!(full_hex(&bytes)))],
+                                [
+                                    ("lists", json!(c.lists)),
+                                    ("strings", json!(c.strings)),
+                                    ("bytes", json!(c.bytes)),
+                                ],
+                            )
+                        } else {
+                            Case::new(
+                                [("tree", tree.to_json())],
+                                [("encoded", json!(full_hex(&bytes)))],
+                            )
+                        }
+                    })
+                    .collect()
+            }))
+        }
         "jsonrpc" => {
             let n: usize = input.parse().ok()?;
             if !jsonrpc::SIZES.contains(&n) {

@@ -23,6 +23,7 @@
 //! typed (EIP-2718) transaction also hashes it to cache its transaction hash;
 //! that is part of what `alloy-rlp` decode measures.
 
+pub mod generic;
 mod objects;
 mod parity;
 
@@ -112,7 +113,103 @@ fn inputs() -> Vec<Box<dyn InputSet>> {
 
 /// The rlp benchmarks.
 pub fn defs() -> Vec<BenchDef> {
-    inputs().iter().flat_map(|input| input.defs()).collect()
+    inputs()
+        .into_iter()
+        .flat_map(|input| {
+            let mut d = input.defs();
+            d.extend(generic_defs(input));
+            d
+        })
+        .collect()
+}
+
+/// The input ids, in order.
+pub fn input_ids() -> Vec<&'static str> {
+    inputs().iter().map(|i| i.name()).collect()
+}
+
+/// An encoding and its generic tree.
+pub type GenericCase = (Vec<u8>, generic::Item);
+
+/// Input `input`'s encodings (checked against the vector file) and their
+/// generic trees (alloy-rlp's and parity's decodings, which must agree).
+pub fn generic_cases(ctx: &Ctx, input: &str) -> Option<Result<Vec<GenericCase>, BuildError>> {
+    let set = inputs().into_iter().find(|i| i.name() == input)?;
+    Some(trees(set.as_ref(), ctx))
+}
+
+fn trees(set: &dyn InputSet, ctx: &Ctx) -> Result<Vec<GenericCase>, BuildError> {
+    let what = format!("{GROUP}/decode-generic/{}", set.name());
+    let bytes = set.checked_encodings(ctx, &what)?;
+    bytes
+        .into_iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let a = generic::decode_alloy(&b);
+            let p = generic::decode_parity(&b);
+            match (a, p) {
+                (Ok(a), Ok(p)) if a == p => Ok((b, a)),
+                (a, p) => Err(BuildError::vectors(
+                    &ctx.path(VECTORS),
+                    format!(
+                        "{what} case {k}: alloy-rlp and parity decode differently ({a:?} / {p:?})"
+                    ),
+                )),
+            }
+        })
+        .collect()
+}
+
+/// `rlp/{decode,encode}-generic/<input>` for both libraries.
+fn generic_defs(set: Box<dyn InputSet>) -> Vec<BenchDef> {
+    let name = set.name();
+    let params = set.params();
+    let mut out = Vec::new();
+    for op in ["decode-generic", "encode-generic"] {
+        for implementation in [ALLOY, PARITY] {
+            out.push(BenchDef {
+                group: GROUP,
+                op,
+                input: name.to_string(),
+                implementation,
+                version: crate::version(if implementation == ALLOY {
+                    "alloy-rlp"
+                } else {
+                    "rlp"
+                }),
+                params: params.clone(),
+                build: Box::new(move |ctx: &Ctx| {
+                    let cases = generic_cases(ctx, name).expect("a known input")?;
+                    Ok(generic_workload(op, implementation, cases))
+                }),
+            });
+        }
+    }
+    out
+}
+
+fn generic_workload(op: &str, implementation: &str, cases: Vec<GenericCase>) -> Box<dyn Workload> {
+    let show = |o: &Vec<u8>| hex(o);
+    match (op, implementation == ALLOY) {
+        ("decode-generic", alloy) => {
+            let pairs = cases.into_iter().map(|(b, t)| (b, Ok(t))).collect();
+            let f = if alloy {
+                |b: &Vec<u8>| generic::decode_alloy(b)
+            } else {
+                |b: &Vec<u8>| generic::decode_parity(b)
+            };
+            Box::new(Cases::expect(pairs, f))
+        }
+        (_, alloy) => {
+            let pairs = cases.into_iter().map(|(b, t)| (t, b)).collect();
+            let f = if alloy {
+                |t: &generic::Item| generic::encode_alloy(t)
+            } else {
+                |t: &generic::Item| generic::encode_parity(t)
+            };
+            Box::new(Cases::expect(pairs, f).show(show))
+        }
+    }
 }
 
 /// An object alloy encodes and decodes.
@@ -155,6 +252,12 @@ impl<A, P> Copy for Input<A, P> {}
 /// What the suite and its tests need of an input, whatever its types.
 trait InputSet {
     fn defs(&self) -> Vec<BenchDef>;
+    /// The input id.
+    fn name(&self) -> &'static str;
+    /// Recorded parameters: the object kind and the first case's length.
+    fn params(&self) -> Vec<(&'static str, Param)>;
+    /// Every case's encoding, checked against the vector file.
+    fn checked_encodings(&self, ctx: &Ctx, what: &str) -> Result<Vec<Vec<u8>>, BuildError>;
     #[cfg(test)]
     fn id(&self) -> &'static str;
     #[cfg(test)]
@@ -308,18 +411,32 @@ impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> Input<A, P> {
 }
 
 impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> InputSet for Input<A, P> {
-    fn defs(&self) -> Vec<BenchDef> {
+    fn params(&self) -> Vec<(&'static str, Param)> {
         let bytes = alloy_rlp::Encodable::length(&self.object(0));
-        let params = [
+        vec![
             ("kind", Param::Text(self.kind.to_string())),
             ("bytes", Param::Int(bytes as u64)),
-        ];
+        ]
+    }
+
+    fn defs(&self) -> Vec<BenchDef> {
+        let params = self.params();
         vec![
             self.def("encode", ALLOY, &params, Self::build_encode_alloy),
             self.def("encode", PARITY, &params, Self::build_encode_parity),
             self.def("decode", ALLOY, &params, Self::build_decode_alloy),
             self.def("decode", PARITY, &params, Self::build_decode_parity),
         ]
+    }
+
+    fn name(&self) -> &'static str {
+        self.id
+    }
+
+    fn checked_encodings(&self, ctx: &Ctx, what: &str) -> Result<Vec<Vec<u8>>, BuildError> {
+        let bytes: Vec<Vec<u8>> = self.objects().iter().map(alloy_rlp::encode).collect();
+        self.check_vectors(ctx, what, &bytes)?;
+        Ok(bytes)
     }
 
     #[cfg(test)]
@@ -635,7 +752,7 @@ mod tests {
     #[test]
     fn ids_cover_every_input_with_both_libraries_and_both_ops() {
         let defs = defs();
-        assert_eq!(defs.len(), 9 * 2 * 2);
+        assert_eq!(defs.len(), 9 * 4 * 2);
         let mut seen = HashSet::new();
         for d in &defs {
             assert_eq!(d.group, "rlp");
@@ -647,7 +764,7 @@ mod tests {
             assert_ne!(d.version, "unknown", "{} {}", d.id(), d.implementation);
         }
         for input in inputs() {
-            for op in ["encode", "decode"] {
+            for op in ["encode", "decode", "encode-generic", "decode-generic"] {
                 for implementation in [ALLOY, PARITY] {
                     let id = format!("rlp/{op}/{}", input.id());
                     assert!(

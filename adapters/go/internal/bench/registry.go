@@ -78,6 +78,12 @@ func entries() []entry {
 		add("trie/state-root/"+n, ImplTrie, LibGeth, prepareTrieState)
 	}
 	add(TrieStorageID, ImplTrie, LibGeth, prepareTrieStorage)
+	for _, in := range RLPInputs {
+		add("rlp/decode-generic/"+in, ImplRLP, LibGeth, prepareRLPDecode)
+	}
+	for _, in := range RLPInputs {
+		add("rlp/encode-generic/"+in, ImplRLP, LibGeth, prepareRLPEncode)
+	}
 	add("harness/noop/empty", ImplNoop, LibNone, prepareNoop)
 	return es
 }

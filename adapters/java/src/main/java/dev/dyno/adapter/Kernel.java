@@ -14,6 +14,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * hoist it out of the loop (the Blackhole idea without the Blackhole call per operation).
  */
 abstract class Kernel {
+  /**
+   * Thrown by {@link #once(int)} when a check other than the expected fields fails (such as a
+   * decode/re-encode round trip); {@link Main} answers it with a {@code mismatch} on {@code field}.
+   */
+  static final class Mismatch extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String field;
+    final String expected;
+    final String actual;
+
+    Mismatch(String field, String expected, String actual) {
+      super(field + ": expected " + expected + ", got " + actual, null, false, false);
+      this.field = field;
+      this.expected = expected;
+      this.actual = actual;
+    }
+  }
+
   /** Index of the next case; carries over between samples and requests. */
   protected int pos;
 

@@ -210,6 +210,13 @@ public final class Main {
       ObjectNode got;
       try {
         got = k.once(i);
+      } catch (Kernel.Mismatch m) {
+        return json.createObjectNode()
+            .put("type", "mismatch")
+            .put("case", i)
+            .put("field", m.field)
+            .put("expected", m.expected)
+            .put("actual", m.actual);
       } catch (RuntimeException e) {
         return error("prepare " + id + ": case " + i + ": " + e.getMessage(), false);
       }

@@ -23,6 +23,8 @@ final class Registry {
 
   static final String BC = "bouncycastle";
   static final String WEB3J = "web3j";
+  /** The key of org.web3j:rlp in dyno-adapter.properties (its implementation name is web3j). */
+  static final String WEB3J_RLP = "web3j-rlp";
   static final String JACKSON = "jackson";
   static final String NOOP = "java-noop";
   static final String KZG = "jc-kzg-4844";
@@ -34,6 +36,7 @@ final class Registry {
   Registry(Map<String, String> libraries) {
     String bc = libraries.getOrDefault(BC, "-");
     String web3j = libraries.getOrDefault(WEB3J, "-");
+    String web3jRlp = libraries.getOrDefault(WEB3J_RLP, "-");
     String jackson = libraries.getOrDefault(JACKSON, "-");
     String kzg = libraries.getOrDefault(KZG, "-");
 
@@ -69,6 +72,21 @@ final class Registry {
     for (String n : List.of("100", "1000", "5000")) {
       add("jsonrpc/getlogs-raw/" + n, JACKSON, jackson, JsonRpc.Raw::new);
       add("jsonrpc/getlogs-typed/" + n, JACKSON, jackson, JsonRpc.Typed::new);
+    }
+
+    for (String in :
+        List.of(
+            "tiny-account",
+            "small-legacy-tx",
+            "small-eip1559-tx",
+            "small-header",
+            "medium-receipts",
+            "medium-body",
+            "large-body",
+            "large-receipts",
+            "vlarge-body")) {
+      add("rlp/decode-generic/" + in, WEB3J, web3jRlp, Rlp.Decode::new);
+      add("rlp/encode-generic/" + in, WEB3J, web3jRlp, Rlp.Encode::new);
     }
 
     add("harness/noop/empty", NOOP, "-", Noop::new);
