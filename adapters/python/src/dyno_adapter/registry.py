@@ -5,7 +5,16 @@ from __future__ import annotations
 import importlib.util
 from functools import cache
 
-from dyno_adapter import bytecode, hashes, jsonrpc, nist, noop, precompiles, secp256k1
+from dyno_adapter import (
+    bytecode,
+    hashes,
+    jsonrpc,
+    nist,
+    noop,
+    precompiles,
+    rlp_generic,
+    secp256k1,
+)
 from dyno_adapter.spec import BenchError, Family
 
 # library (distribution) name -> import name, to leave out what is not installed
@@ -18,6 +27,7 @@ MODULES = {
     "py-ecc": "py_ecc",
     "ckzg": "ckzg",
     "py-evm": "eth",
+    "rlp": "rlp",
 }
 
 
@@ -48,6 +58,7 @@ def families() -> tuple[Family, ...]:
         + precompiles.families()
         + bytecode.families()
         + jsonrpc.families()
+        + rlp_generic.families()
         + noop.families()
     )
     return tuple(f for f in all_ if _available(f))

@@ -51,6 +51,9 @@ class Bench:
             advances once per sample
     encode_expected: encode is called as (result, input dict, expected dict),
             for outputs only comparable through `expected` (a hash of it)
+    check:  optional (result, input dict) -> None, or (field, expected, actual)
+            for a mismatch the output fields cannot show (an RLP tree that
+            does not re-encode to its input); checked before `expected`
     """
 
     parse: Callable[[dict], Any]
@@ -60,6 +63,7 @@ class Bench:
     compare: bool = True
     loop: Callable[[Any, int], Any] | None = None
     encode_expected: bool = False
+    check: Callable[[Any, dict], tuple[str, Any, Any] | None] | None = None
 
 
 @dataclass
@@ -71,3 +75,6 @@ class Family:
     library: str
     make: Callable[[str], Bench]  # id -> Bench (raises BenchError)
     explicit: tuple[str, ...] = ()  # concrete ids listed under `benchmarks`
+    # False: a `*` pattern only routes prepare to `make` (which rejects ids
+    # outside `explicit`); hello lists the explicit ids, not the pattern
+    advertise_pattern: bool = True

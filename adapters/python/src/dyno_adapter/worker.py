@@ -25,6 +25,7 @@ DISTRIBUTIONS = (
     "py-ecc",
     "ckzg",
     "py-evm",
+    "rlp",
 )
 
 
@@ -87,7 +88,7 @@ def hello(req: dict) -> dict:
     for f in registry.families():
         for id_ in f.explicit:
             benchmarks.append({"id": id_, "implementation": f.implementation, "library": f.library})
-        if "*" in f.pattern:
+        if "*" in f.pattern and f.advertise_pattern:
             patterns.append(
                 {"id": f.pattern, "implementation": f.implementation, "library": f.library}
             )
@@ -162,6 +163,10 @@ def prepare(req: dict, state: dict) -> dict:
         expected = case.get("expected")
         if not isinstance(expected, dict):
             raise BenchError(f"case {i}: missing expected")
+        if bench.check is not None:
+            bad = bench.check(result, case["input"])
+            if bad is not None:
+                return mismatch(i, *bad)
         if bench.encode_expected:
             try:
                 out = bench.encode(result, case["input"], expected)
