@@ -296,20 +296,18 @@ pub(crate) mod tests {
         cmd
     }
 
+    /// A one-iteration, one-sample `run`.
+    const RUN_ONE: Request = Request::Run {
+        iterations: 1,
+        samples: 1,
+    };
+
     #[test]
     fn hello_then_requests_and_replies() {
         let mut w =
             Worker::spawn("sh", sh_worker(&[r#"echo '{"type":"samples","ns":[5]}'"#])).unwrap();
         assert_eq!(w.hello().runtime.version, "5");
-        let r = w
-            .request(
-                &Request::Run {
-                    iterations: 1,
-                    samples: 1,
-                },
-                Duration::from_secs(5),
-            )
-            .unwrap();
+        let r = w.request(&RUN_ONE, Duration::from_secs(5)).unwrap();
         assert!(matches!(r, Reply::Samples { ref ns, .. } if ns == &[5]));
         assert!(w.alive());
     }
@@ -318,15 +316,7 @@ pub(crate) mod tests {
     fn a_worker_that_dies_mid_request_is_reported_with_its_stderr() {
         let mut w =
             Worker::spawn("sh", sh_worker(&["echo 'panic: boom' >&2; kill -9 $$"])).unwrap();
-        let e = w
-            .request(
-                &Request::Run {
-                    iterations: 1,
-                    samples: 1,
-                },
-                Duration::from_secs(10),
-            )
-            .unwrap_err();
+        let e = w.request(&RUN_ONE, Duration::from_secs(10)).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, WorkerError::Died { .. }), "{msg}");
         assert!(
@@ -340,15 +330,7 @@ pub(crate) mod tests {
     fn silence_is_a_timeout_and_the_worker_is_stopped() {
         let mut w = Worker::spawn("sh", sh_worker(&["sleep 30"])).unwrap();
         let t0 = Instant::now();
-        let e = w
-            .request(
-                &Request::Run {
-                    iterations: 1,
-                    samples: 1,
-                },
-                Duration::from_millis(300),
-            )
-            .unwrap_err();
+        let e = w.request(&RUN_ONE, Duration::from_millis(300)).unwrap_err();
         assert!(matches!(e, WorkerError::Timeout { .. }), "{e}");
         assert!(t0.elapsed() < Duration::from_secs(10));
         assert!(!w.alive());
@@ -357,15 +339,7 @@ pub(crate) mod tests {
     #[test]
     fn garbage_on_stdout_and_wrong_versions_are_protocol_errors() {
         let mut w = Worker::spawn("sh", sh_worker(&["echo 'hello world'"])).unwrap();
-        let e = w
-            .request(
-                &Request::Run {
-                    iterations: 1,
-                    samples: 1,
-                },
-                Duration::from_secs(5),
-            )
-            .unwrap_err();
+        let e = w.request(&RUN_ONE, Duration::from_secs(5)).unwrap_err();
         assert!(e.to_string().contains("not a reply"), "{e}");
 
         let mut cmd = Command::new("bash");
