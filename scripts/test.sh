@@ -3,7 +3,8 @@
 # the vector generator's tests (in a pinned Python venv), the Solidity
 # contracts' recompile test (pinned solc from npm), and a release-mode
 # smoke run of every default suite (each benchmark verifies its output first,
-# so this catches a wrong result under full optimisation).
+# so this catches a wrong result under full optimisation), the adapters' and
+# dev nodes' own tests, and a 20 000-transaction load run into geth.
 #
 # Usage: scripts/test.sh            (CI runs exactly this via .ci/run)
 set -euo pipefail
@@ -19,6 +20,10 @@ cargo fmt --all --check
 
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "set-up: dev nodes for the load lab (geth from the Go module proxy, anvil and hardhat from npm)"
+# The load tests in \`cargo test\` start the pinned geth; build it first.
+cargo run --locked -q -p dyno -- setup -q geth anvil hardhat
 
 step "cargo test"
 cargo test --workspace --locked
@@ -62,6 +67,35 @@ for dir in adapters/*/; do
   step "adapter tests: $rt"
   "$dir/test" "$cache/adapters/$rt"
 done
+
+for dir in nodes/*/; do
+  name=$(basename "$dir")
+  [ -x "$dir/test" ] || continue
+  step "dev node test: $name"
+  DYNO_CACHE="$cache" "$dir/test"
+done
+
+step "load lab: dyno load --txs 20000 into a temporary geth, every transaction accounted for"
+"$dyno" load --txs 20000 --rate 1000 --accounts 200 -q --out "$smoke/load.json" >"$smoke/load.txt"
+cat "$smoke/load.txt" >&2
+python3 - "$smoke/load.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+l = run["load"][0]
+c, scan = l["counts"], l["chain_scan"]
+problems = []
+if not run["run"]["complete"]:
+    problems.append(f'incomplete: {run["run"]["incomplete_reason"]}')
+if c["accepted"] != 20000 or c["included"] != c["accepted"]:
+    problems.append(f"not every transaction was included: {c}")
+if scan is None or scan["found"] != c["included"] or not scan["matches"]:
+    problems.append(f"chain scan {scan} disagrees with counts {c}")
+if problems:
+    sys.exit("; ".join(problems))
+print(f'load run passed: {c["included"]} included, chain scan {scan["found"]}, '
+      f'sustained {l["throughput"]["sustained"]:.0f} tx/s, generator ceiling '
+      f'{l["generator"]["self_test_rate"]:.0f} req/s', file=sys.stderr)
+PY
 
 step "cross-implementation smoke run: crypto and hash, every runtime"
 "$dyno" run crypto,hash --impl all --quick -q --out "$smoke/all.json" >"$smoke/all.txt"

@@ -44,7 +44,7 @@ function freshCompile(settings) {
 test('build/ holds exactly one artifact per compiled contract', () => {
   const { output } = compile(sources);
   assert.deepEqual(Object.keys(built).sort(), Object.keys(artifacts(output)).sort());
-  assert.deepEqual(Object.keys(built).sort(), ['Loop', 'Store', 'Token']);
+  assert.deepEqual(Object.keys(built).sort(), ['Logs', 'Loop', 'Store', 'Token']);
 });
 
 test('recompiling yields byte-identical bytecode and deployedBytecode', () => {
@@ -127,6 +127,15 @@ test('ABIs expose the benchmark entry points', () => {
   assert.equal(fn('Store', 'read(uint256,uint256)').stateMutability, 'view');
   assert.equal(fn('Store', 'write(uint256,uint256)').stateMutability, 'nonpayable');
   assert.equal(fn('Loop', 'spin(uint256)').stateMutability, 'pure');
+
+  // Logs emits the ERC-20 Transfer event (same ABI entry, hence same topic, as Token's).
+  assert.equal(fn('Logs', 'emitTransfers(uint256,uint256)').stateMutability, 'nonpayable');
+  const transferEvent = (name) => built[name].abi.find((e) => e.type === 'event' && e.name === 'Transfer');
+  assert.ok(transferEvent('Logs'), 'Logs emits Transfer');
+  assert.deepEqual(transferEvent('Logs'), transferEvent('Token'));
+  assert.deepEqual(transferEvent('Logs').inputs.map((i) => [i.type, i.indexed]), [
+    ['address', true], ['address', true], ['uint256', false],
+  ]);
 
   // Well-known ERC-20 selector.
   assert.equal(built.Token.selectors['transfer(address,uint256)'], 'a9059cbb');

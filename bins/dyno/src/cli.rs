@@ -15,6 +15,7 @@ Examples:
   dyno setup && dyno doctor            install the other runtimes' adapters, list them
   dyno gas --quick                     every precompile: time against gas (~1 min)
   dyno gas --anchor 60mgas --factor 3  add a 60 MGas/s column; flag beyond 3x
+  dyno setup geth && dyno load         end-to-end load into a temporary geth dev node
 
 Exit codes: 0 ok; 1 a wrong result, or a missed target with --fail-on-target;
 2 a usage or runtime error.";
@@ -80,6 +81,175 @@ pub(crate) enum Command {
     /// libraries, the implementations and ids it runs, and what one
     /// protocol round trip costs.
     Doctor(DoctorArgs),
+    /// End-to-end load against a real node: start a temporary dev node (or
+    /// target any RPC URL), pre-sign transactions, send them on a schedule,
+    /// follow each one to finality, and report throughput, latency
+    /// percentiles and plots.
+    Load(Box<LoadArgs>),
+}
+
+const LOAD_HELP: &str = "\
+Schedules (--rate):
+  500                          open loop, 500 tx/s
+  ramp:100..2000/30s           rising linearly over 30 s, then holding 2000
+  steps:500/10s,1000/10s       500 tx/s for 10 s, then 1000 tx/s (the last holds)
+  max  |  max:64               as fast as possible, 256 (or 64) requests in flight
+
+Latency is measured from each transaction's intended send time, so a node (or a
+generator) that falls behind cannot hide its queue. Before every run the generator
+measures its own ceiling against a built-in null JSON-RPC sink; a run whose sends
+fell behind schedule is flagged \"generator saturated\".
+
+Writes dyno-results/<run>-load.json (schema v1, `load` section), a per-transaction
+CSV per node and signer, and latency/throughput/histogram plots (SVG and PNG).
+
+Examples:
+  dyno setup geth                       build the pinned geth once
+  dyno load                             2000 transfers at 500 tx/s into a temporary geth
+  dyno load --txs 20000 --rate 1000     the acceptance run
+  dyno load --node geth,anvil,hardhat   the same pre-signed load on three dev nodes
+  dyno load --workload mix              transfers, ERC-20, storage writes and deployments
+  dyno load --signer both               client-signed against node-signed, one report
+  dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
+  dyno load --self-test                 only the generator's null-sink ceiling
+
+Exit codes: 0 ok; 1 a wrong result (a node returned another hash, or the chain
+scan disagrees with the tracker); 2 a usage or runtime error, or a run cut short
+(its partial data is saved and marked incomplete).";
+
+#[derive(Debug, Args)]
+#[command(after_help = LOAD_HELP)]
+pub(crate) struct LoadArgs {
+    /// Dev nodes to start, comma-separated: geth, anvil, hardhat. Several
+    /// run one after another on the same pre-signed load.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "geth",
+        value_name = "NAME"
+    )]
+    pub(crate) node: Vec<String>,
+
+    /// Target a running node at this HTTP JSON-RPC URL instead.
+    #[arg(long, value_name = "URL", conflicts_with = "node_cmd")]
+    pub(crate) rpc: Option<String>,
+
+    /// Start another client from this shell command line; `{datadir}` and
+    /// `{port}` are filled in. Its RPC is `--node-url`.
+    #[arg(long, value_name = "CMD")]
+    pub(crate) node_cmd: Option<String>,
+
+    /// The RPC URL of a `--node-cmd` client.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:{port}")]
+    pub(crate) node_url: String,
+
+    /// Transactions to send.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub(crate) txs: usize,
+
+    /// The schedule (see below).
+    #[arg(long, default_value = "500", value_name = "SCHEDULE")]
+    pub(crate) rate: String,
+
+    /// Sending accounts (deterministic keys from --seed).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub(crate) accounts: usize,
+
+    /// transfer, erc20, store, deploy, or a mix named in specs/load.toml
+    /// (`mix` is its default mix).
+    #[arg(long, default_value = "transfer", value_name = "NAME")]
+    pub(crate) workload: String,
+
+    /// Who signs: client (eth_sendRawTransaction of pre-signed
+    /// transactions), node (eth_sendTransaction from its unlocked account),
+    /// or both, one after the other, in one report.
+    #[arg(long, default_value = "client", value_name = "WHO")]
+    pub(crate) signer: String,
+
+    /// Seconds between blocks of a started dev node.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub(crate) block_time: u64,
+
+    /// Seed of the account keys.
+    #[arg(long, default_value = "dyno-load", value_name = "TEXT")]
+    pub(crate) seed: String,
+
+    /// maxPriorityFeePerGas, gwei.
+    #[arg(long, default_value_t = 1.0, value_name = "GWEI")]
+    pub(crate) tip_gwei: f64,
+
+    /// maxFeePerGas, gwei. Default: max(100, 10 × the base fee) + tip.
+    #[arg(long, value_name = "GWEI")]
+    pub(crate) max_fee_gwei: Option<f64>,
+
+    /// Keep-alive connections to the node.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub(crate) connections: usize,
+
+    /// Most requests in flight under an open-loop schedule; reaching it
+    /// shows as generator lag.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub(crate) max_in_flight: usize,
+
+    /// A send later than this behind its schedule counts as late; over 1%
+    /// late flags the run "generator saturated".
+    #[arg(long, default_value_t = 10.0, value_name = "MS")]
+    pub(crate) lag_threshold_ms: f64,
+
+    /// Seconds to wait for inclusion after the last send.
+    #[arg(long, default_value_t = 60, value_name = "S")]
+    pub(crate) inclusion_timeout: u64,
+
+    /// Seconds to wait for the finalized tag to pass the last inclusion
+    /// (0: do not wait).
+    #[arg(long, default_value_t = 120, value_name = "S")]
+    pub(crate) finality_timeout: u64,
+
+    /// Milliseconds between the tracker's polls of the head.
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    pub(crate) poll_ms: u64,
+
+    /// A funded private key (hex) for targets without an unlocked account.
+    #[arg(
+        long,
+        env = "DYNO_FUNDER_KEY",
+        value_name = "HEX",
+        hide_env_values = true
+    )]
+    pub(crate) funder_key: Option<String>,
+
+    /// Signing threads (0: every core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) threads: usize,
+
+    /// Only measure the generator's ceiling against the null sink, print it
+    /// and exit.
+    #[arg(long)]
+    pub(crate) self_test: bool,
+
+    /// Requests in the null-sink self-test (0: skip it).
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub(crate) self_test_requests: usize,
+
+    /// Result file; the CSV and plots go beside it.
+    /// Default: dyno-results/<run id>-load.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// What to print on stdout: the summary table, or the result JSON.
+    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
+    pub(crate) format: LoadFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LoadFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(Debug, Args)]

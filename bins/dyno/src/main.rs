@@ -14,6 +14,7 @@ use clap::Parser;
 mod cli;
 mod gas;
 mod list;
+mod load;
 mod others;
 mod portable;
 mod run;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
         Command::Gas(args) => gas::gas(&cli.global, args),
         Command::Setup(args) => setup::setup(args),
         Command::Doctor(args) => setup::doctor(args),
+        Command::Load(args) => load::load(&cli.global, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

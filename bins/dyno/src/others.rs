@@ -50,6 +50,16 @@ pub(crate) fn adapters() -> Vec<Adapter> {
     dyno_adapter::discover(&root, &cache_dir())
 }
 
+/// The dev nodes dyno can start (`$DYNO_NODES`, else `./nodes`, else the
+/// one dyno was built from), installed under `<cache>/nodes/`.
+pub(crate) fn nodes() -> Vec<Adapter> {
+    let root = crate::data_dir(
+        std::env::var_os("DYNO_NODES").map(PathBuf::from).as_deref(),
+        "nodes",
+    );
+    dyno_adapter::discover_into(&root, &cache_dir().join("nodes"))
+}
+
 /// What `--impl` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Selection {

@@ -12,7 +12,8 @@ use crate::{Outcome, others, portable, print_stdout};
 /// Run every selected adapter's `setup`. A missing runtime is skipped with
 /// its reason; a failed build is an error once the others are done.
 pub(crate) fn setup(args: &SetupArgs) -> anyhow::Result<Outcome> {
-    let all = others::adapters();
+    let mut all = others::adapters();
+    all.extend(others::nodes());
     check_names(&args.runtimes, &all)?;
     let mut failed = Vec::new();
     for a in all
@@ -57,7 +58,7 @@ fn check_names(names: &[String], all: &[dyno_adapter::Adapter]) -> anyhow::Resul
         if !all.iter().any(|a| &a.runtime == n) {
             let known: Vec<&str> = all.iter().map(|a| a.runtime.as_str()).collect();
             anyhow::bail!(
-                "no adapter for runtime {n:?}; adapters: {}",
+                "nothing to set up called {n:?}; choose from: {}",
                 known.join(", ")
             );
         }

@@ -73,6 +73,13 @@ pub enum SetupError {
 /// The adapters under `root` (each folder with a `setup` script), installed
 /// under `cache/adapters/`, sorted by runtime.
 pub fn discover(root: &Path, cache: &Path) -> Vec<Adapter> {
+    discover_into(root, &cache.join("adapters"))
+}
+
+/// Every folder under `root` with a `setup` script, each installed into
+/// `homes/<name>`: the adapters, and the dev nodes of `nodes/` (whose
+/// `setup` follows the same contract), sorted by name.
+pub fn discover_into(root: &Path, homes: &Path) -> Vec<Adapter> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
     };
@@ -83,7 +90,7 @@ pub fn discover(root: &Path, cache: &Path) -> Vec<Adapter> {
             let runtime = e.file_name().to_str()?.to_string();
             let dir = e.path();
             Some(Adapter {
-                home: cache.join("adapters").join(&runtime),
+                home: homes.join(&runtime),
                 dir: std::fs::canonicalize(&dir).unwrap_or(dir),
                 runtime,
             })

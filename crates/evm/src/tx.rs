@@ -75,7 +75,12 @@ struct BuildFile {
 
 /// Load `contracts/build/<name>.json`.
 pub fn contract(ctx: &Ctx, name: &str) -> Result<Contract, BuildError> {
-    let path = contracts_dir(ctx).join(format!("{name}.json"));
+    contract_at(&contracts_dir(ctx), name)
+}
+
+/// Load `<dir>/<name>.json`, a build file written by `contracts/compile.mjs`.
+pub fn contract_at(dir: &std::path::Path, name: &str) -> Result<Contract, BuildError> {
+    let path = dir.join(format!("{name}.json"));
     let bad = |reason: String| BuildError::Vectors {
         path: path.clone(),
         reason,

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
 use serde::{Deserialize, Serialize};
 
+pub mod load;
+
 /// The schema version this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -31,6 +33,9 @@ pub struct Run {
     pub harness: Option<Harness>,
     /// One entry per (benchmark id, implementation).
     pub results: Vec<BenchResult>,
+    /// Load-lab results (`dyno load`), one per node and signing mode.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load: Vec<load::LoadResult>,
 }
 
 /// Run metadata.

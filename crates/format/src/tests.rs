@@ -103,6 +103,7 @@ pub(crate) fn example() -> Run {
             regression_threshold: 0.2,
             incomplete_reason: None,
         }],
+        load: Vec::new(),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod csv;
 pub mod gas;
 pub mod json;
+pub mod load;
 pub mod markdown;
 mod rows;
 pub use rows::one_line;

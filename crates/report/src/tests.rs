@@ -137,6 +137,7 @@ fn fixture() -> Run {
             ),
             slow,
         ],
+        load: Vec::new(),
     }
 }
 

@@ -106,6 +106,7 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         environment,
         harness: None,
         results: Vec::new(),
+        load: Vec::new(),
     }
 }
 
@@ -281,6 +282,16 @@ fn parts(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
 pub fn rfc3339(secs: u64) -> String {
     let (y, mo, d, h, mi, s) = parts(secs);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// The current time, `2026-11-22T10:15:00Z`.
+pub fn now_rfc3339() -> String {
+    rfc3339(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs(),
+    )
 }
 
 /// `20261122T101500Z`, for ids and file names.

@@ -55,6 +55,13 @@ impl Signer {
         Self { secret, address }
     }
 
+    /// The signer of a 32-byte secret key.
+    pub fn from_secret(secret: [u8; 32]) -> Result<Self, secp256k1::Error> {
+        let secret = SecretKey::from_byte_array(secret)?;
+        let address = address_of(&PublicKey::from_secret_key_global(&secret));
+        Ok(Self { secret, address })
+    }
+
     /// `count` signers of `seed`, indices `0..count`.
     pub fn derive_many(seed: &[u8], count: u64) -> Vec<Self> {
         (0..count).map(|i| Self::derive(seed, i)).collect()

@@ -1,0 +1,244 @@
+//! End-to-end tests of `dyno load` against a real go-ethereum dev node,
+//! installed by `dyno setup geth` (the test script does that first).
+//! Without geth these tests are skipped with a message, except under
+//! `CI=true`, where a missing geth is a failure.
+//!
+//! 1. A small run accounts for every transaction: the tracker's included
+//!    count equals what an independent scan of the chain's blocks finds.
+//! 2. Killing the node mid-run saves the partial per-transaction data,
+//!    marks the run incomplete and exits 2, without hanging.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn dyno() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    c.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    c
+}
+
+/// The installed geth's home, or `None` (skip) outside CI.
+fn geth_home() -> Option<PathBuf> {
+    let cache = std::env::var_os("DYNO_CACHE").map_or_else(
+        || {
+            std::env::var_os("XDG_CACHE_HOME").map_or_else(
+                || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/dyno"),
+                |x| PathBuf::from(x).join("dyno"),
+            )
+        },
+        PathBuf::from,
+    );
+    let home = cache.join("nodes/geth");
+    if home.join("run").is_file() {
+        return Some(home);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "geth is not installed in {}: run `dyno setup geth` (scripts/test.sh does)",
+        home.display()
+    );
+    eprintln!("skipping: geth is not installed (run `dyno setup geth`)");
+    None
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn every_accepted_transaction_is_accounted_for_and_matches_a_chain_scan() {
+    if geth_home().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("small.json");
+    let o = dyno()
+        .args(["load", "--txs", "300", "--rate", "150", "--accounts", "10"])
+        .args([
+            "--finality-timeout",
+            "0",
+            "--self-test-requests",
+            "2000",
+            "-q",
+            "--format",
+            "json",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
+    let run = read_json(&out);
+    let stdout: Value = serde_json::from_slice(&o.stdout).expect("--format json prints the result");
+    assert_eq!(stdout["run"]["id"], run["run"]["id"]);
+    assert_eq!(run["run"]["complete"], true);
+    let l = &run["load"][0];
+    let c = &l["counts"];
+    assert_eq!(c["submitted"], 300);
+    assert_eq!(c["accepted"], 300, "{c}");
+    assert_eq!(c["included"], 300, "{c}");
+    assert_eq!(c["reverted"], 0);
+    let scan = &l["chain_scan"];
+    assert_eq!(scan["found"], c["included"], "scan {scan} vs counts {c}");
+    assert_eq!(scan["matches"], true);
+    // The per-transaction CSV: a header and one row per transaction, each
+    // included, with its block and times.
+    let csv =
+        std::fs::read_to_string(dir.path().join(l["files"]["csv"].as_str().unwrap())).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 300);
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(",included,") || r.contains(",safe,") || r.contains(",finalized,"))
+    );
+    // Latency stages and the plots.
+    assert_eq!(l["latency"]["included"]["n"], 300);
+    assert!(l["latency"]["included"]["p50"].as_f64().unwrap() > 0.0);
+    for (_, f) in l["files"].as_object().unwrap() {
+        assert!(dir.path().join(f.as_str().unwrap()).is_file(), "{f}");
+    }
+    assert!(dir.path().join("small-geth-client-latency.png").is_file());
+    assert!(
+        l["node"]["version"]
+            .as_str()
+            .unwrap()
+            .contains("Geth/v1.17.8")
+    );
+    assert!(
+        l["node"]["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "--dev")
+    );
+}
+
+/// The pid of `parent`'s child process running `name`.
+fn child_named(parent: u32, name: &str) -> Option<u32> {
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let comm = &stat[stat.find('(').unwrap_or(0) + 1..close];
+        let ppid: u32 = stat[close + 2..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        if ppid == parent && comm == name {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+#[test]
+fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
+    if geth_home().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("killed.json");
+    let mut child = dyno()
+        .args([
+            "load",
+            "--txs",
+            "3000",
+            "--rate",
+            "200",
+            "--accounts",
+            "10",
+            "--self-test-requests",
+            "0",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    // Wait for the timed phase to begin, then let it run a little.
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "dyno ended early:\n{log}"
+        );
+        log.push_str(&line);
+        if line.contains("client-signed:") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
+    let killed = Command::new("kill")
+        .args(["-9", &geth.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("dyno hung after the node was killed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    log.push_str(&rest.join().unwrap());
+    assert_eq!(status.code(), Some(2), "stderr:\n{log}");
+    assert!(
+        log.contains("cut short") && log.contains("geth exited"),
+        "stderr:\n{log}"
+    );
+
+    let run = read_json(&out);
+    assert_eq!(run["run"]["complete"], false);
+    let l = &run["load"][0];
+    assert_eq!(l["complete"], false);
+    assert!(
+        l["incomplete_reason"]
+            .as_str()
+            .unwrap()
+            .contains("signal: 9"),
+        "{}",
+        l["incomplete_reason"]
+    );
+    let c = &l["counts"];
+    let sent = c["submitted"].as_u64().unwrap();
+    assert!(sent > 100 && sent < 3000, "{c}");
+    assert!(c["not_sent"].as_u64().unwrap() > 0);
+    assert_eq!(
+        c["submitted"].as_u64().unwrap() + c["not_sent"].as_u64().unwrap(),
+        3000
+    );
+    // The partial per-transaction data is on disk: every planned transaction has a row.
+    let csv =
+        std::fs::read_to_string(dir.path().join(l["files"]["csv"].as_str().unwrap())).unwrap();
+    assert_eq!(csv.lines().count(), 3001);
+    assert!(csv.contains(",not_sent,"));
+    assert!(
+        csv.contains(",included,"),
+        "some were included before the kill"
+    );
+}

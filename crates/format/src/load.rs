@@ -1,0 +1,286 @@
+//! Load-lab results: one [`LoadResult`] per node and signing mode in a run.
+//!
+//! The raw data is the per-transaction CSV beside the JSON (`csv` names it);
+//! this is its summary. Latencies are measured from each transaction's
+//! intended send time, in milliseconds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A load run against one node, with one signing mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadResult {
+    /// `load/<workload>/<schedule>`, e.g. `load/transfer/fixed-500tps`.
+    pub id: String,
+    /// The node.
+    pub node: NodeInfo,
+    /// `client` (eth_sendRawTransaction of pre-signed transactions) or
+    /// `node` (eth_sendTransaction from the node's unlocked account).
+    pub signer: String,
+    /// The workload: kinds and their weights.
+    pub workload: BTreeMap<String, u32>,
+    /// The schedule as given (`500`, `ramp:100..2000/30s`, `max:256`).
+    pub schedule: String,
+    /// Transactions planned.
+    pub planned: u64,
+    /// Sending accounts.
+    pub accounts: u64,
+    /// The fee strategy, stated.
+    pub fees: FeeInfo,
+    /// Gas limit per kind.
+    pub gas_limits: BTreeMap<String, u64>,
+    /// Pre-signing throughput (client-signed only).
+    pub signing: Option<SigningInfo>,
+    /// How the generator kept up with its schedule.
+    pub generator: GeneratorInfo,
+    /// Where every transaction ended.
+    pub counts: Counts,
+    /// Transactions per second.
+    pub throughput: Throughput,
+    /// Latency from the intended send time to each stage.
+    pub latency: BTreeMap<String, LatencyStats>,
+    /// The independent check: transactions of this run found by scanning
+    /// the chain's blocks afterwards, which must equal `counts.included`.
+    pub chain_scan: Option<ChainScan>,
+    /// Blocks produced during the run.
+    pub blocks: Vec<BlockInfo>,
+    /// Block summary.
+    pub block_summary: Option<BlockSummary>,
+    /// The node's CPU and memory, when it ran on this machine.
+    pub resources: Option<Resources>,
+    /// Files written beside the JSON: `csv`, `plots`.
+    pub files: BTreeMap<String, String>,
+    /// Wall time of the timed phase and the wait for inclusion/finality.
+    pub duration_s: f64,
+    /// False when the run was cut short; the data up to then is kept.
+    pub complete: bool,
+    /// Why it is incomplete.
+    pub incomplete_reason: Option<String>,
+    /// Warnings (e.g. a block tag the node does not support).
+    pub notes: Vec<String>,
+}
+
+/// The node under load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeInfo {
+    /// `geth`, `anvil`, `hardhat`, `cmd` or `rpc`.
+    pub name: String,
+    /// What the node says of itself (`web3_clientVersion`) or its binary.
+    pub version: String,
+    /// The command line dyno started it with (absent for `--rpc`).
+    pub command: Vec<String>,
+    /// The RPC URL.
+    pub url: String,
+    /// Chain id.
+    pub chain_id: u64,
+    /// Whether dyno started the node (and so can read its CPU and RSS).
+    pub local: bool,
+}
+
+/// The fee every transaction offered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeeInfo {
+    /// How the fees were chosen.
+    pub strategy: String,
+    /// Base fee of the latest block when the fees were fixed, wei.
+    pub base_fee_at_start: u128,
+    /// maxFeePerGas, wei.
+    pub max_fee_per_gas: u128,
+    /// maxPriorityFeePerGas, wei.
+    pub max_priority_fee_per_gas: u128,
+}
+
+/// Pre-signing throughput, serial and parallel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SigningInfo {
+    /// Transactions signed serially for the serial figure.
+    pub serial_txs: u64,
+    /// Serial tx/s.
+    pub serial_tx_per_s: f64,
+    /// Serial µs per transaction.
+    pub serial_us_per_tx: f64,
+    /// Threads in the parallel run.
+    pub threads: u64,
+    /// Transactions signed in parallel.
+    pub parallel_txs: u64,
+    /// Parallel tx/s.
+    pub parallel_tx_per_s: f64,
+    /// Parallel tx/s per thread.
+    pub per_core_tx_per_s: f64,
+    /// Bare libsecp256k1 recoverable signatures per second, one thread.
+    pub libsecp256k1_sign_per_s: f64,
+    /// per_core_tx_per_s / libsecp256k1_sign_per_s.
+    pub fraction_of_libsecp256k1: f64,
+}
+
+/// The generator: its lag behind the schedule and its own ceiling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorInfo {
+    /// The rate the schedule asked for on average, tx/s (absent under `max`).
+    pub intended_rate: Option<f64>,
+    /// The rate requests actually went out at, tx/s.
+    pub achieved_send_rate: f64,
+    /// Send lag (actual − intended send time), ms.
+    pub lag: LatencyStats,
+    /// Lag above which a send counts as late, ms.
+    pub lag_threshold_ms: f64,
+    /// Fraction of sends later than the threshold.
+    pub late_fraction: f64,
+    /// True when more than 1% of sends were late: the generator, not the
+    /// node, limited the run, and its latencies understate nothing but its
+    /// rate is not the schedule's.
+    pub saturated: bool,
+    /// Requests in flight at most.
+    pub max_in_flight: u64,
+    /// Connections to the node.
+    pub connections: u64,
+    /// The null-sink ceiling measured just before, requests/s.
+    pub self_test_rate: Option<f64>,
+}
+
+/// Where every transaction ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// Requests written.
+    pub submitted: u64,
+    /// Replies with a transaction hash.
+    pub accepted: u64,
+    /// Replies with an error, or no reply.
+    pub rejected: u64,
+    /// Rejections by class (`nonce_too_low`, `timeout`, ...).
+    pub rejected_by_class: BTreeMap<String, u64>,
+    /// Accepted and found in a block.
+    pub included: u64,
+    /// Of the included, reached by the `safe` tag before the end.
+    pub safe: u64,
+    /// Of the included, reached by the `finalized` tag before the end.
+    pub finalized: u64,
+    /// Accepted, not included, still in the node's pool at the end.
+    pub pending: u64,
+    /// Accepted, not included, unknown to the node at the end.
+    pub dropped: u64,
+    /// Never sent (the run stopped first).
+    pub not_sent: u64,
+    /// Included transactions whose receipt says they reverted.
+    pub reverted: u64,
+}
+
+/// Throughput of inclusions, tx/s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Throughput {
+    /// The best 1 s window of inclusions.
+    pub peak_1s: f64,
+    /// Included over the time from the first intended send to the last
+    /// inclusion.
+    pub average: f64,
+    /// Included after the first block holding this run's transactions,
+    /// over the time from that block to the last: the steady rate, free of
+    /// the start-up gap before the first block.
+    pub sustained: f64,
+    /// Sent per second over the sending phase.
+    pub sent_average: f64,
+    /// Per 1 s window: `[start_s, sent, included]`.
+    pub windows: Vec<[f64; 3]>,
+}
+
+/// Latency percentiles from an HDR histogram (3 significant digits), ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyStats {
+    /// Values.
+    pub n: u64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest.
+    pub max: f64,
+    /// Mean (for reference only).
+    pub mean: f64,
+    /// 95% distribution-free confidence interval of the median, ms.
+    pub p50_ci: Option<crate::Interval>,
+}
+
+/// The independent count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainScan {
+    /// First block scanned.
+    pub from_block: u64,
+    /// Last block scanned.
+    pub to_block: u64,
+    /// This run's transactions found in them.
+    pub found: u64,
+    /// Whether `found` equals `counts.included`.
+    pub matches: bool,
+}
+
+/// One block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockInfo {
+    /// Number.
+    pub number: u64,
+    /// When dyno first saw it, s since the start.
+    pub seen_s: f64,
+    /// Its timestamp.
+    pub timestamp: u64,
+    /// Transactions in it.
+    pub txs: u64,
+    /// Of which this run's.
+    pub ours: u64,
+    /// Gas used.
+    pub gas_used: u64,
+    /// Gas limit.
+    pub gas_limit: u64,
+    /// Base fee, wei.
+    pub base_fee: Option<u128>,
+}
+
+/// Blocks at a glance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockSummary {
+    /// Blocks produced during the run.
+    pub blocks: u64,
+    /// Mean gas used / gas limit over blocks with this run's transactions.
+    pub mean_gas_fill: f64,
+    /// Most transactions in one block.
+    pub max_txs: u64,
+    /// Mean transactions per block (blocks with this run's transactions).
+    pub mean_txs: f64,
+    /// Median interval between block timestamps, s.
+    pub median_interval_s: f64,
+}
+
+/// The node process, sampled from /proc.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resources {
+    /// Samples taken.
+    pub samples: u64,
+    /// Mean CPU over the run, % of one core.
+    pub cpu_mean_pct: f64,
+    /// Highest CPU in one sampling interval, % of one core.
+    pub cpu_max_pct: f64,
+    /// Peak resident memory, bytes.
+    pub rss_max_bytes: u64,
+    /// Resident memory at the end, bytes.
+    pub rss_end_bytes: u64,
+    /// `[t_s, cpu_pct, rss_bytes]` per sample.
+    pub series: Vec<[f64; 3]>,
+}

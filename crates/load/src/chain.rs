@@ -1,0 +1,409 @@
+//! Talking to the node before and after the timed phase: its identity,
+//! fees, funding accounts, deploying contracts, waiting for receipts and
+//! scanning blocks. Everything here is outside the timed phase.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use alloy_consensus::TxEip1559;
+use alloy_primitives::{Address, B256, Bytes, TxKind, U64, U128, U256};
+use dyno_evm::block::signer::Signer;
+use dyno_rpc::{Client, RpcError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::txs::{self, Fees};
+
+/// A failure while preparing or checking, with what dyno was doing.
+#[derive(Debug, thiserror::Error)]
+#[error("{doing}: {reason}")]
+pub struct ChainError {
+    /// What dyno was doing.
+    pub doing: String,
+    /// What went wrong.
+    pub reason: String,
+}
+
+fn fail(doing: impl Into<String>) -> impl FnOnce(RpcError) -> ChainError {
+    let doing = doing.into();
+    move |e| ChainError {
+        doing,
+        reason: e.to_string(),
+    }
+}
+
+/// Who pays for the accounts and contracts: the node's unlocked account
+/// (`eth_sendTransaction`, the node signs) or a key dyno holds.
+#[derive(Debug, Clone)]
+pub enum Funder {
+    /// An account the node has unlocked (every dev node has one).
+    Unlocked(Address),
+    /// A funded key (for `--rpc` targets without unlocked accounts).
+    Key(Signer),
+}
+
+impl Funder {
+    /// The paying address.
+    pub fn address(&self) -> Address {
+        match self {
+            Funder::Unlocked(a) => *a,
+            Funder::Key(s) => s.address,
+        }
+    }
+}
+
+/// `eth_chainId`.
+pub async fn chain_id(client: &Client) -> Result<u64, ChainError> {
+    let id: U64 = client
+        .call("eth_chainId", json!([]))
+        .await
+        .map_err(fail("asking for the chain id"))?;
+    Ok(id.to())
+}
+
+/// `web3_clientVersion`, or `unknown`.
+pub async fn client_version(client: &Client) -> String {
+    client
+        .call::<String>("web3_clientVersion", json!([]))
+        .await
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// The first of `eth_accounts`, if the node has one.
+pub async fn unlocked_account(client: &Client) -> Option<Address> {
+    client
+        .call::<Vec<Address>>("eth_accounts", json!([]))
+        .await
+        .ok()
+        .and_then(|a| a.first().copied())
+}
+
+/// The latest block's number and base fee.
+pub async fn latest(client: &Client) -> Result<(u64, u128), ChainError> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct B {
+        number: U64,
+        base_fee_per_gas: Option<U128>,
+    }
+    let b: B = client
+        .call("eth_getBlockByNumber", json!(["latest", false]))
+        .await
+        .map_err(fail("reading the latest block"))?;
+    Ok((b.number.to(), b.base_fee_per_gas.map_or(0, |f| f.to())))
+}
+
+/// Next nonces (`pending`) of `addresses`, in batches.
+pub async fn nonces(client: &Client, addresses: &[Address]) -> Result<Vec<u64>, ChainError> {
+    let mut out = Vec::with_capacity(addresses.len());
+    for chunk in addresses.chunks(200) {
+        let calls: Vec<(&str, Value)> = chunk
+            .iter()
+            .map(|a| ("eth_getTransactionCount", json!([a, "pending"])))
+            .collect();
+        let replies = client.batch(&calls).await.map_err(fail("reading nonces"))?;
+        for r in replies {
+            let v = r.map_err(fail("reading a nonce"))?;
+            let n: U64 = serde_json::from_value(v).map_err(|e| ChainError {
+                doing: "reading a nonce".into(),
+                reason: e.to_string(),
+            })?;
+            out.push(n.to());
+        }
+    }
+    Ok(out)
+}
+
+/// `eth_estimateGas` of a call from `from`.
+pub async fn estimate(
+    client: &Client,
+    from: Address,
+    to: TxKind,
+    value: U256,
+    input: &Bytes,
+) -> Result<u64, ChainError> {
+    let mut call =
+        json!({ "from": from, "value": format!("{value:#x}"), "input": input, "data": input });
+    if let TxKind::Call(to) = to {
+        call["to"] = json!(to);
+    }
+    let g: U64 = client
+        .call("eth_estimateGas", json!([call]))
+        .await
+        .map_err(fail("estimating gas"))?;
+    Ok(g.to())
+}
+
+/// A transaction for set-up: what to send, from whom.
+#[derive(Debug, Clone)]
+pub struct SetupTx {
+    /// Recipient or creation.
+    pub to: TxKind,
+    /// Value, wei.
+    pub value: U256,
+    /// Calldata or creation code.
+    pub input: Bytes,
+    /// Gas limit.
+    pub gas: u64,
+}
+
+/// Send set-up transactions from `funder` (node-signed if unlocked, else
+/// signed here with consecutive nonces) in batches; returns their hashes.
+pub async fn send_setup(
+    client: &Client,
+    funder: &Funder,
+    fees: &Fees,
+    txs_: &[SetupTx],
+) -> Result<Vec<B256>, ChainError> {
+    // Nonces are explicit even for the node's account: a node may assign
+    // the same pending nonce to calls that arrive faster than its pool
+    // updates (geth adds to its pool asynchronously).
+    let mut nonce = nonces(client, &[funder.address()]).await?[0];
+    let mut hashes = Vec::with_capacity(txs_.len());
+    for chunk in txs_.chunks(100) {
+        let mut calls: Vec<(&str, Value)> = Vec::with_capacity(chunk.len());
+        for t in chunk {
+            match funder {
+                Funder::Unlocked(from) => {
+                    let mut c = json!({
+                        "from": from,
+                        "value": format!("{:#x}", t.value),
+                        "gas": format!("{:#x}", t.gas),
+                        "maxFeePerGas": format!("{:#x}", fees.max_fee_per_gas),
+                        "maxPriorityFeePerGas": format!("{:#x}", fees.max_priority_fee_per_gas),
+                        "input": t.input,
+                        "nonce": format!("{nonce:#x}"),
+                    });
+                    nonce += 1;
+                    if let TxKind::Call(to) = t.to {
+                        c["to"] = json!(to);
+                    }
+                    calls.push(("eth_sendTransaction", json!([c])));
+                }
+                Funder::Key(signer) => {
+                    let tx = TxEip1559 {
+                        chain_id: fees.chain_id,
+                        nonce,
+                        gas_limit: t.gas,
+                        max_fee_per_gas: fees.max_fee_per_gas,
+                        max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
+                        to: t.to,
+                        value: t.value,
+                        input: t.input.clone(),
+                        ..TxEip1559::default()
+                    };
+                    nonce += 1;
+                    let raw = raw_hex(signer, tx);
+                    calls.push(("eth_sendRawTransaction", json!([raw])));
+                }
+            }
+        }
+        let replies = client
+            .batch(&calls)
+            .await
+            .map_err(fail("sending set-up transactions"))?;
+        for r in replies {
+            let v = r.map_err(fail("sending a set-up transaction"))?;
+            hashes.push(serde_json::from_value(v).map_err(|e| ChainError {
+                doing: "sending a set-up transaction".into(),
+                reason: e.to_string(),
+            })?);
+        }
+    }
+    Ok(hashes)
+}
+
+/// Sign `tx` and hex-encode its EIP-2718 bytes.
+pub fn raw_hex(signer: &Signer, tx: TxEip1559) -> String {
+    use alloy_eips::eip2718::Encodable2718;
+    format!(
+        "0x{}",
+        alloy_primitives::hex::encode(signer.sign(tx).encoded_2718())
+    )
+}
+
+/// Send raw signed transactions in batches; returns their hashes.
+pub async fn send_raw(client: &Client, raws: &[String]) -> Result<Vec<B256>, ChainError> {
+    let mut hashes = Vec::with_capacity(raws.len());
+    for chunk in raws.chunks(100) {
+        let calls: Vec<(&str, Value)> = chunk
+            .iter()
+            .map(|r| ("eth_sendRawTransaction", json!([r])))
+            .collect();
+        for r in client
+            .batch(&calls)
+            .await
+            .map_err(fail("sending set-up transactions"))?
+        {
+            let v = r.map_err(fail("sending a set-up transaction"))?;
+            hashes.push(serde_json::from_value(v).map_err(|e| ChainError {
+                doing: "sending a set-up transaction".into(),
+                reason: e.to_string(),
+            })?);
+        }
+    }
+    Ok(hashes)
+}
+
+/// A receipt's essentials.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Receipt {
+    /// `0x1` success, `0x0` reverted.
+    pub status: Option<U64>,
+    /// The block.
+    pub block_number: U64,
+    /// A created contract.
+    pub contract_address: Option<Address>,
+}
+
+/// Receipts of `hashes` (`None` for those not yet included), in batches.
+pub async fn receipts(
+    client: &Client,
+    hashes: &[B256],
+) -> Result<Vec<Option<Receipt>>, ChainError> {
+    let mut out = Vec::with_capacity(hashes.len());
+    for chunk in hashes.chunks(500) {
+        let calls: Vec<(&str, Value)> = chunk
+            .iter()
+            .map(|h| ("eth_getTransactionReceipt", json!([h])))
+            .collect();
+        for r in client
+            .batch(&calls)
+            .await
+            .map_err(fail("reading receipts"))?
+        {
+            let v = r.map_err(fail("reading a receipt"))?;
+            out.push(serde_json::from_value(v).map_err(|e| ChainError {
+                doing: "reading a receipt".into(),
+                reason: e.to_string(),
+            })?);
+        }
+    }
+    Ok(out)
+}
+
+/// Wait until every one of `hashes` has a successful receipt, or fail
+/// after `timeout` naming how many are missing. `alive` is called between
+/// polls and may abort (the node exited).
+pub async fn wait_receipts(
+    client: &Client,
+    hashes: &[B256],
+    what: &str,
+    timeout: Duration,
+    alive: &mut dyn FnMut() -> Result<(), String>,
+) -> Result<Vec<Receipt>, ChainError> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        alive().map_err(|reason| ChainError {
+            doing: format!("waiting for {what}"),
+            reason,
+        })?;
+        let got = receipts(client, hashes).await?;
+        let missing = got.iter().filter(|r| r.is_none()).count();
+        if missing == 0 {
+            let got: Vec<Receipt> = got.into_iter().flatten().collect();
+            if let Some((i, _)) = got
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.status.is_some_and(|s| s.to::<u64>() == 0))
+            {
+                return Err(ChainError {
+                    doing: format!("waiting for {what}"),
+                    reason: format!("transaction {:#x} reverted", hashes[i]),
+                });
+            }
+            return Ok(got);
+        }
+        if Instant::now() > deadline {
+            return Err(ChainError {
+                doing: format!("waiting for {what}"),
+                reason: format!(
+                    "{missing} of {} transactions not included after {timeout:?}; is the node producing blocks?",
+                    hashes.len()
+                ),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// For accepted transactions found in no block: does the node still know
+/// them (pending in its pool) or not (dropped)?
+pub async fn still_known(client: &Client, hashes: &[B256]) -> HashMap<B256, bool> {
+    let mut out = HashMap::new();
+    for chunk in hashes.chunks(500) {
+        let calls: Vec<(&str, Value)> = chunk
+            .iter()
+            .map(|h| ("eth_getTransactionByHash", json!([h])))
+            .collect();
+        if let Ok(replies) = client.batch(&calls).await {
+            for (h, r) in chunk.iter().zip(replies) {
+                if let Ok(v) = r {
+                    out.insert(*h, !v.is_null());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The address a contract created by `deployer` at `nonce` gets.
+pub fn create_address(deployer: Address, nonce: u64) -> Address {
+    deployer.create(nonce)
+}
+
+/// The current head's block number.
+pub async fn head(client: &Client) -> Result<u64, ChainError> {
+    let n: U64 = client
+        .call("eth_blockNumber", json!([]))
+        .await
+        .map_err(fail("reading the block number"))?;
+    Ok(n.to())
+}
+
+/// Wait for the node's RPC to answer `eth_chainId`, up to `timeout`;
+/// `alive` may abort (the process exited).
+pub async fn wait_ready(
+    client: &Client,
+    timeout: Duration,
+    alive: &mut dyn FnMut() -> Result<(), String>,
+) -> Result<Duration, ChainError> {
+    let start = Instant::now();
+    loop {
+        alive().map_err(|reason| ChainError {
+            doing: "waiting for the node's RPC".into(),
+            reason,
+        })?;
+        match chain_id(client).await {
+            Ok(_) => return Ok(start.elapsed()),
+            Err(e) if start.elapsed() > timeout => {
+                return Err(ChainError {
+                    doing: format!(
+                        "waiting {timeout:?} for the node's RPC at {}",
+                        client.endpoint()
+                    ),
+                    reason: e.reason,
+                });
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Set-up calls for the ERC-20 deployer: the token's creation with
+/// `supply` minted to it, and `Store`'s.
+pub fn contract_creations(
+    token_code: &Bytes,
+    store_code: &Bytes,
+    supply: U256,
+) -> [(Bytes, &'static str); 2] {
+    let mut t = token_code.to_vec();
+    t.extend_from_slice(&supply.to_be_bytes::<32>());
+    [(t.into(), "Token"), (store_code.clone(), "Store")]
+}
+
+/// `Token.transfer(to, amount)` calldata.
+pub fn token_transfer(to: Address, amount: U256) -> Bytes {
+    txs::calldata_transfer(to, amount)
+}

@@ -1,0 +1,443 @@
+//! The node under load: a temporary local dev node that dyno starts and
+//! always tears down, or any RPC URL.
+//!
+//! A started node gets a fresh data directory in a temporary folder and
+//! loopback-only ports, runs in its own process group (so a Ctrl-C reaches
+//! dyno, which then stops the node in order), and is stopped with SIGTERM,
+//! then SIGKILL after a grace period, whenever [`LocalNode`] is dropped:
+//! at the end, on an error, or on an interrupt.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Nodes dyno knows how to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// go-ethereum in `--dev` mode.
+    Geth,
+    /// Foundry's anvil.
+    Anvil,
+    /// Hardhat's node.
+    Hardhat,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 3] = [Kind::Geth, Kind::Anvil, Kind::Hardhat];
+
+    /// Its name on the command line and in results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Geth => "geth",
+            Kind::Anvil => "anvil",
+            Kind::Hardhat => "hardhat",
+        }
+    }
+
+    /// Parse a `--node` value.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The flags that make a temporary, loopback-only dev node producing a
+    /// block every `block_time` seconds with a 60M gas limit, chain id 1337
+    /// (geth's dev chain; the same everywhere so one set of pre-signed
+    /// transactions fits every node), and a pool big enough for the run.
+    /// Verified against each pinned version: see nodes/README.md.
+    pub fn args(self, datadir: &Path, port: u16, block_time: u64) -> Vec<String> {
+        let mut v: Vec<String> = match self {
+            Kind::Geth => vec![
+                "--dev",
+                "--dev.period",
+                "",
+                "--dev.gaslimit",
+                "60000000",
+                "--miner.gaslimit",
+                "60000000",
+                "--datadir",
+                "",
+                "--http",
+                "--http.addr",
+                "127.0.0.1",
+                "--http.port",
+                "",
+                "--http.api",
+                "eth,net,web3,txpool",
+                "--ipcdisable",
+                "--nat",
+                "none",
+                "--nodiscover",
+                "--maxpeers",
+                "0",
+                "--txpool.globalslots",
+                "65536",
+                "--txpool.accountslots",
+                "4096",
+                "--txpool.globalqueue",
+                "65536",
+                "--txpool.accountqueue",
+                "4096",
+                "--rpc.txfeecap",
+                "0",
+                "--verbosity",
+                "2",
+            ],
+            Kind::Anvil => vec![
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "",
+                "--block-time",
+                "",
+                "--gas-limit",
+                "60000000",
+                "--chain-id",
+                "1337",
+                "--cache-path",
+                "",
+                "--quiet",
+            ],
+            Kind::Hardhat => vec!["--hostname", "127.0.0.1", "--port", ""],
+        }
+        .into_iter()
+        .map(String::from)
+        .collect();
+        // Fill the blanks after their flags.
+        for i in 1..v.len() {
+            if v[i].is_empty() {
+                v[i] = match v[i - 1].as_str() {
+                    "--dev.period" | "--block-time" => block_time.to_string(),
+                    "--datadir" | "--cache-path" => datadir.display().to_string(),
+                    _ => port.to_string(),
+                };
+            }
+        }
+        v
+    }
+
+    /// Environment for the node (Hardhat takes its settings from its config,
+    /// which reads these).
+    pub fn env(self, block_time: u64) -> Vec<(String, String)> {
+        match self {
+            Kind::Hardhat => vec![
+                ("DYNO_HARDHAT_BLOCK_TIME".into(), block_time.to_string()),
+                ("DYNO_HARDHAT_GAS_LIMIT".into(), "60000000".into()),
+                ("DYNO_HARDHAT_CHAIN_ID".into(), "1337".into()),
+            ],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A free TCP port on loopback (bound, then released).
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// The last lines the node printed, for error messages.
+#[derive(Debug, Clone, Default)]
+pub struct Tail(Arc<Mutex<VecDeque<String>>>);
+
+impl Tail {
+    const LINES: usize = 20;
+
+    fn follow(&self, stream: impl std::io::Read + Send + 'static) {
+        let tail = self.0.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                if t.len() == Self::LINES {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+    }
+
+    /// The lines, oldest first, indented for an error message.
+    pub fn render(&self) -> String {
+        let t = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        t.iter().map(|l| format!("\n    {l}")).collect()
+    }
+}
+
+/// Why a node could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// Not installed.
+    #[error("{name} is not installed in {}: run `dyno setup {name}` first", home.display())]
+    NotInstalled {
+        /// The node.
+        name: String,
+        /// Where it should be.
+        home: PathBuf,
+    },
+    /// The process could not be spawned.
+    #[error("starting {command}: {source}")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// It exited.
+    #[error("{name} exited ({status}) {when}; its last output:{tail}")]
+    Exited {
+        /// The node.
+        name: String,
+        /// Exit status.
+        status: String,
+        /// While doing what.
+        when: String,
+        /// Its last lines.
+        tail: String,
+    },
+}
+
+/// A node process dyno started, with its data directory.
+#[derive(Debug)]
+pub struct LocalNode {
+    /// `geth`, `anvil`, `hardhat` or `cmd`.
+    pub name: String,
+    /// The full command line.
+    pub command: Vec<String>,
+    /// Its HTTP JSON-RPC URL.
+    pub url: String,
+    /// What the installed binary says of itself (`version` file), if known.
+    pub version: Option<String>,
+    /// Its last output lines.
+    pub tail: Tail,
+    child: Option<Child>,
+    datadir: Option<tempfile::TempDir>,
+}
+
+impl LocalNode {
+    /// Start node `kind` installed in `home` (`home/run`, `home/version`).
+    pub fn start(kind: Kind, home: &Path, block_time: u64) -> Result<Self, NodeError> {
+        let run = home.join("run");
+        if !run.is_file() {
+            return Err(NodeError::NotInstalled {
+                name: kind.as_str().into(),
+                home: home.to_path_buf(),
+            });
+        }
+        let datadir = tempfile::Builder::new()
+            .prefix(&format!("dyno-{}-", kind.as_str()))
+            .tempdir()
+            .map_err(|source| NodeError::Spawn {
+                command: "a temporary data directory".into(),
+                source,
+            })?;
+        let port = free_port().map_err(|source| NodeError::Spawn {
+            command: "a free loopback port".into(),
+            source,
+        })?;
+        let mut command = vec![run.display().to_string()];
+        command.extend(kind.args(&datadir.path().join("data"), port, block_time));
+        let version = std::fs::read_to_string(home.join("version"))
+            .ok()
+            .map(|v| v.trim().to_string());
+        let mut node = Self::spawn(
+            kind.as_str(),
+            command,
+            kind.env(block_time),
+            datadir,
+            Some(home),
+        )?;
+        node.url = format!("http://127.0.0.1:{port}");
+        node.version = version;
+        Ok(node)
+    }
+
+    /// Start an arbitrary client from a shell command line (`--node-cmd`);
+    /// `{datadir}` and `{port}` in it are replaced, and `url` (with `{port}`)
+    /// is where its RPC will answer.
+    pub fn start_cmd(cmdline: &str, url: &str) -> Result<Self, NodeError> {
+        let datadir = tempfile::Builder::new()
+            .prefix("dyno-node-")
+            .tempdir()
+            .map_err(|source| NodeError::Spawn {
+                command: "a temporary data directory".into(),
+                source,
+            })?;
+        let port = free_port().map_err(|source| NodeError::Spawn {
+            command: "a free loopback port".into(),
+            source,
+        })?;
+        let fill = |s: &str| {
+            s.replace(
+                "{datadir}",
+                &datadir.path().join("data").display().to_string(),
+            )
+            .replace("{port}", &port.to_string())
+        };
+        let command = vec!["sh".into(), "-c".into(), format!("exec {}", fill(cmdline))];
+        let url = fill(url);
+        let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None)?;
+        node.url = url;
+        Ok(node)
+    }
+
+    fn spawn(
+        name: &str,
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+        datadir: tempfile::TempDir,
+        cwd: Option<&Path>,
+    ) -> Result<Self, NodeError> {
+        let mut cmd = Command::new(&command[0]);
+        cmd.args(&command[1..])
+            .envs(env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|source| NodeError::Spawn {
+            command: command.join(" "),
+            source,
+        })?;
+        let tail = Tail::default();
+        if let Some(out) = child.stdout.take() {
+            tail.follow(out);
+        }
+        if let Some(err) = child.stderr.take() {
+            tail.follow(err);
+        }
+        Ok(Self {
+            name: name.into(),
+            command,
+            url: String::new(),
+            version: None,
+            tail,
+            child: Some(child),
+            datadir: Some(datadir),
+        })
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// `Err` if the process has exited, saying how, with its last output.
+    pub fn check_alive(&mut self, when: &str) -> Result<(), NodeError> {
+        if let Some(child) = self.child.as_mut()
+            && let Ok(Some(status)) = child.try_wait()
+        {
+            // Give the output threads a moment to drain.
+            std::thread::sleep(Duration::from_millis(50));
+            return Err(NodeError::Exited {
+                name: self.name.clone(),
+                status: status.to_string(),
+                when: when.into(),
+                tail: self.tail.render(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Stop the node (SIGTERM, then SIGKILL after `grace`) and remove its
+    /// data. Idempotent.
+    pub fn stop(&mut self, grace: Duration) {
+        if let Some(mut child) = self.child.take() {
+            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+            // The whole process group: a `run` script's children too.
+            let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGTERM);
+            let deadline = Instant::now() + grace;
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(25));
+                    }
+                    _ => {
+                        let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(dir) = self.datadir.take() {
+            let _ = dir.close();
+        }
+    }
+}
+
+impl Drop for LocalNode {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_home(script: &str) -> tempfile::TempDir {
+        let home = tempfile::tempdir().unwrap();
+        let run = home.path().join("run");
+        std::fs::write(&run, format!("#!/bin/sh\n{script}\n")).unwrap();
+        let mut perm = std::fs::metadata(&run).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&run, perm).unwrap();
+        std::fs::write(home.path().join("version"), "fake 1.0\n").unwrap();
+        home
+    }
+
+    #[test]
+    fn a_missing_node_says_how_to_install_it() {
+        let e = LocalNode::start(Kind::Anvil, Path::new("/nonexistent"), 1).unwrap_err();
+        assert!(e.to_string().contains("dyno setup anvil"), "{e}");
+    }
+
+    #[test]
+    fn stop_removes_the_data_and_ends_the_process_group() {
+        // A node that ignores SIGTERM's default? No: sleeps, with a child.
+        let home = fake_home("echo started; sleep 300 & exec sleep 300");
+        let mut node = LocalNode::start(Kind::Geth, home.path(), 1).unwrap();
+        assert_eq!(node.version.as_deref(), Some("fake 1.0"));
+        assert!(node.url.starts_with("http://127.0.0.1:"));
+        let data = node.datadir.as_ref().unwrap().path().to_path_buf();
+        assert!(data.exists());
+        node.check_alive("starting").unwrap();
+        let started = Instant::now();
+        node.stop(Duration::from_secs(5));
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "SIGTERM ends sleep at once"
+        );
+        assert!(!data.exists());
+        node.stop(Duration::from_secs(1)); // idempotent
+    }
+
+    #[test]
+    fn an_exited_node_reports_its_last_output() {
+        let home = fake_home("echo 'Fatal: flag provided but not defined: -bogus' >&2; exit 1");
+        let mut node = LocalNode::start(Kind::Geth, home.path(), 1).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let err = loop {
+            if let Err(e) = node.check_alive("waiting for its RPC") {
+                break e;
+            }
+            assert!(Instant::now() < deadline);
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let msg = err.to_string();
+        assert!(
+            msg.contains("geth exited") && msg.contains("flag provided but not defined"),
+            "{msg}"
+        );
+    }
+}

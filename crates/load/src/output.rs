@@ -1,0 +1,131 @@
+//! Files beside the result JSON: the per-transaction CSV (the raw data,
+//! with the intended, sent and reply times a CCF-style plot needs) and the
+//! plots.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use dyno_plot::{BlockMark, Format, LoadPlots, ThroughputPoint, TxPoint};
+
+use crate::lab::Outcome;
+use crate::record::{Mark, TxRecord};
+
+/// Write the records as CSV to `path`.
+pub fn write_csv(records: &[TxRecord], path: &Path) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "{}", TxRecord::CSV_HEADER)?;
+    for r in records {
+        writeln!(f, "{}", r.csv_row())?;
+    }
+    f.flush()
+}
+
+fn marks(m: &[Mark]) -> Vec<BlockMark> {
+    m.iter()
+        .map(|m| BlockMark {
+            t_s: m.t_ns as f64 / 1e9,
+            number: m.number,
+        })
+        .collect()
+}
+
+/// The plot data of an outcome.
+#[derive(Debug)]
+pub struct PlotData {
+    title: String,
+    txs: Vec<TxPoint>,
+    head: Vec<BlockMark>,
+    safe: Vec<BlockMark>,
+    finalized: Vec<BlockMark>,
+    throughput: Vec<ThroughputPoint>,
+    target_rate: Option<f64>,
+}
+
+impl PlotData {
+    /// Gather what the plots show.
+    pub fn of(o: &Outcome) -> Self {
+        let r = &o.result;
+        let title = format!(
+            "{} · {} · {}-signed · {}",
+            r.node
+                .version
+                .split('/')
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("/"),
+            r.workload.keys().cloned().collect::<Vec<_>>().join("+"),
+            r.signer,
+            r.schedule
+        );
+        let txs = o
+            .records
+            .iter()
+            .filter(|t| t.sent_ns.is_some())
+            .map(|t| TxPoint {
+                t_s: t.intended_ns as f64 / 1e9,
+                latency_ms: t
+                    .included_ns
+                    .map(|i| i.saturating_sub(t.intended_ns) as f64 / 1e6),
+                ok: t.error_class.is_none(),
+            })
+            .collect();
+        let throughput = r
+            .throughput
+            .windows
+            .iter()
+            .map(|w| ThroughputPoint {
+                t_s: w[0],
+                sent_per_s: w[1],
+                included_per_s: w[2],
+            })
+            .collect();
+        Self {
+            title,
+            txs,
+            head: marks(&o.head),
+            safe: marks(&o.safe),
+            finalized: marks(&o.finalized),
+            throughput,
+            target_rate: r.generator.intended_rate,
+        }
+    }
+
+    /// The borrowed view the plotter takes.
+    pub fn view(&self) -> LoadPlots<'_> {
+        LoadPlots {
+            title: &self.title,
+            txs: &self.txs,
+            head: &self.head,
+            safe: &self.safe,
+            finalized: &self.finalized,
+            throughput: &self.throughput,
+            target_rate: self.target_rate,
+        }
+    }
+}
+
+/// Write the CSV and the plots (SVG and PNG) for an outcome as
+/// `<stem>.csv` and `<stem>-<plot>.<ext>` in `dir`; record their names in
+/// the result's `files`. Plot failures are returned, not fatal.
+pub fn write_files(o: &mut Outcome, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let csv = dir.join(format!("{stem}.csv"));
+    write_csv(&o.records, &csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+    let mut written = vec![csv.clone()];
+    o.result.files.insert("csv".into(), file_name(&csv));
+    let data = PlotData::of(o);
+    let plots = dyno_plot::write_plots(&data.view(), dir, stem, &Format::ALL)
+        .map_err(|e| format!("plots for {stem}: {e}"))?;
+    for (i, p) in plots.iter().enumerate() {
+        o.result.files.insert(format!("plot{i}"), file_name(p));
+    }
+    written.extend(plots);
+    Ok(written)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

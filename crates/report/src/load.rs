@@ -1,0 +1,336 @@
+//! Load-lab results for people: a terminal summary and Markdown, from the
+//! same rows. One block per node and signing mode, then a side-by-side
+//! table when a run holds several.
+
+use std::fmt::Write as _;
+
+use dyno_format::Run;
+use dyno_format::load::{LatencyStats, LoadResult};
+
+/// Stages in the order a transaction reaches them.
+const STAGES: [&str; 4] = ["accepted", "included", "safe", "finalized"];
+
+fn ms(x: f64) -> String {
+    if x >= 10_000.0 {
+        format!("{:.1} s", x / 1e3)
+    } else if x >= 100.0 {
+        format!("{x:.0} ms")
+    } else if x >= 1.0 {
+        format!("{x:.1} ms")
+    } else {
+        format!("{:.0} µs", x * 1e3)
+    }
+}
+
+fn label(r: &LoadResult) -> String {
+    format!("{} ({}-signed)", r.node.name, r.signer)
+}
+
+/// `(name, value)` lines describing one result.
+fn facts(r: &LoadResult) -> Vec<(String, String)> {
+    let c = &r.counts;
+    let mut v = vec![
+        (
+            "node".into(),
+            format!("{} · {}", r.node.version, r.node.url),
+        ),
+        (
+            "load".into(),
+            format!(
+                "{} txs · {} · {} accounts · {}",
+                r.planned,
+                r.workload
+                    .iter()
+                    .map(|(k, w)| format!("{k}={w}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                r.accounts,
+                r.schedule
+            ),
+        ),
+        (
+            "transactions".into(),
+            format!(
+                "{} submitted · {} accepted · {} rejected · {} included · {} finalized · {} pending · {} dropped{}{}",
+                c.submitted,
+                c.accepted,
+                c.rejected,
+                c.included,
+                c.finalized,
+                c.pending,
+                c.dropped,
+                if c.not_sent > 0 {
+                    format!(" · {} not sent", c.not_sent)
+                } else {
+                    String::new()
+                },
+                if c.reverted > 0 {
+                    format!(" · {} reverted", c.reverted)
+                } else {
+                    String::new()
+                },
+            ),
+        ),
+    ];
+    if !c.rejected_by_class.is_empty() {
+        v.push((
+            "rejections".into(),
+            c.rejected_by_class
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(" · "),
+        ));
+    }
+    if let Some(s) = &r.chain_scan {
+        v.push((
+            "chain scan".into(),
+            format!(
+                "{} of this run's transactions in blocks {}..={} — {}",
+                s.found,
+                s.from_block,
+                s.to_block,
+                if s.matches {
+                    "matches the included count"
+                } else {
+                    "DISAGREES with the included count"
+                }
+            ),
+        ));
+    }
+    let t = &r.throughput;
+    v.push((
+        "throughput".into(),
+        format!(
+            "sustained {:.0} tx/s · peak 1 s {:.0} · average {:.0} · sent {:.0} tx/s",
+            t.sustained, t.peak_1s, t.average, t.sent_average
+        ),
+    ));
+    let g = &r.generator;
+    v.push((
+        "generator".into(),
+        format!(
+            "{}send lag P50 {} P99 {} max {} · {:.2}% late (> {:.0} ms){}{}",
+            if g.saturated { "SATURATED · " } else { "" },
+            ms(g.lag.p50),
+            ms(g.lag.p99),
+            ms(g.lag.max),
+            g.late_fraction * 100.0,
+            g.lag_threshold_ms,
+            g.intended_rate.map_or(String::new(), |x| format!(
+                " · asked {x:.0} tx/s, sent {:.0}",
+                g.achieved_send_rate
+            )),
+            g.self_test_rate.map_or(String::new(), |x| format!(
+                " · ceiling {x:.0} req/s (null sink)"
+            )),
+        ),
+    ));
+    if let Some(s) = &r.signing {
+        v.push((
+            "pre-signing".into(),
+            format!(
+                "{:.0} tx/s serial ({:.1} µs/tx) · {:.0} tx/s on {} threads · {:.0} per core = {:.0}% of bare libsecp256k1 ({:.0}/s)",
+                s.serial_tx_per_s,
+                s.serial_us_per_tx,
+                s.parallel_tx_per_s,
+                s.threads,
+                s.per_core_tx_per_s,
+                s.fraction_of_libsecp256k1 * 100.0,
+                s.libsecp256k1_sign_per_s
+            ),
+        ));
+    }
+    if let Some(b) = &r.block_summary {
+        v.push((
+            "blocks".into(),
+            format!(
+                "{} · {:.1} of this run's txs per loaded block (max {}) · gas fill {:.0}% · interval {:.1} s",
+                b.blocks,
+                b.mean_txs,
+                b.max_txs,
+                b.mean_gas_fill * 100.0,
+                b.median_interval_s
+            ),
+        ));
+    }
+    if let Some(res) = &r.resources {
+        v.push((
+            "node process".into(),
+            format!(
+                "CPU mean {:.0}% max {:.0}% of a core · RSS max {:.0} MiB",
+                res.cpu_mean_pct,
+                res.cpu_max_pct,
+                res.rss_max_bytes as f64 / 1048576.0
+            ),
+        ));
+    }
+    if !r.complete {
+        v.push((
+            "INCOMPLETE".into(),
+            r.incomplete_reason.clone().unwrap_or_default(),
+        ));
+    }
+    for n in &r.notes {
+        v.push(("note".into(), n.clone()));
+    }
+    v
+}
+
+/// Latency rows: stage, n, P50 [CI], P90, P99, P99.9, max.
+fn latency_rows(r: &LoadResult) -> Vec<[String; 7]> {
+    STAGES
+        .iter()
+        .chain(["rejected"].iter())
+        .filter_map(|s| r.latency.get(*s).map(|l| (s, l)))
+        .filter(|(_, l)| l.n > 0)
+        .map(|(s, l): (&&str, &LatencyStats)| {
+            [
+                s.to_string(),
+                l.n.to_string(),
+                match &l.p50_ci {
+                    Some(ci) => format!("{} [{}, {}]", ms(l.p50), ms(ci.lower), ms(ci.upper)),
+                    None => ms(l.p50),
+                },
+                ms(l.p90),
+                ms(l.p99),
+                ms(l.p999),
+                ms(l.max),
+            ]
+        })
+        .collect()
+}
+
+const LATENCY_HEAD: [&str; 7] = [
+    "from intended send to",
+    "n",
+    "P50 [95% CI]",
+    "P90",
+    "P99",
+    "P99.9",
+    "max",
+];
+
+fn aligned(rows: &[[String; 7]], head: &[&str; 7]) -> String {
+    let mut w = head.map(|h| h.chars().count());
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::from("  ");
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i == 0 {
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad));
+            } else {
+                s.push_str("  ");
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(head.to_vec());
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// The side-by-side comparison: one row per node and signer.
+fn comparison(run: &Run) -> Vec<[String; 7]> {
+    run.load
+        .iter()
+        .map(|r| {
+            let inc = r.latency.get("included");
+            [
+                label(r),
+                format!("{:.0}", r.throughput.sustained),
+                format!("{:.0}", r.throughput.peak_1s),
+                inc.map_or("-".into(), |l| ms(l.p50)),
+                inc.map_or("-".into(), |l| ms(l.p99)),
+                format!("{}/{}", r.counts.included, r.counts.submitted),
+                r.resources
+                    .as_ref()
+                    .map_or("-".into(), |x| format!("{:.0}%", x.cpu_mean_pct)),
+            ]
+        })
+        .collect()
+}
+
+const COMPARE_HEAD: [&str; 7] = [
+    "node",
+    "sustained tx/s",
+    "peak tx/s",
+    "incl. P50",
+    "incl. P99",
+    "included",
+    "node CPU",
+];
+
+/// The terminal summary.
+pub fn table(run: &Run) -> String {
+    let mut out = String::new();
+    for r in &run.load {
+        let _ = writeln!(out, "{} · {}", r.id, label(r));
+        let facts = facts(r);
+        let w = facts
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (k, v) in facts {
+            let _ = writeln!(out, "  {k:<w$}  {v}");
+        }
+        out.push_str(&aligned(&latency_rows(r), &LATENCY_HEAD));
+        out.push('\n');
+    }
+    if run.load.len() > 1 {
+        out.push_str("side by side\n");
+        out.push_str(&aligned(&comparison(run), &COMPARE_HEAD));
+    }
+    out
+}
+
+fn md_table(rows: &[[String; 7]], head: &[&str; 7]) -> String {
+    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(7));
+    for r in rows {
+        let _ = writeln!(s, "| {} |", r.join(" | "));
+    }
+    s
+}
+
+/// Markdown, for a PR comment or a notebook.
+pub fn markdown(run: &Run) -> String {
+    let mut out = format!(
+        "# dyno load · {}\n\n{} · {} cores · {}\n\n",
+        run.run.id, run.environment.cpu_model, run.environment.cores, run.environment.os
+    );
+    if run.load.len() > 1 {
+        out.push_str("## Side by side\n\n");
+        out.push_str(&md_table(&comparison(run), &COMPARE_HEAD));
+        out.push('\n');
+    }
+    for r in &run.load {
+        let _ = writeln!(out, "## `{}` · {}\n", r.id, label(r));
+        for (k, v) in facts(r) {
+            let _ = writeln!(out, "- **{k}**: {v}");
+        }
+        out.push('\n');
+        out.push_str(&md_table(&latency_rows(r), &LATENCY_HEAD));
+        let plots: Vec<&String> = r
+            .files
+            .iter()
+            .filter(|(k, v)| k.starts_with("plot") && v.ends_with(".svg"))
+            .map(|(_, v)| v)
+            .collect();
+        for p in plots {
+            let _ = writeln!(out, "\n![{p}]({p})");
+        }
+        out.push('\n');
+    }
+    out
+}
