@@ -74,6 +74,17 @@ fn every_accepted_transaction_is_accounted_for_and_matches_a_chain_scan() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
     let run = read_json(&out);
+    let schema: Value =
+        serde_json::from_str(include_str!("../../../docs/schema/result-v1.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&run)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the load result does not match the schema: {errors:#?}"
+    );
     let stdout: Value = serde_json::from_slice(&o.stdout).expect("--format json prints the result");
     assert_eq!(stdout["run"]["id"], run["run"]["id"]);
     assert_eq!(run["run"]["complete"], true);

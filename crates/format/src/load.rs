@@ -114,7 +114,9 @@ pub struct SigningInfo {
     pub per_core_tx_per_s: f64,
     /// Bare libsecp256k1 recoverable signatures per second, one thread.
     pub libsecp256k1_sign_per_s: f64,
-    /// per_core_tx_per_s / libsecp256k1_sign_per_s.
+    /// serial_tx_per_s / libsecp256k1_sign_per_s, measured in interleaved
+    /// rounds: the cost of building, hashing and encoding on top of the
+    /// signature, on one core.
     pub fraction_of_libsecp256k1: f64,
 }
 

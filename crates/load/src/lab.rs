@@ -595,15 +595,15 @@ pub fn presign(
     };
     let (signed, report) = txs::presign(&plan, &p.senders, &p.fees, &p.gas, &p.targets, threads, 1);
     say(&format!(
-        "pre-signed {} transactions: {:.0} tx/s serial ({:.1} µs/tx), {:.0} tx/s on {} threads ({:.0} per core, {:.0}% of bare libsecp256k1 signing at {:.0}/s)",
+        "pre-signed {} transactions: {:.0} tx/s serial ({:.1} µs/tx, {:.0}% of bare libsecp256k1 signing at {:.0}/s), {:.0} tx/s on {} threads ({:.0} per core)",
         signed.len(),
         report.serial_tx_per_s,
         report.serial_us_per_tx,
+        report.fraction_of_libsecp256k1 * 100.0,
+        report.libsecp256k1_sign_per_s,
         report.parallel_tx_per_s,
         report.threads,
         report.per_core_tx_per_s,
-        report.fraction_of_libsecp256k1 * 100.0,
-        report.libsecp256k1_sign_per_s
     ));
     let out = Presigned {
         key,

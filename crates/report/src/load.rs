@@ -130,14 +130,14 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
         v.push((
             "pre-signing".into(),
             format!(
-                "{:.0} tx/s serial ({:.1} µs/tx) · {:.0} tx/s on {} threads · {:.0} per core = {:.0}% of bare libsecp256k1 ({:.0}/s)",
+                "{:.0} tx/s serial ({:.1} µs/tx) = {:.0}% of bare libsecp256k1 signing ({:.0}/s) · {:.0} tx/s on {} threads ({:.0} per core)",
                 s.serial_tx_per_s,
                 s.serial_us_per_tx,
+                s.fraction_of_libsecp256k1 * 100.0,
+                s.libsecp256k1_sign_per_s,
                 s.parallel_tx_per_s,
                 s.threads,
-                s.per_core_tx_per_s,
-                s.fraction_of_libsecp256k1 * 100.0,
-                s.libsecp256k1_sign_per_s
+                s.per_core_tx_per_s
             ),
         ));
     }
