@@ -112,6 +112,8 @@ Examples:
   dyno load --signer both               client-signed against node-signed, one report
   dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
   dyno load --self-test                 only the generator's null-sink ceiling
+  dyno load --txs 0 --logs 100,1000,5000,20000 --reads 5000
+                                        the read path: eth_getLogs sizes, then a read load
 
 Exit codes: 0 ok; 1 a wrong result (a node returned another hash, or the chain
 scan disagrees with the tracker); 2 a usage or runtime error, or a run cut short
@@ -221,6 +223,33 @@ pub(crate) struct LoadArgs {
     /// Signing threads (0: every core).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) threads: usize,
+
+    /// The read path: emit this many ERC-20 Transfer logs per size (e.g.
+    /// 100,1000,5000,20000), query each set with eth_getLogs, and report
+    /// response bytes, latency, and typed against raw parse time. Runs on
+    /// each node before the write load (`--txs 0` for the read path alone).
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub(crate) logs: Vec<usize>,
+
+    /// Warn when an eth_getLogs response exceeds this many bytes (the
+    /// 64 KiB default is a common HTTP client limit).
+    #[arg(long, default_value_t = 65_536, value_name = "BYTES")]
+    pub(crate) body_limit: usize,
+
+    /// Read load: send this many read requests (eth_call, eth_getBalance,
+    /// eth_getBlockByNumber, eth_getLogs in equal parts) on --read-rate and
+    /// report latency percentiles per method.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) reads: usize,
+
+    /// The read load's schedule, as --rate.
+    #[arg(long, default_value = "500", value_name = "SCHEDULE")]
+    pub(crate) read_rate: String,
+
+    /// The read load's methods: call, balance, block, logs (default: all,
+    /// in equal parts; repeat a name to weight it).
+    #[arg(long, value_delimiter = ',', value_name = "METHOD,...")]
+    pub(crate) read_methods: Vec<String>,
 
     /// Only measure the generator's ceiling against the null sink, print it
     /// and exit.

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use dyno_format::Run;
 use dyno_load::lab::{self, Options, Outcome, SignerMode, Target};
+use dyno_load::read;
 use dyno_load::schedule::Schedule;
 use dyno_load::txs::{Kind, Mix};
 
@@ -82,8 +83,8 @@ fn options(global: &Global, args: &LoadArgs) -> anyhow::Result<Options> {
         .rate
         .parse()
         .map_err(|e| anyhow::anyhow!("--rate: {e}"))?;
-    if args.txs == 0 {
-        bail!("--txs 0: give at least one transaction");
+    if args.txs == 0 && args.logs.is_empty() && args.reads == 0 {
+        bail!("--txs 0 with neither --logs nor --reads: nothing to do");
     }
     if args.accounts == 0 {
         bail!("--accounts 0: give at least one sending account");
@@ -99,7 +100,7 @@ fn options(global: &Global, args: &LoadArgs) -> anyhow::Result<Options> {
     };
     Ok(Options {
         txs: args.txs,
-        accounts: args.accounts.min(args.txs),
+        accounts: args.accounts.min(args.txs.max(1)),
         schedule,
         schedule_text: args.rate.clone(),
         mix: mix(global, &args.workload)?,
@@ -214,6 +215,10 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
         let step = runtime.block_on(async {
             let c = lab::connect(target, &opts, &say).await?;
             let result = async {
+                let reads = read_path(&c, &opts, args, &say).await?;
+                if opts.txs == 0 {
+                    return Ok((Vec::new(), None, reads));
+                }
                 let p = lab::prepare(&c, &opts, fixed.as_ref().map(|(f, g)| (f, g)), &say).await?;
                 let pre = modes
                     .contains(&SignerMode::Client)
@@ -269,15 +274,19 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
                         break;
                     }
                 }
-                Ok::<_, lab::LoadError>((outcomes, p.fees, p.gas.clone()))
+                Ok::<_, lab::LoadError>((outcomes, Some((p.fees, p.gas.clone())), reads))
             }
             .await;
             c.stop();
             result
         });
         match step {
-            Ok((outcomes, fees, gas)) => {
-                fixed.get_or_insert((fees, gas));
+            Ok((outcomes, prepared, (logs, reads))) => {
+                if let Some(fg) = prepared {
+                    fixed.get_or_insert(fg);
+                }
+                run.logs.extend(logs);
+                run.reads.extend(reads);
                 for mut o in outcomes {
                     let stem = format!("{base}-{}-{}", o.result.node.name, o.result.signer);
                     if let Err(e) = dyno_load::output::write_files(&mut o, &dir, &stem) {
@@ -318,16 +327,21 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
             .map(|e| dyno_report::one_line(&format!("{e:#}")))
     };
     run.run.finished_at = Some(dyno_runner::now_rfc3339());
-    if !run.load.is_empty() || failure.is_none() {
+    if !run.load.is_empty() || !run.logs.is_empty() || !run.reads.is_empty() || failure.is_none() {
         save(&mut run, &out)?;
         let md = out.with_extension("md");
         std::fs::write(&md, dyno_report::load::markdown(&run))
             .with_context(|| format!("writing {}", md.display()))?;
         if !quiet {
             eprintln!(
-                "dyno load: wrote {} and {} (CSV and plots beside them)",
+                "dyno load: wrote {} and {}{}",
                 out.display(),
-                md.display()
+                md.display(),
+                if run.load.is_empty() {
+                    ""
+                } else {
+                    " (CSV and plots beside them)"
+                }
             );
         }
         let text = match args.format {
@@ -347,6 +361,57 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
         );
     }
     Ok(if wrong { Exit::Failed } else { Exit::Ok })
+}
+
+/// The read path on one node: the eth_getLogs study (`--logs`), then the
+/// read load (`--reads`), each only if asked for.
+async fn read_path(
+    c: &lab::Connected,
+    opts: &Options,
+    args: &LoadArgs,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<
+    (
+        Vec<dyno_format::read::LogsStudy>,
+        Vec<dyno_format::read::ReadLoad>,
+    ),
+    lab::LoadError,
+> {
+    let mut logs = Vec::new();
+    let mut reads = Vec::new();
+    if !args.logs.is_empty() {
+        let lo = read::LogsOptions {
+            sizes: args.logs.clone(),
+            body_limit: args.body_limit,
+            ..read::LogsOptions::default()
+        };
+        logs.push(read::logs_study(c, opts, &lo, say).await?);
+    }
+    if args.reads > 0 {
+        let mut ro = read::ReadLoadOptions {
+            schedule: args
+                .read_rate
+                .parse()
+                .map_err(|e| lab::LoadError::Other(format!("--read-rate: {e}")))?,
+            requests: args.reads,
+            ..read::ReadLoadOptions::default()
+        };
+        if !args.read_methods.is_empty() {
+            let mut mix: Vec<(read::ReadMethod, u32)> = Vec::new();
+            for name in &args.read_methods {
+                let m: read::ReadMethod = name
+                    .parse()
+                    .map_err(|e| lab::LoadError::Other(format!("--read-methods: {e}")))?;
+                match mix.iter_mut().find(|(x, _)| *x == m) {
+                    Some((_, w)) => *w += 1,
+                    None => mix.push((m, 1)),
+                }
+            }
+            ro.mix = mix;
+        }
+        reads.push(read::read_load(c, opts, &ro, say).await?);
+    }
+    Ok((logs, reads))
 }
 
 /// A node answered with a hash other than the signed one, or the chain

@@ -27,15 +27,7 @@ pub(crate) fn jit_warmup_ns(quick: bool) -> u64 {
 /// Where `dyno setup` installs workers: `$DYNO_CACHE`, else
 /// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
 pub(crate) fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("DYNO_CACHE") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("dyno");
-    }
-    std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".cache/dyno"))
-        .unwrap_or_else(|| PathBuf::from(".dyno-cache"))
+    dyno_load::node::cache_dir()
 }
 
 /// Every adapter in the repository (`$DYNO_ADAPTERS`, else `./adapters`,

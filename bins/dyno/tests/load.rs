@@ -23,26 +23,7 @@ fn dyno() -> Command {
 
 /// The installed geth's home, or `None` (skip) outside CI.
 fn geth_home() -> Option<PathBuf> {
-    let cache = std::env::var_os("DYNO_CACHE").map_or_else(
-        || {
-            std::env::var_os("XDG_CACHE_HOME").map_or_else(
-                || PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/dyno"),
-                |x| PathBuf::from(x).join("dyno"),
-            )
-        },
-        PathBuf::from,
-    );
-    let home = cache.join("nodes/geth");
-    if home.join("run").is_file() {
-        return Some(home);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "geth is not installed in {}: run `dyno setup geth` (scripts/test.sh does)",
-        home.display()
-    );
-    eprintln!("skipping: geth is not installed (run `dyno setup geth`)");
-    None
+    dyno_load::node::installed_for_tests(dyno_load::node::Kind::Geth)
 }
 
 fn read_json(p: &Path) -> Value {

@@ -15,6 +15,7 @@ pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
 use serde::{Deserialize, Serialize};
 
 pub mod load;
+pub mod read;
 
 /// The schema version this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -36,6 +37,12 @@ pub struct Run {
     /// Load-lab results (`dyno load`), one per node and signing mode.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load: Vec<load::LoadResult>,
+    /// eth_getLogs read-path studies (`dyno load --logs`), one per node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<read::LogsStudy>,
+    /// Read-load runs (`dyno load --reads`), one per node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<read::ReadLoad>,
 }
 
 /// Run metadata.

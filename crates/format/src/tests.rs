@@ -104,6 +104,8 @@ pub(crate) fn example() -> Run {
             incomplete_reason: None,
         }],
         load: Vec::new(),
+        logs: Vec::new(),
+        reads: Vec::new(),
     }
 }
 

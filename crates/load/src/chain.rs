@@ -299,7 +299,16 @@ pub async fn wait_receipts(
             doing: format!("waiting for {what}"),
             reason,
         })?;
-        let got = receipts(client, hashes).await?;
+        let got = match receipts(client, hashes).await {
+            Ok(got) => got,
+            // A freshly started geth answers with this until its
+            // transaction indexer has caught up: not yet, rather than never.
+            Err(e) if e.reason.contains("indexing is in progress") && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let missing = got.iter().filter(|r| r.is_none()).count();
         if missing == 0 {
             let got: Vec<Receipt> = got.into_iter().flatten().collect();

@@ -309,6 +309,32 @@ pub struct Prepared {
 
 const TOKEN_SUPPLY: u64 = 1_000_000_000_000;
 
+/// Who pays for set-up: `--funder-key`, else the node's unlocked account.
+pub fn funder(c: &Connected, opts: &Options) -> Result<Funder, LoadError> {
+    match (&opts.funder_key, c.unlocked) {
+        (Some(k), _) => Signer::from_secret(k.0)
+            .map(Funder::Key)
+            .map_err(|e| LoadError::Other(format!("--funder-key: {e}"))),
+        (None, Some(a)) => Ok(Funder::Unlocked(a)),
+        (None, None) => Err(LoadError::Other(format!(
+            "{} has no unlocked account to pay for set-up from; pass --funder-key with a funded key (or set DYNO_FUNDER_KEY)",
+            c.info.url
+        ))),
+    }
+}
+
+/// The stated fee strategy: `--tip-gwei`, and `--max-fee-gwei` or
+/// max(100 gwei, 10 × `base_fee`) + tip.
+pub fn fees(chain_id: u64, base_fee: u128, opts: &Options) -> Fees {
+    Fees {
+        chain_id,
+        max_priority_fee_per_gas: opts.tip_wei,
+        max_fee_per_gas: opts
+            .max_fee_wei
+            .unwrap_or_else(|| 100_000_000_000u128.max(base_fee.saturating_mul(10)) + opts.tip_wei),
+    }
+}
+
 /// Fund the senders and a deployer from the node's unlocked account (or
 /// the funder key), deploy `Token` and `Store` from the deployer (nonces 0
 /// and 1, so their addresses are the same on every fresh node), hand every
@@ -322,31 +348,14 @@ pub async fn prepare(
     let seed = opts.seed.as_bytes();
     let senders = Signer::derive_many(seed, opts.accounts as u64);
     let deployer = Signer::derive(seed, u64::MAX);
-    let funder = match (&opts.funder_key, c.unlocked) {
-        (Some(k), _) => Funder::Key(
-            Signer::from_secret(k.0).map_err(|e| LoadError::Other(format!("--funder-key: {e}")))?,
-        ),
-        (None, Some(a)) => Funder::Unlocked(a),
-        (None, None) => {
-            return Err(LoadError::Other(format!(
-                "{} has no unlocked account to fund the senders from; pass --funder-key with a funded key (or set DYNO_FUNDER_KEY)",
-                c.info.url
-            )));
-        }
-    };
+    let funder = funder(c, opts)?;
     let (_, base_fee) = chain::latest(&c.client).await?;
     let fees = match fixed {
         Some((f, _)) => Fees {
             chain_id: c.info.chain_id,
             ..*f
         },
-        None => Fees {
-            chain_id: c.info.chain_id,
-            max_priority_fee_per_gas: opts.tip_wei,
-            max_fee_per_gas: opts.max_fee_wei.unwrap_or_else(|| {
-                (100_000_000_000u128).max(base_fee.saturating_mul(10)) + opts.tip_wei
-            }),
-        },
+        None => fees(c.info.chain_id, base_fee, opts),
     };
     let strategy = if opts.max_fee_wei.is_some() {
         "fixed maxFeePerGas and maxPriorityFeePerGas from the command line".to_string()

@@ -8,6 +8,7 @@ pub mod lab;
 pub mod node;
 pub mod output;
 pub mod procstat;
+pub mod read;
 pub mod record;
 pub mod schedule;
 pub mod send;

@@ -135,6 +135,43 @@ impl Kind {
     }
 }
 
+/// Where `dyno setup` installs: `$DYNO_CACHE`, else `$XDG_CACHE_HOME/dyno`,
+/// else `~/.cache/dyno`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("DYNO_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("dyno");
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/dyno"))
+        .unwrap_or_else(|| PathBuf::from(".dyno-cache"))
+}
+
+/// For tests that need a real node: its install folder, or `None` (the
+/// test skips, saying so) when it is not installed; under `CI=true` a
+/// missing node is a failure instead, since CI's set-up installs it.
+pub fn installed_for_tests(kind: Kind) -> Option<PathBuf> {
+    let home = cache_dir().join("nodes").join(kind.as_str());
+    if home.join("run").is_file() {
+        return Some(home);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{} is not installed in {}: run `dyno setup {}` (scripts/test.sh does)",
+        kind.as_str(),
+        home.display(),
+        kind.as_str()
+    );
+    eprintln!(
+        "skipping: {} is not installed (run `dyno setup {}`)",
+        kind.as_str(),
+        kind.as_str()
+    );
+    None
+}
+
 /// A free TCP port on loopback (bound, then released).
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())

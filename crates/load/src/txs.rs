@@ -63,28 +63,34 @@ impl Mix {
         self.0.iter().filter(|(_, w)| *w > 0).map(|(k, _)| *k)
     }
 
-    /// `n` kinds in the mix's exact ratios, spread evenly (smooth weighted
-    /// round robin: deterministic, and every prefix is close to the ratio).
+    /// `n` kinds in the mix's exact ratios, spread evenly.
     pub fn sequence(&self, n: usize) -> Vec<Kind> {
-        let total: i64 = self.0.iter().map(|(_, w)| i64::from(*w)).sum();
-        let mut current = vec![0i64; self.0.len()];
-        let mut out = Vec::with_capacity(n);
-        if total == 0 {
-            return out;
-        }
-        for _ in 0..n {
-            let mut best = 0;
-            for (j, (_, w)) in self.0.iter().enumerate() {
-                current[j] += i64::from(*w);
-                if current[j] > current[best] {
-                    best = j;
-                }
-            }
-            current[best] -= total;
-            out.push(self.0[best].0);
-        }
-        out
+        interleave(&self.0, n)
     }
+}
+
+/// `n` items in the exact ratios of `weights`, spread evenly (smooth
+/// weighted round robin: deterministic, and every prefix is close to the
+/// ratio). Empty if every weight is zero.
+pub fn interleave<T: Copy>(weights: &[(T, u32)], n: usize) -> Vec<T> {
+    let total: i64 = weights.iter().map(|(_, w)| i64::from(*w)).sum();
+    let mut current = vec![0i64; weights.len()];
+    let mut out = Vec::with_capacity(n);
+    if total == 0 {
+        return out;
+    }
+    for _ in 0..n {
+        let mut best = 0;
+        for (j, (_, w)) in weights.iter().enumerate() {
+            current[j] += i64::from(*w);
+            if current[j] > current[best] {
+                best = j;
+            }
+        }
+        current[best] -= total;
+        out.push(weights[best].0);
+    }
+    out
 }
 
 /// The mixes of a `specs/load.toml` file, by name. Errors name the mix and

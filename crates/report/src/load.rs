@@ -271,9 +271,100 @@ const COMPARE_HEAD: [&str; 7] = [
     "node CPU",
 ];
 
+/// One eth_getLogs study: a row per size.
+fn logs_rows(l: &dyno_format::read::LogsStudy) -> Vec<[String; 7]> {
+    l.sizes
+        .iter()
+        .map(|s| {
+            [
+                s.logs.to_string(),
+                format!(
+                    "{} B{}",
+                    s.response_bytes,
+                    if s.over_limit { " (over limit)" } else { "" }
+                ),
+                ms(s.latency.p50),
+                ms(s.latency.p99),
+                ms(s.parse_raw_ns / 1e6),
+                ms(s.parse_typed_ns / 1e6),
+                format!("{:.2}", s.typed_over_raw),
+            ]
+        })
+        .collect()
+}
+
+const LOGS_HEAD: [&str; 7] = [
+    "logs",
+    "response",
+    "getLogs P50",
+    "P99",
+    "parse raw",
+    "parse typed",
+    "typed/raw",
+];
+
+/// One read load: a row per method.
+fn read_rows(r: &dyno_format::read::ReadLoad) -> Vec<[String; 7]> {
+    r.per_method
+        .iter()
+        .map(|(m, s)| {
+            [
+                m.clone(),
+                format!("{} ({} errors)", s.n, s.errors),
+                match &s.latency.p50_ci {
+                    Some(ci) => {
+                        format!("{} [{}, {}]", ms(s.latency.p50), ms(ci.lower), ms(ci.upper))
+                    }
+                    None => ms(s.latency.p50),
+                },
+                ms(s.latency.p90),
+                ms(s.latency.p99),
+                ms(s.latency.p999),
+                ms(s.latency.max),
+            ]
+        })
+        .collect()
+}
+
+const READ_HEAD: [&str; 7] = ["method", "n", "P50 [95% CI]", "P90", "P99", "P99.9", "max"];
+
+fn read_title(r: &dyno_format::read::ReadLoad) -> String {
+    format!(
+        "reads · {} · {} · asked {} req/s, sent {:.0}, lag P99 {}",
+        r.node.name,
+        r.schedule,
+        r.intended_rate.map_or("max".into(), |x| format!("{x:.0}")),
+        r.achieved_rate,
+        ms(r.lag.p99)
+    )
+}
+
+fn logs_title(l: &dyno_format::read::LogsStudy) -> String {
+    format!(
+        "eth_getLogs · {} · limit {} B · {} calls per size",
+        l.node.name, l.body_limit_bytes, l.repeats
+    )
+}
+
 /// The terminal summary.
 pub fn table(run: &Run) -> String {
     let mut out = String::new();
+    for l in &run.logs {
+        let _ = writeln!(out, "{}", logs_title(l));
+        out.push_str(&aligned(&logs_rows(l), &LOGS_HEAD));
+        for n in &l.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        out.push('\n');
+    }
+    for r in &run.reads {
+        let _ = writeln!(out, "{}", read_title(r));
+        out.push_str(&aligned(&read_rows(r), &READ_HEAD));
+        for n in &r.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        out.push('\n');
+    }
     for r in &run.load {
         let _ = writeln!(out, "{} · {}", r.id, label(r));
         let facts = facts(r);
@@ -312,6 +403,19 @@ pub fn markdown(run: &Run) -> String {
     if run.load.len() > 1 {
         out.push_str("## Side by side\n\n");
         out.push_str(&md_table(&comparison(run), &COMPARE_HEAD));
+        out.push('\n');
+    }
+    for l in &run.logs {
+        let _ = writeln!(out, "## {}\n", logs_title(l));
+        out.push_str(&md_table(&logs_rows(l), &LOGS_HEAD));
+        for n in &l.notes {
+            let _ = writeln!(out, "\n> {n}");
+        }
+        out.push('\n');
+    }
+    for r in &run.reads {
+        let _ = writeln!(out, "## {}\n", read_title(r));
+        out.push_str(&md_table(&read_rows(r), &READ_HEAD));
         out.push('\n');
     }
     for r in &run.load {

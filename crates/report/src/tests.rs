@@ -138,6 +138,8 @@ fn fixture() -> Run {
             slow,
         ],
         load: Vec::new(),
+        logs: Vec::new(),
+        reads: Vec::new(),
     }
 }
 

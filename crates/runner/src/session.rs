@@ -107,6 +107,8 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         harness: None,
         results: Vec::new(),
         load: Vec::new(),
+        logs: Vec::new(),
+        reads: Vec::new(),
     }
 }
 

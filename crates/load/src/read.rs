@@ -1,0 +1,1193 @@
+//! Read paths: how a node answers the calls wallets, indexers and dapps
+//! make, rather than the transactions they send.
+//!
+//! * [`logs_study`]: `eth_getLogs` responses of 100 to 20 000 ERC-20
+//!   `Transfer` logs from the `Logs` contract: response size against a
+//!   client's body limit (64 KiB by default, the Java SDK study's Netty
+//!   limit), the node's latency, and the cost of parsing the body into a
+//!   generic JSON tree against typed records. Every response is checked
+//!   log by log before it counts.
+//! * [`read_load`]: an open-loop load of `eth_call`, `eth_getBalance`,
+//!   `eth_getBlockByNumber` and `eth_getLogs` on a [`Schedule`], latency
+//!   measured from each request's intended send time (as [`crate::send`]
+//!   does), every reply checked against what the request must return.
+//!
+//! Both deploy their own contracts from a deterministic key derived from
+//! the run's seed (index `u64::MAX - 1`; the lab's deployer is
+//! `u64::MAX`), funded from the node's unlocked account or the funder key.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use alloy_consensus::TxEip1559;
+use alloy_primitives::{Address, B256, Bytes, TxKind, U64, U256, keccak256};
+use alloy_rpc_types_eth::Log;
+use dyno_evm::block::signer::Signer;
+use dyno_format::read::{LogsSize, LogsStudy, ReadLoad, ReadMethodStats};
+use dyno_rpc::{Client, ClientOptions, RawResponse, RpcError};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::json;
+
+use crate::chain::{self, ChainError, SetupTx};
+use crate::lab::{Connected, LoadError, Options};
+use crate::schedule::Schedule;
+use crate::summary;
+use crate::txs::Fees;
+
+/// `keccak256("Transfer(address,address,uint256)")`: topic 0 of every log.
+pub const TRANSFER_TOPIC: B256 =
+    alloy_primitives::b256!("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
+
+/// Gas one log of `Logs.emitTransfers` costs (measured on geth).
+pub const GAS_PER_LOG: u64 = 1_922;
+
+/// The per-transaction gas cap of EIP-7825 (geth, and anvil with
+/// `--enable-tx-gas-limit`).
+pub const TX_GAS_CAP: u64 = 16_777_216;
+
+/// Most logs one transaction may emit under [`TX_GAS_CAP`], with room for
+/// the call's own cost.
+pub const MAX_LOGS_PER_TX: usize = 8_500;
+
+/// The key index of the read paths' deployer under the run's seed.
+const DEPLOYER_INDEX: u64 = u64::MAX - 1;
+
+/// Logs the read load's `eth_getLogs` calls return (one block).
+pub const READ_LOAD_LOGS: usize = 20;
+
+/// The read load's token supply, all held by the deployer.
+const READ_TOKEN_SUPPLY: u64 = 1_000_000_000_000;
+
+// ---------------------------------------------------------------------------
+// Set-up shared by both: a funded deployer and its contracts.
+
+/// A funded deployer and what it deployed.
+#[derive(Debug)]
+struct Deployer {
+    signer: Signer,
+    fees: Fees,
+    nonce: u64,
+    logs: Address,
+    token: Option<Address>,
+}
+
+/// [`chain::wait_receipts`] with the set-up's time limit, aborting if the
+/// node exits.
+async fn wait_receipts(
+    c: &Connected,
+    hashes: &[B256],
+    what: &str,
+) -> Result<Vec<chain::Receipt>, LoadError> {
+    let mut alive = || c.alive("during the read-path set-up");
+    Ok(chain::wait_receipts(
+        &c.client,
+        hashes,
+        what,
+        Duration::from_secs(120),
+        &mut alive,
+    )
+    .await?)
+}
+
+/// Fund the deployer for `gas` gas at the max fee (plus 1 ether), then
+/// deploy `Logs` (and `Token`, all its supply to the deployer, if
+/// `with_token`), waiting for every receipt.
+async fn deploy(
+    c: &Connected,
+    opts: &Options,
+    gas: u64,
+    with_token: bool,
+    say: &dyn Fn(&str),
+) -> Result<Deployer, LoadError> {
+    let signer = Signer::derive(opts.seed.as_bytes(), DEPLOYER_INDEX);
+    let (_, base_fee) = chain::latest(&c.client).await?;
+    let fees = crate::lab::fees(c.info.chain_id, base_fee, opts);
+    let funder = crate::lab::funder(c, opts)?;
+    let budget = U256::from(u128::from(gas) * fees.max_fee_per_gas + 10u128.pow(18));
+    let hashes = chain::send_setup(
+        &c.client,
+        &funder,
+        &fees,
+        &[SetupTx {
+            to: TxKind::Call(signer.address),
+            value: budget,
+            input: Bytes::new(),
+            gas: 21_000,
+        }],
+    )
+    .await?;
+    wait_receipts(c, &hashes, "the read-path deployer's funding").await?;
+
+    let code = |name: &str| {
+        dyno_evm::tx::contract_at(&opts.contracts, name)
+            .map(|c| c.bytecode)
+            .map_err(|e| LoadError::Other(e.to_string()))
+    };
+    let mut creations: Vec<(Bytes, &str)> = vec![(code("Logs")?.into(), "Logs")];
+    if with_token {
+        let mut t = code("Token")?;
+        t.extend_from_slice(&U256::from(READ_TOKEN_SUPPLY).to_be_bytes::<32>());
+        creations.push((t.into(), "Token"));
+    }
+    let mut nonce = chain::nonces(&c.client, &[signer.address]).await?[0];
+    let mut raws = Vec::new();
+    let mut want = Vec::new();
+    for (code, _) in &creations {
+        let est =
+            chain::estimate(&c.client, signer.address, TxKind::Create, U256::ZERO, code).await?;
+        raws.push(chain::raw_hex(
+            &signer,
+            TxEip1559 {
+                chain_id: fees.chain_id,
+                nonce,
+                gas_limit: est * 13 / 10,
+                max_fee_per_gas: fees.max_fee_per_gas,
+                max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
+                to: TxKind::Create,
+                input: code.clone(),
+                ..TxEip1559::default()
+            },
+        ));
+        want.push(signer.address.create(nonce));
+        nonce += 1;
+    }
+    let hashes = chain::send_raw(&c.client, &raws).await?;
+    let receipts = wait_receipts(c, &hashes, "the read-path contract deployments").await?;
+    for ((r, w), (_, name)) in receipts.iter().zip(&want).zip(&creations) {
+        if r.contract_address != Some(*w) {
+            return Err(LoadError::Other(format!(
+                "deploying {name} created {:?}, expected {w:#x}",
+                r.contract_address
+            )));
+        }
+    }
+    say(&format!(
+        "deployed Logs at {:#x}{} from {:#x}",
+        want[0],
+        want.get(1)
+            .map(|t| format!(" and Token at {t:#x}"))
+            .unwrap_or_default(),
+        signer.address
+    ));
+    Ok(Deployer {
+        signer,
+        fees,
+        nonce,
+        logs: want[0],
+        token: want.get(1).copied(),
+    })
+}
+
+/// `emitTransfers(start, n)` calldata.
+pub fn emit_calldata(start: u64, n: u64) -> Bytes {
+    let mut d = dyno_evm::tx::selector("emitTransfers(uint256,uint256)").to_vec();
+    d.extend_from_slice(&U256::from(start).to_be_bytes::<32>());
+    d.extend_from_slice(&U256::from(n).to_be_bytes::<32>());
+    d.into()
+}
+
+/// Blocks and transactions that hold emitted logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Emitted {
+    from_block: u64,
+    to_block: u64,
+    txs: u64,
+}
+
+/// Emit `n` logs with `k = start..start + n` in transactions of at most
+/// `per_tx`, each sent only after the previous one's receipt, so each
+/// lands in a later block than the one before.
+async fn emit(
+    c: &Connected,
+    d: &mut Deployer,
+    start: u64,
+    n: usize,
+    per_tx: usize,
+) -> Result<Emitted, LoadError> {
+    let mut blocks = Vec::new();
+    let mut k = start;
+    let end = start + n as u64;
+    while k < end {
+        let m = (end - k).min(per_tx as u64);
+        let input = emit_calldata(k, m);
+        let est = chain::estimate(
+            &c.client,
+            d.signer.address,
+            TxKind::Call(d.logs),
+            U256::ZERO,
+            &input,
+        )
+        .await?;
+        let raw = chain::raw_hex(
+            &d.signer,
+            TxEip1559 {
+                chain_id: d.fees.chain_id,
+                nonce: d.nonce,
+                gas_limit: (est * 12 / 10 + 20_000).min(TX_GAS_CAP.max(est)),
+                max_fee_per_gas: d.fees.max_fee_per_gas,
+                max_priority_fee_per_gas: d.fees.max_priority_fee_per_gas,
+                to: TxKind::Call(d.logs),
+                input,
+                ..TxEip1559::default()
+            },
+        );
+        let hashes = chain::send_raw(&c.client, &[raw]).await?;
+        d.nonce += 1;
+        let r = wait_receipts(
+            c,
+            &hashes,
+            &format!("the transaction emitting logs {k}..{}", k + m),
+        )
+        .await?;
+        blocks.push(r[0].block_number.to::<u64>());
+        k += m;
+    }
+    Ok(Emitted {
+        from_block: blocks.iter().copied().min().unwrap_or(0),
+        to_block: blocks.iter().copied().max().unwrap_or(0),
+        txs: blocks.len() as u64,
+    })
+}
+
+/// A JSON-RPC request body.
+fn request_body(id: u64, method: &str, params: serde_json::Value) -> bytes::Bytes {
+    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+        .expect("a JSON value serializes")
+        .into()
+}
+
+/// `eth_getLogs` of `address`'s logs in blocks `from..=to`.
+pub fn get_logs_body(id: u64, from: u64, to: u64, address: Address) -> bytes::Bytes {
+    request_body(
+        id,
+        "eth_getLogs",
+        json!([{
+            "fromBlock": format!("{from:#x}"),
+            "toBlock": format!("{to:#x}"),
+            "address": address,
+        }]),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// eth_getLogs study.
+
+/// What [`logs_study`] measures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogsOptions {
+    /// Log counts, one `eth_getLogs` response size each.
+    pub sizes: Vec<usize>,
+    /// The response-size limit to flag, bytes.
+    pub body_limit: usize,
+    /// Timed `eth_getLogs` calls per size.
+    pub repeats: usize,
+    /// Most logs per transaction (at most [`MAX_LOGS_PER_TX`]).
+    pub logs_per_tx: usize,
+}
+
+impl Default for LogsOptions {
+    /// 100, 1 000, 5 000 and 20 000 logs; a 64 KiB limit (the Java SDK
+    /// study's); 10 calls each; 2 500 logs a transaction.
+    fn default() -> Self {
+        LogsOptions {
+            sizes: vec![100, 1_000, 5_000, 20_000],
+            body_limit: 64 * 1024,
+            repeats: 10,
+            logs_per_tx: 2_500,
+        }
+    }
+}
+
+/// The JSON-RPC envelope with typed logs: what an SDK parses an
+/// `eth_getLogs` reply into.
+#[derive(Debug, Deserialize)]
+pub struct LogsReply {
+    /// The request id.
+    pub id: serde_json::Value,
+    /// The logs.
+    pub result: Vec<Log>,
+}
+
+/// Why a response is not the expected one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogsMismatch {
+    /// Not a JSON-RPC result with an array of logs.
+    #[error("the reply does not parse as a list of logs: {0}")]
+    Parse(String),
+    /// Too few or too many.
+    #[error("{got} logs, expected {want}")]
+    Count {
+        /// Returned.
+        got: usize,
+        /// Expected.
+        want: usize,
+    },
+    /// One log differs.
+    #[error("log {index} (k = {k}): {what}")]
+    Log {
+        /// Position in the reply.
+        index: usize,
+        /// The `emitTransfers` counter it should carry.
+        k: u64,
+        /// What differs.
+        what: String,
+    },
+}
+
+/// The topics and data `emitTransfers` gives counter `k`:
+/// `Transfer(address(uint160(k)), address(uint160(~k)), k)`.
+pub fn expected_log(k: u64) -> ([B256; 3], B256) {
+    let word = U256::from(k);
+    let mut to = (!word).to_be_bytes::<32>();
+    to[..12].fill(0);
+    let from = B256::from(word);
+    ([TRANSFER_TOPIC, from, B256::from(to)], from)
+}
+
+/// Check that `body` carries exactly `n` logs of `address`, the `i`-th
+/// being `emitTransfers`' log for `k = start + i`, in blocks `from..=to`.
+pub fn verify_logs(
+    body: &[u8],
+    n: usize,
+    start: u64,
+    address: Address,
+    blocks: (u64, u64),
+) -> Result<(), LogsMismatch> {
+    let reply: LogsReply =
+        serde_json::from_slice(body).map_err(|e| LogsMismatch::Parse(e.to_string()))?;
+    if reply.result.len() != n {
+        return Err(LogsMismatch::Count {
+            got: reply.result.len(),
+            want: n,
+        });
+    }
+    for (i, log) in reply.result.iter().enumerate() {
+        let k = start + i as u64;
+        let bad = |what: String| LogsMismatch::Log { index: i, k, what };
+        let (topics, data) = expected_log(k);
+        if log.address() != address {
+            return Err(bad(format!(
+                "address {:#x}, expected {address:#x}",
+                log.address()
+            )));
+        }
+        if log.topics() != topics {
+            return Err(bad(format!(
+                "topics {:?}, expected {topics:?}",
+                log.topics()
+            )));
+        }
+        if log.data().data.as_ref() != data.as_slice() {
+            return Err(bad(format!("data {}, expected {data}", log.data().data)));
+        }
+        if log.removed {
+            return Err(bad("marked removed".into()));
+        }
+        match log.block_number {
+            Some(b) if (blocks.0..=blocks.1).contains(&b) => {}
+            other => {
+                return Err(bad(format!(
+                    "block {other:?}, outside the queried {}..={}",
+                    blocks.0, blocks.1
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Median parse times of `body` (raw tree, typed records), ns, and the
+/// parses timed for each. Each parse includes dropping its output, and
+/// checks the count is `n`.
+pub fn parse_times(body: &[u8], n: usize) -> Result<(f64, f64, u64), LogsMismatch> {
+    let raw = || -> Result<usize, LogsMismatch> {
+        let v: serde_json::Value =
+            serde_json::from_slice(body).map_err(|e| LogsMismatch::Parse(e.to_string()))?;
+        v.get("result")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::len)
+            .ok_or_else(|| LogsMismatch::Parse("no result array".into()))
+    };
+    let typed = || -> Result<usize, LogsMismatch> {
+        serde_json::from_slice::<LogsReply>(body)
+            .map(|r| r.result.len())
+            .map_err(|e| LogsMismatch::Parse(e.to_string()))
+    };
+    let time = |f: &dyn Fn() -> Result<usize, LogsMismatch>| -> Result<u64, LogsMismatch> {
+        let t = Instant::now();
+        let got = std::hint::black_box(f()?);
+        let ns = t.elapsed().as_nanos() as u64;
+        if got != n {
+            return Err(LogsMismatch::Count { got, want: n });
+        }
+        Ok(ns)
+    };
+    // One untimed round to warm caches and the allocator, and to size the
+    // run: about 0.25 s per parser, 5 to 201 parses.
+    time(&raw)?;
+    time(&typed)?;
+    let once = time(&raw)?.max(1);
+    let reps = (250_000_000 / once).clamp(5, 201) | 1;
+    let mut r = Vec::with_capacity(reps as usize);
+    let mut t = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        // Interleaved, so drift in the machine's state hits both alike.
+        r.push(time(&raw)?);
+        t.push(time(&typed)?);
+    }
+    Ok((median(&mut r), median(&mut t), reps))
+}
+
+fn median(v: &mut [u64]) -> f64 {
+    v.sort_unstable();
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2] as f64,
+        n => (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0,
+    }
+}
+
+/// Size in words for people: `58.3 KiB`, `12.1 MiB`.
+fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20)),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+/// Deploy `Logs`, then for each size emit exactly that many logs in a fresh
+/// block range and call `eth_getLogs` over it: one untimed call, then
+/// `repeats` timed ones, each response checked; then time parsing the
+/// body, raw against typed.
+pub async fn logs_study(
+    c: &Connected,
+    opts: &Options,
+    lo: &LogsOptions,
+    say: &dyn Fn(&str),
+) -> Result<LogsStudy, LoadError> {
+    if lo.sizes.is_empty() || lo.sizes.contains(&0) {
+        return Err(LoadError::Other(
+            "eth_getLogs study: give at least one log count, each above 0".into(),
+        ));
+    }
+    if lo.repeats == 0 {
+        return Err(LoadError::Other(
+            "eth_getLogs study: repeats must be at least 1".into(),
+        ));
+    }
+    if lo.logs_per_tx == 0 || lo.logs_per_tx > MAX_LOGS_PER_TX {
+        return Err(LoadError::Other(format!(
+            "eth_getLogs study: {} logs per transaction; give 1 to {MAX_LOGS_PER_TX} (at {GAS_PER_LOG} gas a log, more passes the {TX_GAS_CAP}-gas per-transaction cap of EIP-7825)",
+            lo.logs_per_tx
+        )));
+    }
+    let total: usize = lo.sizes.iter().sum();
+    let txs: usize = lo.sizes.iter().map(|n| n.div_ceil(lo.logs_per_tx)).sum();
+    let gas = (total as u64 * GAS_PER_LOG * 13 / 10) + txs as u64 * 100_000 + 2_000_000;
+    let mut d = deploy(c, opts, gas, false, say).await?;
+
+    // A client of its own: one connection, room for a 20 000-log reply
+    // (about 13 MB) many times over, and more patience than the node's own
+    // 30 s limit so the node's error is the one reported.
+    let client = Client::connect(
+        c.client.endpoint(),
+        ClientOptions {
+            connections: 1,
+            request_timeout: Some(opts.request_timeout.max(Duration::from_secs(120))),
+            max_response_bytes: 256 << 20,
+            ..ClientOptions::default()
+        },
+    )
+    .await?;
+
+    let mut sizes = Vec::with_capacity(lo.sizes.len());
+    let mut notes = vec![format!(
+        "logs were emitted at most {} per transaction, each transaction sent after the previous one's receipt, so no block held more than {} logs: geth's address-filtered eth_getLogs over 15 000-20 000 logs packed into 1-2 blocks hits its 30 s timeout (nodes/README.md)",
+        lo.logs_per_tx, lo.logs_per_tx
+    )];
+    let mut start = 1u64;
+    for &n in &lo.sizes {
+        say(&format!(
+            "emitting {n} logs in {} transaction(s)",
+            n.div_ceil(lo.logs_per_tx)
+        ));
+        let e = emit(c, &mut d, start, n, lo.logs_per_tx).await?;
+        let blocks = (e.from_block, e.to_block);
+        let body = get_logs_body(1, e.from_block, e.to_block, d.logs);
+        let doing = format!(
+            "eth_getLogs of {n} logs over blocks {}..={}",
+            e.from_block, e.to_block
+        );
+        let check = |raw: &RawResponse| -> Result<(), LoadError> {
+            let chain_err = |reason: String| {
+                LoadError::Chain(ChainError {
+                    doing: doing.clone(),
+                    reason,
+                })
+            };
+            raw.reply().map_err(|e| chain_err(e.to_string()))?;
+            verify_logs(&raw.body, n, start, d.logs, blocks)
+                .map_err(|e| chain_err(format!("wrong response: {e}")))
+        };
+
+        // First call: untimed for the statistics, checked log by log.
+        let t = Instant::now();
+        let first = client.post(body.clone()).await.map_err(|e| {
+            LoadError::Chain(ChainError {
+                doing: doing.clone(),
+                reason: e.to_string(),
+            })
+        })?;
+        let first_call_ns = t.elapsed().as_nanos() as u64;
+        check(&first)?;
+
+        let mut lat = Vec::with_capacity(lo.repeats);
+        let mut largest = first.body.len();
+        for _ in 0..lo.repeats {
+            let t = Instant::now();
+            let r = client.post(body.clone()).await;
+            let ns = t.elapsed().as_nanos() as u64;
+            let r = r.map_err(|e| {
+                LoadError::Chain(ChainError {
+                    doing: doing.clone(),
+                    reason: e.to_string(),
+                })
+            })?;
+            // The same bytes as the checked reply are the same logs;
+            // anything else is checked afresh.
+            if r.body != first.body || r.status != first.status {
+                check(&r)?;
+            }
+            largest = largest.max(r.body.len());
+            lat.push(ns);
+        }
+
+        let body_bytes = first.body.clone();
+        let (parse_raw_ns, parse_typed_ns, parse_reps) =
+            tokio::task::spawn_blocking(move || parse_times(&body_bytes, n))
+                .await
+                .map_err(|e| LoadError::Other(format!("the parse timing task failed: {e}")))?
+                .map_err(|e| {
+                    LoadError::Chain(ChainError {
+                        doing: doing.clone(),
+                        reason: format!("parsing the checked reply again: {e}"),
+                    })
+                })?;
+        let response_bytes = first.body.len() as u64;
+        let over_limit = largest > lo.body_limit;
+        let latency = summary::latency(&lat);
+        say(&format!(
+            "{n} logs: {} ({:.0} B/log), eth_getLogs P50 {:.2} ms, parse raw {:.2} ms, typed {:.2} ms ({:.2}x)",
+            human_bytes(response_bytes),
+            response_bytes as f64 / n as f64,
+            latency.p50,
+            parse_raw_ns / 1e6,
+            parse_typed_ns / 1e6,
+            parse_typed_ns / parse_raw_ns.max(1.0)
+        ));
+        if over_limit {
+            notes.push(format!(
+                "{n} logs: the {} response ({largest} bytes) is {:.1}x the {} body limit ({} bytes over); a client that buffers at most {} bytes (64 KiB is a common HTTP client default, e.g. Netty's HttpObjectAggregator in the Java SDK study) would fail this call",
+                human_bytes(largest as u64),
+                largest as f64 / lo.body_limit as f64,
+                human_bytes(lo.body_limit as u64),
+                largest - lo.body_limit,
+                lo.body_limit
+            ));
+        }
+        sizes.push(LogsSize {
+            logs: n as u64,
+            blocks: [e.from_block, e.to_block],
+            txs: e.txs,
+            response_bytes,
+            bytes_per_log: response_bytes as f64 / n as f64,
+            over_limit,
+            first_call_ms: first_call_ns as f64 / 1e6,
+            latency,
+            parse_raw_ns,
+            parse_typed_ns,
+            typed_over_raw: parse_typed_ns / parse_raw_ns.max(1.0),
+            parse_reps,
+            verified: true,
+        });
+        start += n as u64;
+    }
+    if let Some(s) = sizes.iter().find(|s| s.over_limit) {
+        notes.push(format!(
+            "at about {:.0} bytes a log, a {}-byte limit holds about {} logs",
+            s.bytes_per_log,
+            lo.body_limit,
+            (lo.body_limit as f64 / s.bytes_per_log).floor()
+        ));
+    }
+    Ok(LogsStudy {
+        node: c.info.clone(),
+        contract: format!("{:#x}", d.logs),
+        body_limit_bytes: lo.body_limit as u64,
+        repeats: lo.repeats as u64,
+        logs_per_tx: lo.logs_per_tx as u64,
+        sizes,
+        notes,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Read load.
+
+/// A read method in the load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReadMethod {
+    /// `eth_call` of `Token.balanceOf(address)`.
+    Call,
+    /// `eth_getBalance(address, "latest")`.
+    GetBalance,
+    /// `eth_getBlockByNumber(recent number, false)`.
+    GetBlockByNumber,
+    /// `eth_getLogs` over one block holding [`READ_LOAD_LOGS`] logs.
+    GetLogs,
+}
+
+impl ReadMethod {
+    /// Every method.
+    pub const ALL: [ReadMethod; 4] = [
+        ReadMethod::Call,
+        ReadMethod::GetBalance,
+        ReadMethod::GetBlockByNumber,
+        ReadMethod::GetLogs,
+    ];
+
+    /// The JSON-RPC method name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadMethod::Call => "eth_call",
+            ReadMethod::GetBalance => "eth_getBalance",
+            ReadMethod::GetBlockByNumber => "eth_getBlockByNumber",
+            ReadMethod::GetLogs => "eth_getLogs",
+        }
+    }
+
+    /// The short name (`call`, `balance`, `block`, `logs`).
+    pub fn short(self) -> &'static str {
+        match self {
+            ReadMethod::Call => "call",
+            ReadMethod::GetBalance => "balance",
+            ReadMethod::GetBlockByNumber => "block",
+            ReadMethod::GetLogs => "logs",
+        }
+    }
+}
+
+/// An unknown read method name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown read method {0:?}: choose eth_call, eth_getBalance, eth_getBlockByNumber or eth_getLogs (or call, balance, block, logs)"
+)]
+pub struct UnknownReadMethod(pub String);
+
+impl FromStr for ReadMethod {
+    type Err = UnknownReadMethod;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        ReadMethod::ALL
+            .into_iter()
+            .find(|m| m.as_str() == t || m.short() == t)
+            .ok_or_else(|| UnknownReadMethod(s.into()))
+    }
+}
+
+/// What [`read_load`] sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadLoadOptions {
+    /// When each request is meant to go out.
+    pub schedule: Schedule,
+    /// Requests in all.
+    pub requests: usize,
+    /// Methods and weights, interleaved evenly (smooth weighted round robin).
+    pub mix: Vec<(ReadMethod, u32)>,
+}
+
+impl Default for ReadLoadOptions {
+    /// 5 000 requests at 500/s, the four methods in equal parts.
+    fn default() -> Self {
+        ReadLoadOptions {
+            schedule: Schedule::Fixed { rate: 500.0 },
+            requests: 5_000,
+            mix: ReadMethod::ALL.iter().map(|m| (*m, 1)).collect(),
+        }
+    }
+}
+
+/// `n` methods in the mix's ratios, spread evenly.
+fn sequence(mix: &[(ReadMethod, u32)], n: usize) -> Vec<ReadMethod> {
+    crate::txs::interleave(mix, n)
+}
+
+/// What a read request must return.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Expect {
+    /// One ABI word, exactly this.
+    Word(B256),
+    /// A hex quantity.
+    Quantity,
+    /// A block object with this number.
+    Block(u64),
+    /// An array of this many logs.
+    Logs(usize),
+}
+
+/// One prebuilt read request.
+#[derive(Debug, Clone)]
+struct ReadRequest {
+    method: ReadMethod,
+    body: bytes::Bytes,
+    expect: Expect,
+}
+
+/// What happened to one read request.
+#[derive(Debug, Clone)]
+struct ReadSent {
+    intended_ns: u64,
+    sent_ns: u64,
+    replied_ns: u64,
+    /// Response bytes, or the error's class and message.
+    result: Result<usize, (String, String)>,
+}
+
+/// Check a reply against what its request must return.
+fn check_reply(
+    reply: Result<RawResponse, RpcError>,
+    expect: &Expect,
+) -> Result<usize, (String, String)> {
+    let rpc_err = |e: RpcError| (e.class().as_str().to_string(), e.to_string());
+    let raw = reply.map_err(rpc_err)?;
+    let r = raw.reply().map_err(rpc_err)?;
+    let bad = |why: String| ("invalid_response".to_string(), why);
+    let text = r.raw();
+    match expect {
+        Expect::Word(w) => match serde_json::from_str::<Bytes>(text) {
+            Ok(b) if b.as_ref() == w.as_slice() => {}
+            Ok(b) => return Err(bad(format!("eth_call returned {b}, expected {w}"))),
+            Err(e) => return Err(bad(format!("eth_call result {text}: {e}"))),
+        },
+        Expect::Quantity => {
+            if let Err(e) = serde_json::from_str::<U256>(text) {
+                return Err(bad(format!("eth_getBalance result {text}: {e}")));
+            }
+        }
+        Expect::Block(n) => {
+            #[derive(Deserialize)]
+            struct Head {
+                number: U64,
+            }
+            match serde_json::from_str::<Option<Head>>(text) {
+                Ok(Some(h)) if h.number.to::<u64>() == *n => {}
+                Ok(Some(h)) => {
+                    return Err(bad(format!("asked for block {n}, got block {}", h.number)));
+                }
+                Ok(None) => return Err(bad(format!("block {n} not found (null)"))),
+                Err(e) => return Err(bad(format!("block {n}: {e}"))),
+            }
+        }
+        Expect::Logs(n) => match serde_json::from_str::<Vec<IgnoredAny>>(text) {
+            Ok(v) if v.len() == *n => {}
+            Ok(v) => return Err(bad(format!("{} logs, expected {n}", v.len()))),
+            Err(e) => return Err(bad(format!("eth_getLogs result: {e}"))),
+        },
+    }
+    Ok(raw.body.len())
+}
+
+/// Send `reqs` on `schedule` from `t0` with at most `cap` in flight (the
+/// schedule's own cap under `max`): a pool of sender tasks claims requests
+/// in order, each sleeps until its request's intended time, sends, and
+/// waits for the reply, as [`crate::send::send_all`] does.
+async fn send_reads(
+    client: &Client,
+    reqs: Vec<ReadRequest>,
+    schedule: &Schedule,
+    workers: usize,
+    t0: Instant,
+) -> Vec<Option<ReadSent>> {
+    let n = reqs.len();
+    let shared = Arc::new((reqs, schedule.clone(), AtomicUsize::new(0)));
+    let ns = move |t: Instant| t.saturating_duration_since(t0).as_nanos() as u64;
+    let mut pool = tokio::task::JoinSet::new();
+    for _ in 0..workers {
+        let (shared, client) = (shared.clone(), client.clone());
+        pool.spawn(async move {
+            let (reqs, schedule, next) = &*shared;
+            let mut mine: Vec<(usize, ReadSent)> = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(r) = reqs.get(i) else { break };
+                let intended = schedule.offset(i as u64).map(|d| t0 + d);
+                if let Some(at) = intended
+                    && at > Instant::now()
+                {
+                    tokio::time::sleep_until(at.into()).await;
+                }
+                let sent = Instant::now();
+                let reply = client.post(r.body.clone()).await;
+                let replied = Instant::now();
+                // Checked after the reply time is taken: not in the latency.
+                let result = check_reply(reply, &r.expect);
+                mine.push((
+                    i,
+                    ReadSent {
+                        intended_ns: intended.map_or_else(|| ns(sent), ns),
+                        sent_ns: ns(sent),
+                        replied_ns: ns(replied),
+                        result,
+                    },
+                ));
+            }
+            mine
+        });
+    }
+    let mut out: Vec<Option<ReadSent>> = vec![None; n];
+    while let Some(done) = pool.join_next().await {
+        for (i, s) in done.unwrap_or_default() {
+            out[i] = Some(s);
+        }
+    }
+    out
+}
+
+/// Deploy `Token` and `Logs`, emit [`READ_LOAD_LOGS`] logs in one block,
+/// prebuild every request, then send them open-loop on the schedule and
+/// summarise latency per method and the generator's lag.
+pub async fn read_load(
+    c: &Connected,
+    opts: &Options,
+    ro: &ReadLoadOptions,
+    say: &dyn Fn(&str),
+) -> Result<ReadLoad, LoadError> {
+    if ro.requests == 0 {
+        return Err(LoadError::Other(
+            "read load: give at least one request".into(),
+        ));
+    }
+    if ro.mix.iter().all(|(_, w)| *w == 0) {
+        return Err(LoadError::Other(
+            "read load: the mix has no method with a weight above 0".into(),
+        ));
+    }
+    let mut d = deploy(c, opts, 3_000_000, true, say).await?;
+    let token = d.token.unwrap_or_default();
+    let logs_block = emit(c, &mut d, 1, READ_LOAD_LOGS, READ_LOAD_LOGS)
+        .await?
+        .from_block;
+    let head = chain::head(&c.client).await?;
+
+    // Addresses to ask about: the deployer (all the tokens) and 15 others
+    // (none), each derived from the seed.
+    let mut addresses = vec![(d.signer.address, U256::from(READ_TOKEN_SUPPLY))];
+    for j in 0..15u64 {
+        let mut m = opts.seed.as_bytes().to_vec();
+        m.extend_from_slice(b"/read/");
+        m.extend_from_slice(&j.to_be_bytes());
+        addresses.push((Address::from_word(keccak256(&m)), U256::ZERO));
+    }
+    let balance_of = dyno_evm::tx::selector("balanceOf(address)");
+    let recent = (head + 1).min(64);
+    let reqs: Vec<ReadRequest> = sequence(&ro.mix, ro.requests)
+        .into_iter()
+        .enumerate()
+        .map(|(i, method)| {
+            let id = i as u64 + 1;
+            let (who, tokens) = addresses[i % addresses.len()];
+            let (body, expect) = match method {
+                ReadMethod::Call => {
+                    let mut data = balance_of.to_vec();
+                    data.extend_from_slice(who.into_word().as_slice());
+                    (
+                        request_body(
+                            id,
+                            "eth_call",
+                            json!([{ "to": token, "data": Bytes::from(data) }, "latest"]),
+                        ),
+                        Expect::Word(B256::from(tokens)),
+                    )
+                }
+                ReadMethod::GetBalance => (
+                    request_body(id, "eth_getBalance", json!([who, "latest"])),
+                    Expect::Quantity,
+                ),
+                ReadMethod::GetBlockByNumber => {
+                    let b = head - (i as u64 % recent);
+                    (
+                        request_body(
+                            id,
+                            "eth_getBlockByNumber",
+                            json!([format!("{b:#x}"), false]),
+                        ),
+                        Expect::Block(b),
+                    )
+                }
+                ReadMethod::GetLogs => (
+                    get_logs_body(id, logs_block, logs_block, d.logs),
+                    Expect::Logs(READ_LOAD_LOGS),
+                ),
+            };
+            ReadRequest {
+                method,
+                body,
+                expect,
+            }
+        })
+        .collect();
+    let methods: Vec<ReadMethod> = reqs.iter().map(|r| r.method).collect();
+
+    let workers = ro
+        .schedule
+        .in_flight(opts.open_loop_cap)
+        .max(1)
+        .min(ro.requests);
+    say(&format!(
+        "sending {} read requests on {} ({} senders, {} connections)",
+        ro.requests, ro.schedule, workers, opts.connections
+    ));
+    let t0 = Instant::now() + Duration::from_millis(100);
+    let sent = send_reads(&c.client, reqs, &ro.schedule, workers, t0).await;
+    c.alive("during the read load").map_err(LoadError::Other)?;
+
+    // Summarise.
+    let mut per: BTreeMap<ReadMethod, (ReadMethodStats, Vec<u64>, u64)> = BTreeMap::new();
+    let mut lags = Vec::with_capacity(sent.len());
+    let (mut first_sent, mut last_sent, mut last_reply) = (u64::MAX, 0u64, 0u64);
+    let (mut n_sent, mut errors, mut ok) = (0u64, 0u64, 0u64);
+    for (m, s) in methods.iter().zip(&sent) {
+        let e = per.entry(*m).or_insert_with(|| {
+            (
+                ReadMethodStats {
+                    n: 0,
+                    errors: 0,
+                    errors_by_class: BTreeMap::new(),
+                    first_error: None,
+                    latency: summary::latency(&[]),
+                    mean_response_bytes: 0.0,
+                },
+                Vec::new(),
+                0,
+            )
+        });
+        let Some(s) = s else { continue };
+        n_sent += 1;
+        e.0.n += 1;
+        lags.push(s.sent_ns.saturating_sub(s.intended_ns));
+        first_sent = first_sent.min(s.sent_ns);
+        last_sent = last_sent.max(s.sent_ns);
+        last_reply = last_reply.max(s.replied_ns);
+        match &s.result {
+            Ok(bytes) => {
+                ok += 1;
+                e.1.push(s.replied_ns.saturating_sub(s.intended_ns));
+                e.2 += *bytes as u64;
+            }
+            Err((class, msg)) => {
+                errors += 1;
+                e.0.errors += 1;
+                *e.0.errors_by_class.entry(class.clone()).or_default() += 1;
+                e.0.first_error.get_or_insert_with(|| msg.clone());
+            }
+        }
+    }
+    let per_method: BTreeMap<String, ReadMethodStats> = per
+        .into_iter()
+        .map(|(m, (mut st, lat, bytes))| {
+            st.latency = summary::latency(&lat);
+            st.mean_response_bytes = if lat.is_empty() {
+                0.0
+            } else {
+                bytes as f64 / lat.len() as f64
+            };
+            (m.as_str().to_string(), st)
+        })
+        .collect();
+    let intended_rate = match &ro.schedule {
+        Schedule::Max { .. } => None,
+        s => {
+            let last = s
+                .offset(ro.requests.saturating_sub(1) as u64)
+                .map_or(0.0, |d| d.as_secs_f64());
+            Some(if last > 0.0 {
+                (ro.requests - 1) as f64 / last
+            } else {
+                ro.requests as f64
+            })
+        }
+    };
+    let span = last_sent.saturating_sub(first_sent) as f64 / 1e9;
+    let achieved_rate = if n_sent > 1 && span > 0.0 {
+        (n_sent - 1) as f64 / span
+    } else {
+        n_sent as f64
+    };
+    let duration_s = last_reply as f64 / 1e9;
+    let completed_rate = if duration_s > 0.0 {
+        ok as f64 / duration_s
+    } else {
+        0.0
+    };
+    let threshold = opts.lag_threshold.as_nanos() as u64;
+    let late = lags.iter().filter(|&&l| l > threshold).count();
+    let mut notes = Vec::new();
+    if intended_rate.is_some() && !lags.is_empty() && late as f64 / lags.len() as f64 > 0.01 {
+        notes.push(format!(
+            "generator saturated: {:.1}% of sends were more than {:.0} ms behind the schedule; the node was offered less than the intended rate",
+            late as f64 * 100.0 / lags.len() as f64,
+            opts.lag_threshold.as_secs_f64() * 1e3
+        ));
+    }
+    if errors > 0 {
+        notes.push(format!("{errors} of {n_sent} read requests failed"));
+    }
+    let lag = summary::latency(&lags);
+    say(&format!(
+        "read load: {n_sent} sent at {achieved_rate:.0}/s, {errors} errors, lag P99 {:.2} ms",
+        lag.p99
+    ));
+    Ok(ReadLoad {
+        node: c.info.clone(),
+        schedule: ro.schedule.to_string(),
+        requests: ro.requests as u64,
+        mix: ro
+            .mix
+            .iter()
+            .map(|(m, w)| (m.as_str().to_string(), *w))
+            .collect(),
+        connections: opts.connections as u64,
+        max_in_flight: workers as u64,
+        intended_rate,
+        achieved_rate,
+        completed_rate,
+        lag,
+        sent: n_sent,
+        errors,
+        per_method,
+        duration_s,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transfer_topic_is_the_event_signature_hash() {
+        assert_eq!(
+            TRANSFER_TOPIC,
+            keccak256("Transfer(address,address,uint256)")
+        );
+        assert_eq!(
+            emit_calldata(1, 2)[..4],
+            [0x67, 0xa6, 0xd2, 0x24],
+            "Logs.json's selector"
+        );
+    }
+
+    #[test]
+    fn expected_logs_match_the_contract_formula() {
+        let (t, data) = expected_log(5);
+        assert_eq!(t[1], B256::with_last_byte(5));
+        // address(uint160(~5)): 20 bytes of 0xff but the last, 0xfa.
+        let mut to = [0u8; 32];
+        to[12..].fill(0xff);
+        to[31] = 0xfa;
+        assert_eq!(t[2], B256::from(to));
+        assert_eq!(data, B256::with_last_byte(5));
+    }
+
+    fn log_json(k: u64, address: Address, block: u64) -> serde_json::Value {
+        let (t, data) = expected_log(k);
+        json!({
+            "address": address, "topics": t, "data": data,
+            "blockNumber": format!("{block:#x}"), "transactionHash": B256::ZERO,
+            "transactionIndex": "0x0", "blockHash": B256::ZERO, "logIndex": "0x0",
+            "removed": false,
+        })
+    }
+
+    #[test]
+    fn verification_catches_count_order_and_content() {
+        let a = Address::repeat_byte(7);
+        let body = |ks: &[u64]| {
+            serde_json::to_vec(&json!({
+                "jsonrpc": "2.0", "id": 1,
+                "result": ks.iter().map(|k| log_json(*k, a, 10)).collect::<Vec<_>>(),
+            }))
+            .unwrap()
+        };
+        assert_eq!(verify_logs(&body(&[3, 4, 5]), 3, 3, a, (10, 10)), Ok(()));
+        assert!(matches!(
+            verify_logs(&body(&[3, 4]), 3, 3, a, (10, 10)),
+            Err(LogsMismatch::Count { got: 2, want: 3 })
+        ));
+        assert!(matches!(
+            verify_logs(&body(&[3, 5, 4]), 3, 3, a, (10, 10)),
+            Err(LogsMismatch::Log { index: 1, .. })
+        ));
+        assert!(matches!(
+            verify_logs(&body(&[3, 4, 5]), 3, 3, Address::ZERO, (10, 10)),
+            Err(LogsMismatch::Log { index: 0, .. })
+        ));
+        assert!(matches!(
+            verify_logs(&body(&[3, 4, 5]), 3, 3, a, (11, 12)),
+            Err(LogsMismatch::Log { index: 0, .. })
+        ));
+        let err =
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"request timed out"}}"#;
+        assert!(matches!(
+            verify_logs(err, 3, 3, a, (10, 10)),
+            Err(LogsMismatch::Parse(_))
+        ));
+        let (raw, typed, reps) = parse_times(&body(&[3, 4, 5]), 3).unwrap();
+        assert!(raw > 0.0 && typed > 0.0 && reps >= 5);
+        assert!(parse_times(&body(&[3, 4, 5]), 4).is_err());
+    }
+
+    #[test]
+    fn methods_parse_and_interleave() {
+        assert_eq!("eth_call".parse(), Ok(ReadMethod::Call));
+        assert_eq!("logs".parse(), Ok(ReadMethod::GetLogs));
+        assert!("eth_foo".parse::<ReadMethod>().is_err());
+        let s = sequence(&ReadLoadOptions::default().mix, 8);
+        assert_eq!(&s[..4], &ReadMethod::ALL);
+        assert_eq!(&s[4..], &ReadMethod::ALL);
+        let s = sequence(&[(ReadMethod::Call, 3), (ReadMethod::GetLogs, 1)], 8);
+        assert_eq!(s.iter().filter(|m| **m == ReadMethod::GetLogs).count(), 2);
+    }
+
+    #[test]
+    fn replies_are_checked_against_what_was_asked() {
+        let ok = |result: &str| {
+            Ok(RawResponse {
+                status: 200,
+                body: format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#).into(),
+            })
+        };
+        let word = B256::with_last_byte(9);
+        assert!(check_reply(ok(&format!("\"{word}\"")), &Expect::Word(word)).is_ok());
+        let (class, _) =
+            check_reply(ok(&format!("\"{}\"", B256::ZERO)), &Expect::Word(word)).unwrap_err();
+        assert_eq!(class, "invalid_response");
+        assert!(check_reply(ok("\"0x1bc16d674ec80000\""), &Expect::Quantity).is_ok());
+        assert!(check_reply(ok(r#"{"number":"0x5","hash":"0x00"}"#), &Expect::Block(5)).is_ok());
+        assert!(check_reply(ok(r#"{"number":"0x6"}"#), &Expect::Block(5)).is_err());
+        assert!(check_reply(ok("null"), &Expect::Block(5)).is_err());
+        assert!(check_reply(ok("[{},{}]"), &Expect::Logs(2)).is_ok());
+        assert!(check_reply(ok("[{}]"), &Expect::Logs(2)).is_err());
+        let rpc = Ok(RawResponse {
+            status: 200,
+            body: r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}"#.into(),
+        });
+        assert!(check_reply(rpc, &Expect::Quantity).is_err());
+    }
+}
