@@ -52,6 +52,27 @@ impl Funder {
     }
 }
 
+/// Send `calls` as JSON-RPC batches of at most `chunk`, each result parsed
+/// as `T`, in order; `doing` names the step in errors.
+pub async fn batched<T: serde::de::DeserializeOwned>(
+    client: &Client,
+    calls: &[(&str, Value)],
+    chunk: usize,
+    doing: &str,
+) -> Result<Vec<T>, ChainError> {
+    let mut out = Vec::with_capacity(calls.len());
+    for part in calls.chunks(chunk.max(1)) {
+        for r in client.batch(part).await.map_err(fail(doing))? {
+            let v = r.map_err(fail(doing))?;
+            out.push(serde_json::from_value(v).map_err(|e| ChainError {
+                doing: doing.into(),
+                reason: e.to_string(),
+            })?);
+        }
+    }
+    Ok(out)
+}
+
 /// `eth_chainId`.
 pub async fn chain_id(client: &Client) -> Result<u64, ChainError> {
     let id: U64 = client
@@ -95,23 +116,12 @@ pub async fn latest(client: &Client) -> Result<(u64, u128), ChainError> {
 
 /// Next nonces (`pending`) of `addresses`, in batches.
 pub async fn nonces(client: &Client, addresses: &[Address]) -> Result<Vec<u64>, ChainError> {
-    let mut out = Vec::with_capacity(addresses.len());
-    for chunk in addresses.chunks(200) {
-        let calls: Vec<(&str, Value)> = chunk
-            .iter()
-            .map(|a| ("eth_getTransactionCount", json!([a, "pending"])))
-            .collect();
-        let replies = client.batch(&calls).await.map_err(fail("reading nonces"))?;
-        for r in replies {
-            let v = r.map_err(fail("reading a nonce"))?;
-            let n: U64 = serde_json::from_value(v).map_err(|e| ChainError {
-                doing: "reading a nonce".into(),
-                reason: e.to_string(),
-            })?;
-            out.push(n.to());
-        }
-    }
-    Ok(out)
+    let calls: Vec<(&str, Value)> = addresses
+        .iter()
+        .map(|a| ("eth_getTransactionCount", json!([a, "pending"])))
+        .collect();
+    let n: Vec<U64> = batched(client, &calls, 200, "reading nonces").await?;
+    Ok(n.into_iter().map(|x| x.to()).collect())
 }
 
 /// `eth_estimateGas` of a call from `from`.
@@ -159,58 +169,42 @@ pub async fn send_setup(
     // the same pending nonce to calls that arrive faster than its pool
     // updates (geth adds to its pool asynchronously).
     let mut nonce = nonces(client, &[funder.address()]).await?[0];
-    let mut hashes = Vec::with_capacity(txs_.len());
-    for chunk in txs_.chunks(100) {
-        let mut calls: Vec<(&str, Value)> = Vec::with_capacity(chunk.len());
-        for t in chunk {
-            match funder {
-                Funder::Unlocked(from) => {
-                    let mut c = json!({
-                        "from": from,
-                        "value": format!("{:#x}", t.value),
-                        "gas": format!("{:#x}", t.gas),
-                        "maxFeePerGas": format!("{:#x}", fees.max_fee_per_gas),
-                        "maxPriorityFeePerGas": format!("{:#x}", fees.max_priority_fee_per_gas),
-                        "input": t.input,
-                        "nonce": format!("{nonce:#x}"),
-                    });
-                    nonce += 1;
-                    if let TxKind::Call(to) = t.to {
-                        c["to"] = json!(to);
-                    }
-                    calls.push(("eth_sendTransaction", json!([c])));
+    let mut calls: Vec<(&str, Value)> = Vec::with_capacity(txs_.len());
+    for t in txs_ {
+        match funder {
+            Funder::Unlocked(from) => {
+                let mut c = json!({
+                    "from": from,
+                    "value": format!("{:#x}", t.value),
+                    "gas": format!("{:#x}", t.gas),
+                    "maxFeePerGas": format!("{:#x}", fees.max_fee_per_gas),
+                    "maxPriorityFeePerGas": format!("{:#x}", fees.max_priority_fee_per_gas),
+                    "input": t.input,
+                    "nonce": format!("{nonce:#x}"),
+                });
+                if let TxKind::Call(to) = t.to {
+                    c["to"] = json!(to);
                 }
-                Funder::Key(signer) => {
-                    let tx = TxEip1559 {
-                        chain_id: fees.chain_id,
-                        nonce,
-                        gas_limit: t.gas,
-                        max_fee_per_gas: fees.max_fee_per_gas,
-                        max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
-                        to: t.to,
-                        value: t.value,
-                        input: t.input.clone(),
-                        ..TxEip1559::default()
-                    };
-                    nonce += 1;
-                    let raw = raw_hex(signer, tx);
-                    calls.push(("eth_sendRawTransaction", json!([raw])));
-                }
+                calls.push(("eth_sendTransaction", json!([c])));
+            }
+            Funder::Key(signer) => {
+                let tx = TxEip1559 {
+                    chain_id: fees.chain_id,
+                    nonce,
+                    gas_limit: t.gas,
+                    max_fee_per_gas: fees.max_fee_per_gas,
+                    max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
+                    to: t.to,
+                    value: t.value,
+                    input: t.input.clone(),
+                    ..TxEip1559::default()
+                };
+                calls.push(("eth_sendRawTransaction", json!([raw_hex(signer, tx)])));
             }
         }
-        let replies = client
-            .batch(&calls)
-            .await
-            .map_err(fail("sending set-up transactions"))?;
-        for r in replies {
-            let v = r.map_err(fail("sending a set-up transaction"))?;
-            hashes.push(serde_json::from_value(v).map_err(|e| ChainError {
-                doing: "sending a set-up transaction".into(),
-                reason: e.to_string(),
-            })?);
-        }
+        nonce += 1;
     }
-    Ok(hashes)
+    batched(client, &calls, 100, "sending set-up transactions").await
 }
 
 /// Sign `tx` and hex-encode its EIP-2718 bytes.
@@ -224,25 +218,11 @@ pub fn raw_hex(signer: &Signer, tx: TxEip1559) -> String {
 
 /// Send raw signed transactions in batches; returns their hashes.
 pub async fn send_raw(client: &Client, raws: &[String]) -> Result<Vec<B256>, ChainError> {
-    let mut hashes = Vec::with_capacity(raws.len());
-    for chunk in raws.chunks(100) {
-        let calls: Vec<(&str, Value)> = chunk
-            .iter()
-            .map(|r| ("eth_sendRawTransaction", json!([r])))
-            .collect();
-        for r in client
-            .batch(&calls)
-            .await
-            .map_err(fail("sending set-up transactions"))?
-        {
-            let v = r.map_err(fail("sending a set-up transaction"))?;
-            hashes.push(serde_json::from_value(v).map_err(|e| ChainError {
-                doing: "sending a set-up transaction".into(),
-                reason: e.to_string(),
-            })?);
-        }
-    }
-    Ok(hashes)
+    let calls: Vec<(&str, Value)> = raws
+        .iter()
+        .map(|r| ("eth_sendRawTransaction", json!([r])))
+        .collect();
+    batched(client, &calls, 100, "sending set-up transactions").await
 }
 
 /// A receipt's essentials.
@@ -262,25 +242,11 @@ pub async fn receipts(
     client: &Client,
     hashes: &[B256],
 ) -> Result<Vec<Option<Receipt>>, ChainError> {
-    let mut out = Vec::with_capacity(hashes.len());
-    for chunk in hashes.chunks(500) {
-        let calls: Vec<(&str, Value)> = chunk
-            .iter()
-            .map(|h| ("eth_getTransactionReceipt", json!([h])))
-            .collect();
-        for r in client
-            .batch(&calls)
-            .await
-            .map_err(fail("reading receipts"))?
-        {
-            let v = r.map_err(fail("reading a receipt"))?;
-            out.push(serde_json::from_value(v).map_err(|e| ChainError {
-                doing: "reading a receipt".into(),
-                reason: e.to_string(),
-            })?);
-        }
-    }
-    Ok(out)
+    let calls: Vec<(&str, Value)> = hashes
+        .iter()
+        .map(|h| ("eth_getTransactionReceipt", json!([h])))
+        .collect();
+    batched(client, &calls, 500, "reading receipts").await
 }
 
 /// Wait until every one of `hashes` has a successful receipt, or fail

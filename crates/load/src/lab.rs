@@ -1029,19 +1029,7 @@ pub async fn run(
         late as f64 / lags.len() as f64
     };
     let throughput = summary::throughput(&records);
-    let intended_rate = match &opts.schedule {
-        Schedule::Max { .. } => None,
-        s => {
-            let last = s
-                .offset(opts.txs.saturating_sub(1) as u64)
-                .map_or(0.0, |d| d.as_secs_f64());
-            Some(if last > 0.0 {
-                (opts.txs - 1) as f64 / last
-            } else {
-                opts.txs as f64
-            })
-        }
-    };
+    let intended_rate = opts.schedule.mean_rate(opts.txs);
     let generator = GeneratorInfo {
         intended_rate,
         achieved_send_rate: throughput.sent_average,

@@ -177,6 +177,22 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// A fresh temporary data directory and a free loopback port.
+fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
+    let datadir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|source| NodeError::Spawn {
+            command: "a temporary data directory".into(),
+            source,
+        })?;
+    let port = free_port().map_err(|source| NodeError::Spawn {
+        command: "a free loopback port".into(),
+        source,
+    })?;
+    Ok((datadir, port))
+}
+
 /// The last lines the node printed, for error messages.
 #[derive(Debug, Clone, Default)]
 pub struct Tail(Arc<Mutex<VecDeque<String>>>);
@@ -265,17 +281,7 @@ impl LocalNode {
                 home: home.to_path_buf(),
             });
         }
-        let datadir = tempfile::Builder::new()
-            .prefix(&format!("dyno-{}-", kind.as_str()))
-            .tempdir()
-            .map_err(|source| NodeError::Spawn {
-                command: "a temporary data directory".into(),
-                source,
-            })?;
-        let port = free_port().map_err(|source| NodeError::Spawn {
-            command: "a free loopback port".into(),
-            source,
-        })?;
+        let (datadir, port) = scratch(&format!("dyno-{}-", kind.as_str()))?;
         let mut command = vec![run.display().to_string()];
         command.extend(kind.args(&datadir.path().join("data"), port, block_time));
         let version = std::fs::read_to_string(home.join("version"))
@@ -297,17 +303,7 @@ impl LocalNode {
     /// `{datadir}` and `{port}` in it are replaced, and `url` (with `{port}`)
     /// is where its RPC will answer.
     pub fn start_cmd(cmdline: &str, url: &str) -> Result<Self, NodeError> {
-        let datadir = tempfile::Builder::new()
-            .prefix("dyno-node-")
-            .tempdir()
-            .map_err(|source| NodeError::Spawn {
-                command: "a temporary data directory".into(),
-                source,
-            })?;
-        let port = free_port().map_err(|source| NodeError::Spawn {
-            command: "a free loopback port".into(),
-            source,
-        })?;
+        let (datadir, port) = scratch("dyno-node-")?;
         let fill = |s: &str| {
             s.replace(
                 "{datadir}",

@@ -1010,19 +1010,7 @@ pub async fn read_load(
             (m.as_str().to_string(), st)
         })
         .collect();
-    let intended_rate = match &ro.schedule {
-        Schedule::Max { .. } => None,
-        s => {
-            let last = s
-                .offset(ro.requests.saturating_sub(1) as u64)
-                .map_or(0.0, |d| d.as_secs_f64());
-            Some(if last > 0.0 {
-                (ro.requests - 1) as f64 / last
-            } else {
-                ro.requests as f64
-            })
-        }
-    };
+    let intended_rate = ro.schedule.mean_rate(ro.requests);
     let span = last_sent.saturating_sub(first_sent) as f64 / 1e9;
     let achieved_rate = if n_sent > 1 && span > 0.0 {
         (n_sent - 1) as f64 / span

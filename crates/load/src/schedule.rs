@@ -219,6 +219,17 @@ impl Schedule {
         }
     }
 
+    /// The mean rate at which `n` sends are intended, per second (`None`
+    /// under `Max`).
+    pub fn mean_rate(&self, n: usize) -> Option<f64> {
+        let last = self.offset(n.saturating_sub(1) as u64)?.as_secs_f64();
+        Some(if last > 0.0 {
+            (n - 1) as f64 / last
+        } else {
+            n as f64
+        })
+    }
+
     /// The cap on requests outstanding: the schedule's own under `Max`,
     /// else `open_loop_cap` (an open loop should never reach it; reaching
     /// it shows as generator lag).
