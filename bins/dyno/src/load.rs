@@ -158,7 +158,8 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
         let interrupt = interrupt.clone();
         ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
-                eprintln!("\ndyno: second interrupt, exiting now");
+                eprintln!("\ndyno: second interrupt, stopping the node and exiting now");
+                dyno_load::node::kill_all();
                 std::process::exit(130);
             }
             eprintln!("\ndyno: interrupted; stopping the load, saving what was measured and stopping the node (Ctrl-C again to quit now)");

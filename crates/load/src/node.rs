@@ -177,6 +177,25 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// Process groups of the nodes running now, for [`kill_all`].
+static RUNNING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+fn running() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    RUNNING.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// SIGKILL every node still running: for a process that must exit at once
+/// (a second Ctrl-C) and so will not run the nodes' destructors. Their data
+/// directories are left in the temporary folder.
+pub fn kill_all() {
+    for pgid in running().drain(..) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// A fresh temporary data directory and a free loopback port.
 fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
     let datadir = tempfile::Builder::new()
@@ -339,6 +358,7 @@ impl LocalNode {
             command: command.join(" "),
             source,
         })?;
+        running().push(child.id() as i32);
         let tail = Tail::default();
         if let Some(out) = child.stdout.take() {
             tail.follow(out);
@@ -383,6 +403,7 @@ impl LocalNode {
     /// data. Idempotent.
     pub fn stop(&mut self, grace: Duration) {
         if let Some(mut child) = self.child.take() {
+            running().retain(|&g| g != child.id() as i32);
             let pid = nix::unistd::Pid::from_raw(child.id() as i32);
             // The whole process group: a `run` script's children too.
             let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGTERM);
