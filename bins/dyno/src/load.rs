@@ -29,12 +29,14 @@ fn gwei(x: f64, flag: &str) -> anyhow::Result<u128> {
 }
 
 /// The mix `--workload` names: a single kind, or a `[mix.NAME]` of
-/// specs/load.toml.
+/// specs/load/mixes.toml.
 fn mix(global: &Global, name: &str) -> anyhow::Result<Mix> {
     if let Some(k) = Kind::parse(name) {
         return Ok(Mix::only(k));
     }
-    let path = data_dir(global.specs.as_deref(), "specs").join("load.toml");
+    let path = data_dir(global.specs.as_deref(), "specs")
+        .join("load")
+        .join("mixes.toml");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("--workload {name}: reading {}", path.display()))?;
     let mixes = dyno_load::txs::mixes_from_toml(&text)

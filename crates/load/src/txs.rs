@@ -93,7 +93,7 @@ pub fn interleave<T: Copy>(weights: &[(T, u32)], n: usize) -> Vec<T> {
     out
 }
 
-/// The mixes of a `specs/load.toml` file, by name. Errors name the mix and
+/// The mixes of a `specs/load/mixes.toml` file, by name. Errors name the mix and
 /// the bad key.
 pub fn mixes_from_toml(text: &str) -> Result<std::collections::BTreeMap<String, Mix>, String> {
     #[derive(Deserialize)]
@@ -480,7 +480,7 @@ mod tests {
         assert_eq!(m["a"], Mix(vec![(Kind::Erc20, 1), (Kind::Transfer, 3)]));
         let e = mixes_from_toml("[mix.b]\nswap = 1\n").unwrap_err();
         assert!(e.contains("[mix.b]") && e.contains("\"swap\""), "{e}");
-        let shipped = include_str!("../../../specs/load.toml");
+        let shipped = include_str!("../../../specs/load/mixes.toml");
         assert!(mixes_from_toml(shipped).unwrap().contains_key("mix"));
     }
 
