@@ -229,8 +229,12 @@ fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
         std::fs::read_to_string(dir.path().join(l["files"]["csv"].as_str().unwrap())).unwrap();
     assert_eq!(csv.lines().count(), 3001);
     assert!(csv.contains(",not_sent,"));
+    // In a block before the kill: included, or already safe (geth's dev
+    // mode marks the head safe at once) or finalized.
     assert!(
-        csv.contains(",included,"),
-        "some were included before the kill"
+        [",included,", ",safe,", ",finalized,"]
+            .iter()
+            .any(|s| csv.contains(s)),
+        "some were in a block before the kill"
     );
 }
