@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
 use serde::{Deserialize, Serialize};
 
+pub mod baseline;
 pub mod load;
 pub mod read;
 
@@ -337,18 +338,7 @@ impl Run {
     /// Write to `path` atomically (temporary file, then rename), so a reader
     /// or a crash never sees half a file.
     pub fn write(&self, path: &Path) -> Result<(), FormatError> {
-        let io = |source| FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let tmp = path.with_extension("json.partial");
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(self.to_json().as_bytes()).map_err(io)?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        write_atomic(path, self.to_json().as_bytes())
     }
 
     /// Read a result file, checking its schema version first.
@@ -388,6 +378,25 @@ impl Run {
         }
         serde_json::from_str(text).map_err(parse_err)
     }
+}
+
+/// Write `bytes` to `path` through a synced temporary file and a rename, so
+/// a reader or a crash never sees half a file. Creates the parent folder.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    let io = |source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    let mut f = std::fs::File::create(&tmp).map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    f.sync_all().map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
 }
 
 #[cfg(test)]
