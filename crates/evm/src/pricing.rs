@@ -386,6 +386,7 @@ mod tests {
             target: None,
             regression_threshold: 0.2,
             incomplete_reason: None,
+            instructions: None,
         }
     }
 

@@ -281,6 +281,28 @@ pub struct BenchResult {
     pub regression_threshold: f64,
     /// Measurement stopped early for this reason (samples taken are kept).
     pub incomplete_reason: Option<String>,
+    /// Instructions per operation counted under callgrind (`--instructions`),
+    /// a machine-independent metric for in-process Rust benchmarks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Instructions>,
+}
+
+/// Instructions executed per operation, counted by valgrind's callgrind: a
+/// count, not a time, so it repeats exactly for the same binary and inputs
+/// whatever else the machine is doing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Instructions {
+    /// Instructions per operation: the difference between two counted runs
+    /// of different lengths, divided by the difference in iterations, so
+    /// one-off costs (set-up, first-call initialisation) cancel.
+    pub per_op: f64,
+    /// The iteration counts of the two counted runs.
+    pub iters: [u64; 2],
+    /// The instructions each run counted.
+    pub counts: [u64; 2],
+    /// The tool and its version, e.g. `callgrind (valgrind-3.19.0)`.
+    pub tool: String,
 }
 
 impl BenchResult {

@@ -102,6 +102,7 @@ pub(crate) fn example() -> Run {
             }),
             regression_threshold: 0.2,
             incomplete_reason: None,
+            instructions: None,
         }],
         load: Vec::new(),
         logs: Vec::new(),

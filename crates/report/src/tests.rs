@@ -67,6 +67,7 @@ fn result(id: &str, imp: &str, baseline: bool, p50: Option<f64>) -> BenchResult 
         target: None,
         regression_threshold: 0.2,
         incomplete_reason: None,
+        instructions: None,
     }
 }
 

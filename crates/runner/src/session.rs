@@ -257,6 +257,7 @@ fn result(
         target,
         regression_threshold: threshold,
         incomplete_reason: m.incomplete_reason,
+        instructions: None,
     }
 }
 
