@@ -3,7 +3,7 @@
 
 use anyhow::Context as _;
 use dyno_evm::gas::Schedule;
-use dyno_evm::pricing::{self, Estimate, Priced};
+use dyno_evm::pricing::{self, Estimate};
 use dyno_format::{BenchResult, Run};
 use dyno_report::gas::GasTable;
 
@@ -46,27 +46,12 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
         }
     };
 
-    let mut priced = Vec::new();
-    for r in run
-        .results
-        .iter()
-        .filter(|r| r.group() == "precompile" && r.baseline)
-    {
-        let Some(found) = dyno_evm::precompile::input_of(&ctx, &r.id) else {
-            continue;
-        };
-        let (op, input) = found.with_context(|| format!("pricing {}", r.id))?;
-        match schedule.nominal_gas(op, &input) {
-            Ok(nominal_gas) => priced.push(Priced {
-                direct: r,
-                nominal_gas,
-            }),
-            Err(e) => eprintln!("dyno: {} left out: {e}", r.id),
-        }
+    let (rows, left_out) =
+        pricing::price_run(&run.results, &schedule, &ctx, args.anchor, args.factor)
+            .with_context(|| format!("pricing run {}", run.run.id))?;
+    for why in left_out {
+        eprintln!("dyno: left out {why}");
     }
-    priced.extend(pricing::opcodes(&run.results));
-    let rows = pricing::table(&priced, &run.results, args.anchor, args.factor)
-        .with_context(|| format!("pricing run {}", run.run.id))?;
     let table = GasTable {
         fork: &args.fork,
         factor: args.factor,

@@ -255,6 +255,41 @@ pub fn arithmetic_rate(results: &[BenchResult]) -> Option<Estimate> {
     Some(rates[rates.len() / 2])
 }
 
+/// Price every direct-mode precompile result of a run (the baseline
+/// implementation's) against `schedule`, plus the opcode results, and build
+/// the table. Precompile results whose input cannot be priced are left out
+/// and listed with the reason in the second value.
+pub fn price_run(
+    results: &[BenchResult],
+    schedule: &crate::gas::Schedule,
+    ctx: &dyno_workload::Ctx,
+    second: Option<Anchor>,
+    factor: f64,
+) -> Result<(Vec<Row>, Vec<String>), PricingError> {
+    let mut priced = Vec::new();
+    let mut left_out = Vec::new();
+    for r in results
+        .iter()
+        .filter(|r| r.group() == "precompile" && r.baseline)
+    {
+        let Some(found) = crate::precompile::input_of(ctx, &r.id) else {
+            continue;
+        };
+        let nominal = found
+            .map_err(|e| e.to_string())
+            .and_then(|(op, input)| schedule.nominal_gas(op, &input).map_err(|e| e.to_string()));
+        match nominal {
+            Ok(nominal_gas) => priced.push(Priced {
+                direct: r,
+                nominal_gas,
+            }),
+            Err(e) => left_out.push(format!("{}: {e}", r.id)),
+        }
+    }
+    priced.extend(opcodes(results));
+    Ok((table(&priced, results, second, factor)?, left_out))
+}
+
 /// Build the table. `priced` holds the direct results in display order;
 /// `results` is the whole run (for the anchor, the bytecode loops, the
 /// no-op and the opcodes).
