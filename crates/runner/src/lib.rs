@@ -10,4 +10,5 @@ pub mod env;
 pub use alloc::CountingAlloc;
 pub use engine::{Engine, Measurement, measure_harness, settings};
 pub mod session;
+pub mod slowdown;
 pub use session::{Invocation, Job, Progress, execute, new_run, now_rfc3339};

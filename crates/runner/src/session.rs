@@ -122,6 +122,8 @@ pub fn execute(
     mut observe: impl FnMut(Progress<'_>),
 ) -> Vec<(String, BuildError)> {
     let total = jobs.len();
+    // Checked by the binary before measuring starts; unreadable here means unset.
+    let slowdown = crate::slowdown::Slowdown::from_env().unwrap_or_default();
     let mut errors = Vec::new();
     let mut skipped = 0;
     for (index, job) in jobs.into_iter().enumerate() {
@@ -144,7 +146,11 @@ pub fn execute(
             build,
         } = job;
         let mut parameters = parameters;
-        let (measurement, build_error) = match build() {
+        let built = build().map(|w| match slowdown.factor(&id) {
+            Some(f) => Box::new(crate::slowdown::Slowed::new(w, f)) as Box<dyn Workload>,
+            None => w,
+        });
+        let (measurement, build_error) = match built {
             Ok(mut w) => {
                 let m = engine.measure(w.as_mut());
                 for (k, v) in w.facts() {
