@@ -25,6 +25,15 @@ step "set-up: dev nodes for the load lab (geth from the Go module proxy, anvil a
 # The load tests in \`cargo test\` start the pinned geth; build it first.
 cargo run --locked -q -p dyno -- setup -q geth anvil hardhat
 
+step "set-up: a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
+# Installed from Debian's packages if missing; stopped and removed on exit.
+# (One EXIT trap for every clean-up: a second `trap ... EXIT` would replace it.)
+pgdir=$(mktemp -d)
+smoke=$(mktemp -d)
+trap 'rm -rf "$smoke"; scripts/postgres.sh stop "$pgdir" >/dev/null 2>&1 || true' EXIT
+DYNO_TEST_POSTGRES=$(scripts/postgres.sh start "$pgdir")
+export DYNO_TEST_POSTGRES
+
 step "cargo test"
 cargo test --workspace --locked
 
@@ -41,8 +50,6 @@ npm --prefix contracts ci --no-audit --no-fund --loglevel=error
 npm --prefix contracts test
 
 step "release smoke run: dyno run --quick (every default suite, verified)"
-smoke=$(mktemp -d)
-trap 'rm -rf "$smoke"' EXIT
 cargo run --release --locked -q -p dyno -- run --quick -q --out "$smoke/run.json" >"$smoke/table.txt"
 tail -n 4 "$smoke/table.txt" >&2
 echo "release smoke run passed"

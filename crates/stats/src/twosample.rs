@@ -21,7 +21,7 @@
 use crate::{Interval, percentile_unchecked, sorted_copy, valid_level};
 
 /// Both samples at most this large (and no ties): the exact distribution.
-pub const EXACT_MAX: usize = 50;
+pub const EXACT_MAX: usize = 30;
 
 /// The outcome of a two-sided Mann-Whitney U test of B against A.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,7 +104,18 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
 
 /// Exact two-sided p-value: 2 · P(U ≤ min(u, n_a·n_b - u)), capped at 1.
 fn exact_two_sided(na: usize, nb: usize, u: usize) -> f64 {
-    let dist = u_distribution(na, nb);
+    type Cache = std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::default();
+    }
+    // The distribution depends on the sizes alone; a check compares many
+    // benchmarks with the same sample counts.
+    let dist = CACHE.with(|c| {
+        c.borrow_mut()
+            .entry((na, nb))
+            .or_insert_with(|| std::rc::Rc::new(u_distribution(na, nb)))
+            .clone()
+    });
     let total: f64 = dist.iter().sum();
     let u = u.min(na * nb);
     let lo = u.min(na * nb - u);
@@ -196,11 +207,21 @@ pub fn ratio_ci(a: &[f64], b: &[f64], level: f64, resamples: usize, seed: u64) -
     let mut rng = SplitMix64(seed);
     let mut buf = Vec::with_capacity(sa.len().max(sb.len()));
     let mut ratios = Vec::with_capacity(resamples);
+    // The type-7 median by selection (O(n)), not a full sort.
     let mut resampled_median = |xs: &[f64], rng: &mut SplitMix64| {
         buf.clear();
         buf.extend((0..xs.len()).map(|_| xs[rng.below(xs.len())]));
-        buf.sort_unstable_by(f64::total_cmp);
-        percentile_unchecked(&buf, 50.0)
+        let n = buf.len();
+        let (_, &mut upper, _) = buf.select_nth_unstable_by(n / 2, f64::total_cmp);
+        if n % 2 == 1 {
+            upper
+        } else {
+            let lower = buf[..n / 2]
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max);
+            (lower + upper) / 2.0
+        }
     };
     for _ in 0..resamples {
         let ma = resampled_median(&sa, &mut rng);
