@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every test dyno has, from a fresh clone: formatting, lints, the Rust tests,
+# Every test dyno has, from a fresh clone: formatting, lints, the Rust tests
+# (with a throwaway PostgreSQL on loopback for the history store, headless
+# Chromium for the HTML report and valgrind for instruction counts),
 # the vector generator's tests (in a pinned Python venv), the Solidity
 # contracts' recompile test (pinned solc from npm), and a release-mode
 # smoke run of every default suite (each benchmark verifies its output first,
@@ -24,6 +26,18 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "set-up: dev nodes for the load lab (geth from the Go module proxy, anvil and hardhat from npm)"
 # The load tests in \`cargo test\` start the pinned geth; build it first.
 cargo run --locked -q -p dyno -- setup -q geth anvil hardhat
+
+step "set-up: headless Chromium (Debian's package) for the HTML report's browser test"
+scripts/chromium.sh
+# The browser test keeps its screenshot here (a CI artifact).
+export DYNO_ARTIFACTS="${DYNO_ARTIFACTS:-$PWD/target/artifacts}"
+
+step "set-up: valgrind (Debian's package) for callgrind instruction counts"
+if ! command -v valgrind >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind \
+    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
+fi
+valgrind --version
 
 step "set-up: a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
 # Installed from Debian's packages if missing; stopped and removed on exit.

@@ -52,6 +52,22 @@ pub(crate) struct Global {
     /// or TERM=dumb.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub(crate) color: ColorChoice,
+
+    /// The run history: a SQLite file, or a `postgres://user:pass@host/db`
+    /// URL a team shares. Default: $DYNO_DATA/history.sqlite, else
+    /// $XDG_DATA_HOME/dyno/history.sqlite, else ~/.local/share/dyno/history.sqlite.
+    #[arg(long, global = true, env = "DYNO_STORE", value_name = "PATH|URL")]
+    pub(crate) store: Option<String>,
+
+    /// Do not save runs to the history (their JSON is still written).
+    /// DYNO_NO_STORE takes 1/0, true/false, yes/no, on/off.
+    #[arg(
+        long,
+        global = true,
+        env = "DYNO_NO_STORE",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub(crate) no_store: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,6 +102,23 @@ pub(crate) enum Command {
     /// follow each one to finality, and report throughput, latency
     /// percentiles and plots.
     Load(Box<LoadArgs>),
+    /// Named, versioned baselines kept in the history: save one from a run,
+    /// list them, show one, export or import it as a JSON file.
+    Baseline(BaselineArgs),
+    /// Check a run against a baseline: one verdict per benchmark (improved,
+    /// regressed, ~, insufficient data), exit 1 on a confirmed regression.
+    Check(Box<CheckArgs>),
+    /// Compare two runs in the benchstat style: median ± CI, delta, p, n.
+    Compare(CompareArgs),
+    /// Write reports: one self-contained HTML file, a Markdown PR comment,
+    /// or exports (CSV, JSON, Bencher's BMF, Go's benchmark format).
+    Report(ReportArgs),
+    /// The run history: list saved runs, show one id's trend, or import
+    /// result files.
+    History(HistoryArgs),
+    /// Internal (`run --instructions`): run one benchmark under callgrind.
+    #[command(name = "__count", hide = true)]
+    Count(CountArgs),
 }
 
 const LOAD_HELP: &str = "\
@@ -398,6 +431,28 @@ pub(crate) struct RunArgs {
     /// Exit 1 if any benchmark misses its spec target.
     #[arg(long)]
     pub(crate) fail_on_target: bool,
+
+    /// Also count instructions per operation of the in-process Rust
+    /// benchmarks under valgrind's callgrind (needs valgrind): exact and
+    /// repeatable where time is not; compare with `dyno check --metric
+    /// instructions`.
+    #[arg(long)]
+    pub(crate) instructions: bool,
+}
+
+/// The hidden `__count` command: build, verify and warm up one benchmark,
+/// then run it for each `--iters` inside the counted region.
+#[derive(Debug, Args)]
+pub(crate) struct CountArgs {
+    /// The benchmark id.
+    #[arg(long)]
+    pub(crate) id: String,
+    /// The built-in implementation.
+    #[arg(long = "impl", value_name = "NAME")]
+    pub(crate) implementation: String,
+    /// Iterations of one counted run (repeat for several).
+    #[arg(long, value_name = "N")]
+    pub(crate) iters: Vec<u64>,
 }
 
 /// Sampling, result file, stdout format and progress: shared by `run` and
@@ -440,4 +495,263 @@ impl From<OutputFormat> for dyno_report::Format {
             OutputFormat::Csv => Self::Csv,
         }
     }
+}
+
+const BASELINE_HELP: &str = "\
+A RUN is a result file (dyno-results/<id>.json), a run id from the history,
+or `latest` (the default: the newest run in the history).
+
+Examples:
+  dyno run --quick && dyno baseline save main --reason \"first baseline\"
+  dyno baseline save main --from dyno-results/<id>.json --reason \"new CI machine\"
+  dyno baseline list
+  dyno baseline show main
+  dyno baseline export main -o baselines/main.json     commit it
+  dyno baseline import baselines/main.json             on another machine";
+
+#[derive(Debug, Args)]
+#[command(after_help = BASELINE_HELP)]
+pub(crate) struct BaselineArgs {
+    #[command(subcommand)]
+    pub(crate) action: BaselineAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BaselineAction {
+    /// Save a run as the next version of baseline NAME.
+    Save {
+        /// The baseline's name.
+        name: String,
+        /// The run: a result file, a run id, or `latest`.
+        #[arg(long, value_name = "RUN", default_value = "latest")]
+        from: String,
+        /// Why this version exists (kept in its history).
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+    },
+    /// List the baselines: versions, last change and why.
+    List,
+    /// Show a baseline's version history and its figures.
+    Show {
+        /// The baseline's name.
+        name: String,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a baseline, every version, to a JSON file.
+    Export {
+        /// The baseline's name.
+        name: String,
+        /// The file (`-` for stdout).
+        #[arg(long, short, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Read a baseline file into the history (replacing one of that name).
+    Import {
+        /// The file.
+        file: PathBuf,
+        /// Store it under this name instead.
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+    },
+}
+
+const CHECK_HELP: &str = "\
+A benchmark is REGRESSED only when its change is statistically significant (a
+two-sided Mann-Whitney U test of the per-op sample times, Holm-adjusted over
+every benchmark compared, family-wise alpha 0.05) AND the ratio of medians is
+beyond its threshold (the spec's, 20% by default). A flagged benchmark is
+measured again once; only a regression seen twice exits 1. When the baseline
+came from another machine, every time is divided by ECRECOVER measured in the
+same run first, and the output says so.
+
+Examples:
+  dyno check --baseline main                 measure the baseline's ids now, then check
+  dyno check --baseline main run.json        check a saved run
+  dyno check --baseline baselines/main.json  a committed baseline file
+  dyno check --baseline main --format markdown > comment.md
+  dyno check --baseline main --metric instructions   callgrind counts (--instructions runs)
+
+Exit codes: 0 no confirmed regression; 1 a confirmed regression or a wrong
+result; 2 a usage or runtime error.";
+
+#[derive(Debug, Args)]
+#[command(after_help = CHECK_HELP)]
+pub(crate) struct CheckArgs {
+    /// A baseline name in the history, or a baseline (or result) JSON file.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub(crate) baseline: String,
+
+    /// The run to check (a result file or a run id). Without it, the
+    /// baseline's benchmarks are measured now, with its settings.
+    pub(crate) run: Option<String>,
+
+    /// Regression threshold for every benchmark (0.2 = 20%), instead of
+    /// each spec's.
+    #[arg(long, value_name = "FRACTION")]
+    pub(crate) threshold: Option<f64>,
+
+    /// Family-wise significance level.
+    #[arg(long, default_value_t = dyno_gate::DEFAULT_ALPHA, value_name = "ALPHA")]
+    pub(crate) alpha: f64,
+
+    /// Divide times by a reference measured in the same run: auto (when
+    /// the machines differ), always, never.
+    #[arg(long, value_enum, default_value_t = NormalizeArg::Auto)]
+    pub(crate) normalize: NormalizeArg,
+
+    /// The reference operation for normalisation.
+    #[arg(long, default_value = dyno_gate::DEFAULT_REFERENCE, value_name = "ID")]
+    pub(crate) reference: String,
+
+    /// What to compare: wall time per op, or callgrind instruction counts.
+    #[arg(long, value_enum, default_value_t = MetricArg::Time)]
+    pub(crate) metric: MetricArg,
+
+    /// Do not re-measure flagged benchmarks (a saved run's flags then count
+    /// at once).
+    #[arg(long)]
+    pub(crate) no_remeasure: bool,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = DeltaFormat::Table)]
+    pub(crate) format: DeltaFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum NormalizeArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<NormalizeArg> for dyno_gate::Normalize {
+    fn from(n: NormalizeArg) -> Self {
+        match n {
+            NormalizeArg::Auto => Self::Auto,
+            NormalizeArg::Always => Self::Always,
+            NormalizeArg::Never => Self::Never,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MetricArg {
+    Time,
+    Instructions,
+}
+
+impl From<MetricArg> for dyno_gate::Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Time => Self::Time,
+            MetricArg::Instructions => Self::Instructions,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DeltaFormat {
+    Table,
+    Markdown,
+    Json,
+}
+
+const COMPARE_HELP: &str = "\
+Each side shows the median per-op time ± the half-width of its 95% CI (as a %
+of the median); delta is the change of the median with the bootstrap 95% CI
+of the ratio; p is the Mann-Whitney U test's, Holm-adjusted over the rows,
+and n the samples on each side. `~` means no significant change (alpha 0.05).
+Warnings are numbered footnotes. The geomean row summarises every row with
+both sides.
+
+Examples:
+  dyno compare dyno-results/a.json dyno-results/b.json
+  dyno compare latest~1 latest          the two newest runs in the history
+  dyno compare <run-id> <run-id> --format markdown";
+
+#[derive(Debug, Args)]
+#[command(after_help = COMPARE_HELP)]
+pub(crate) struct CompareArgs {
+    /// The old run: a result file, a run id, `latest` or `latest~N`.
+    pub(crate) old: String,
+    /// The new run.
+    pub(crate) new: String,
+    /// Significance level.
+    #[arg(long, default_value_t = dyno_gate::DEFAULT_ALPHA, value_name = "ALPHA")]
+    pub(crate) alpha: f64,
+    /// Divide by a reference measured in the same run: auto, always, never.
+    #[arg(long, value_enum, default_value_t = NormalizeArg::Auto)]
+    pub(crate) normalize: NormalizeArg,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = DeltaFormat::Table)]
+    pub(crate) format: DeltaFormat,
+}
+
+const REPORT_HELP: &str = "\
+Examples:
+  dyno report dyno-results/<id>.json -o report.html
+  dyno report latest dyno-results/<id>-load.json --trend hash/keccak256/32B -o report.html
+  dyno report latest --format markdown > comment.md
+  dyno report latest --format bmf > bench.json        Bencher Metric Format
+  dyno report latest --format gobench > new.txt       then: benchstat old.txt new.txt";
+
+#[derive(Debug, Args)]
+#[command(after_help = REPORT_HELP)]
+pub(crate) struct ReportArgs {
+    /// Runs: result files, run ids, `latest` or `latest~N`.
+    #[arg(required = true, value_name = "RUN")]
+    pub(crate) runs: Vec<String>,
+    /// The format (html needs -o, or writes to stdout).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub(crate) format: ReportFormat,
+    /// Write here instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Add a trend chart of this id over the history (repeatable).
+    #[arg(long, value_name = "ID")]
+    pub(crate) trend: Vec<String>,
+    /// Runs of history in a trend.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub(crate) trend_runs: usize,
+    /// The fork whose schedule prices precompiles in the gas chart.
+    #[arg(long, default_value = "osaka", value_name = "FORK")]
+    pub(crate) fork: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ReportFormat {
+    Html,
+    Markdown,
+    Csv,
+    Json,
+    Bmf,
+    Gobench,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  dyno history\n  dyno history hash/keccak256/32B\n  dyno history --import dyno-results/*.json"
+)]
+pub(crate) struct HistoryArgs {
+    /// Show this id's P50 over the saved runs instead of the run list.
+    pub(crate) id: Option<String>,
+    /// Only this implementation (with an id).
+    #[arg(long = "impl", value_name = "NAME")]
+    pub(crate) implementation: Option<String>,
+    /// How many runs.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub(crate) limit: usize,
+    /// Add these result files to the history (e.g. ones saved while the
+    /// history was unreachable).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub(crate) import: Vec<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

@@ -41,6 +41,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
                 &Settings::new(args.quick, &args.output),
             )?;
             measured.announce();
+            crate::history::save(global, &measured.run, &measured.json, args.output.quiet);
             let outcome = report_problems(&measured.run, &measured.errors, false)?;
             (measured.run, outcome)
         }

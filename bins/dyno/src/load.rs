@@ -347,6 +347,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
                 }
             );
         }
+        crate::history::save(global, &run, &out, quiet);
         let text = match args.format {
             LoadFormat::Table => dyno_report::load::table(&run),
             LoadFormat::Json => run.to_json(),

@@ -11,12 +11,17 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod baseline;
+mod check;
 mod cli;
 mod gas;
+mod history;
+mod instructions;
 mod list;
 mod load;
 mod others;
 mod portable;
+mod report;
 mod run;
 mod setup;
 
@@ -42,6 +47,12 @@ fn main() -> ExitCode {
         Command::Setup(args) => setup::setup(args),
         Command::Doctor(args) => setup::doctor(args),
         Command::Load(args) => load::load(&cli.global, args),
+        Command::Baseline(args) => baseline::baseline(&cli.global, args),
+        Command::Check(args) => check::check(&cli.global, args),
+        Command::Compare(args) => check::compare(&cli.global, args),
+        Command::Report(args) => report::report(&cli.global, args),
+        Command::History(args) => history::history(&cli.global, args),
+        Command::Count(args) => instructions::count(&cli.global, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

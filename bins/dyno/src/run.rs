@@ -16,39 +16,24 @@ use crate::others::{self, Selection};
 use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
-    let (specs, catalog) = load_specs(global)?;
-    let sel = Selection::parse(args.impls.as_deref());
-    let plan = dyno_spec::plan(&specs, args.filter.as_deref(), None);
-    if plan.is_empty() {
-        anyhow::bail!(
-            "no benchmark matches {:?} (see `dyno list`)",
-            args.filter.as_deref().unwrap_or("")
-        );
+    check_knobs()?;
+    if args.instructions {
+        crate::instructions::check_valgrind()?;
     }
-    let ctx = context(global);
-    let started = others::start(&sel, args.output.quiet);
-    check_impls(&sel, &catalog, &started)?;
-    let rust_plan: Vec<_> = plan
-        .iter()
-        .filter(|e| sel.wants("rust", &e.implementation))
-        .cloned()
-        .collect();
-    let rust = jobs(rust_plan, catalog, &ctx);
-    let jobs = others::interleave(rust, &plan, &started, &sel, &ctx, args.quick);
-    let real = jobs
-        .iter()
-        .filter(|j| j.id != dyno_protocol::NOOP_ID)
-        .count();
-    if real == 0 {
-        anyhow::bail!(
-            "no implementation selected by --impl {} runs {:?} (see `dyno list` and `dyno doctor`)",
-            args.impls.as_deref().unwrap_or_default().join(","),
-            args.filter.as_deref().unwrap_or("the default suites")
-        );
+    let mut measured = select_and_measure(
+        global,
+        &Selected {
+            filter: args.filter.as_deref(),
+            impls: args.impls.as_deref(),
+            only: None,
+            quick: args.quick,
+        },
+        &Settings::new(args.quick, &args.output),
+    )?;
+    if args.instructions {
+        crate::instructions::count_run(global, &mut measured.run, args.output.quiet)?;
+        measured.run.write(&measured.json)?;
     }
-    let measured = measure_jobs(jobs, &Settings::new(args.quick, &args.output));
-    drop(started);
-    let measured = measured?;
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&dyno_report::render(
         &measured.run,
@@ -56,7 +41,77 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
         color,
     ))?;
     measured.announce();
+    crate::history::save(global, &measured.run, &measured.json, args.output.quiet);
     report_problems(&measured.run, &measured.errors, args.fail_on_target)
+}
+
+/// Refuse a malformed test-only knob before measuring anything.
+pub(crate) fn check_knobs() -> anyhow::Result<()> {
+    let s = dyno_runner::slowdown::Slowdown::from_env()?;
+    if s != dyno_runner::slowdown::Slowdown::default() {
+        eprintln!(
+            "dyno: warning: {} is set: matching benchmarks are slowed on purpose (test only)",
+            dyno_runner::slowdown::ENV
+        );
+    }
+    Ok(())
+}
+
+/// What to measure: the spec plan for a filter and implementations,
+/// optionally narrowed to exact (id, implementation) pairs.
+pub(crate) struct Selected<'a> {
+    pub(crate) filter: Option<&'a str>,
+    pub(crate) impls: Option<&'a [String]>,
+    /// Keep only these (id, implementation name) pairs.
+    pub(crate) only: Option<&'a std::collections::HashSet<(String, String)>>,
+    pub(crate) quick: bool,
+}
+
+/// Plan, start the adapters needed, verify and measure, save the JSON.
+pub(crate) fn select_and_measure(
+    global: &Global,
+    what: &Selected<'_>,
+    how: &Settings,
+) -> anyhow::Result<Measured> {
+    let (specs, catalog) = load_specs(global)?;
+    let sel = Selection::parse(what.impls);
+    let plan = dyno_spec::plan(&specs, what.filter, None);
+    if plan.is_empty() {
+        anyhow::bail!(
+            "no benchmark matches {:?} (see `dyno list`)",
+            what.filter.unwrap_or("")
+        );
+    }
+    let ctx = context(global);
+    let started = others::start(&sel, how.quiet);
+    check_impls(&sel, &catalog, &started)?;
+    let rust_plan: Vec<_> = plan
+        .iter()
+        .filter(|e| sel.wants("rust", &e.implementation))
+        .cloned()
+        .collect();
+    let rust = jobs(rust_plan, catalog, &ctx);
+    let mut jobs = others::interleave(rust, &plan, &started, &sel, &ctx, what.quick);
+    if let Some(only) = what.only {
+        jobs.retain(|j| {
+            j.id == dyno_protocol::NOOP_ID
+                || only.contains(&(j.id.clone(), j.implementation.name.clone()))
+        });
+    }
+    let real = jobs
+        .iter()
+        .filter(|j| j.id != dyno_protocol::NOOP_ID)
+        .count();
+    if real == 0 {
+        anyhow::bail!(
+            "no implementation selected by --impl {} runs {:?} (see `dyno list` and `dyno doctor`)",
+            what.impls.unwrap_or_default().join(","),
+            what.filter.unwrap_or("the default suites")
+        );
+    }
+    let measured = measure_jobs(jobs, how);
+    drop(started);
+    measured
 }
 
 /// Where the suites find their vectors.

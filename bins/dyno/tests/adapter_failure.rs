@@ -121,6 +121,7 @@ fn toy(root: &Path, name: &str, die_after: Option<u32>) {
 /// under `root`, and the default specs and vectors.
 fn dyno(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "1")
         .args(args)
         .current_dir(repo())
         .env("DYNO_ADAPTERS", root.join("adapters"))

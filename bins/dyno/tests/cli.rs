@@ -10,6 +10,7 @@ fn repo() -> PathBuf {
 
 fn dyno(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "1")
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
@@ -160,6 +161,7 @@ fn a_wrong_result_fails_verification_and_exits_1() {
 
     let out = tmp.path().join("run.json");
     let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "1")
         .args([
             "run",
             "hash/keccak256/32B",
@@ -219,6 +221,7 @@ fn a_bad_spec_names_file_line_and_key() {
     )
     .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "1")
         .args(["list", "--specs"])
         .arg(&specs)
         .output()
@@ -266,6 +269,7 @@ fn missing_vectors_are_named_and_the_run_is_saved_incomplete() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run.json");
     let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "1")
         .args([
             "run",
             "hash/sha256/1B",

@@ -18,6 +18,7 @@ use serde_json::Value;
 fn dyno() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dyno"));
     c.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    c.env("DYNO_NO_STORE", "1");
     c
 }
 

@@ -190,12 +190,13 @@ fn compare_keys(
     }
 
     let rows: Vec<Row> = pending.into_iter().map(|p| p.row).collect();
-    let slowed: Vec<&str> = new
+    let mut slowed: Vec<&str> = new
         .results
         .iter()
         .filter(|r| r.parameters.contains_key("test_slowdown"))
         .map(|r| r.id.as_str())
         .collect();
+    slowed.dedup();
     if !slowed.is_empty() {
         notes.push(format!(
             "the new run was slowed on purpose by DYNO_TEST_SLOWDOWN (test only): {}",

@@ -3,9 +3,13 @@
 //! (grouping by id, the baseline ratio, notes) lives in `rows`. `gas` lays
 //! out the `dyno gas` view in all four.
 
+pub mod bmf;
 pub mod compare;
 pub mod csv;
+pub mod delta;
 pub mod gas;
+pub mod gobench;
+pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;

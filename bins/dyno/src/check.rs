@@ -1,0 +1,214 @@
+//! `dyno check` (a run against a baseline, the CI gate) and `dyno compare`
+//! (two runs, benchstat style).
+
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use dyno_format::{Run, VerificationStatus};
+use dyno_gate::{Comparison, Options};
+
+use crate::cli::{CheckArgs, CompareArgs, DeltaFormat, Global, Output, OutputFormat};
+use crate::run::{Measured, Selected, Settings, check_knobs, select_and_measure};
+use crate::{Outcome, history, print_stdout, use_color};
+
+pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome> {
+    check_knobs()?;
+    let (base, base_label) = crate::baseline::resolve(global, &args.baseline)?;
+    let opts = Options {
+        alpha: args.alpha,
+        threshold: args.threshold,
+        normalize: args.normalize.into(),
+        reference: args.reference.clone(),
+        metric: args.metric.into(),
+        ..Options::default()
+    };
+    let (new, new_label, measured_here) = match &args.run {
+        Some(what) => {
+            let (run, label) = history::resolve_run(global, what)?;
+            (run, label, false)
+        }
+        None => {
+            if opts.metric == dyno_gate::Metric::Instructions {
+                anyhow::bail!(
+                    "--metric instructions compares saved runs measured with `dyno run --instructions`; \
+                     give the run file to check"
+                );
+            }
+            let keys = keys_of(&base, None, &opts.reference);
+            eprintln!(
+                "dyno: measuring the {} benchmarks of {base_label} now ({} settings)",
+                keys.len() - usize::from(keys.iter().any(|k| k.0 == opts.reference)),
+                if base.run.settings.quick {
+                    "--quick"
+                } else {
+                    "full"
+                }
+            );
+            let m = measure_keys(global, &base, &keys, None, args.quiet)?;
+            history::save(global, &m.run, &m.json, args.quiet);
+            let label = format!("run {} (measured now, {})", m.run.run.id, m.json.display());
+            (m.run, label, true)
+        }
+    };
+    let first = dyno_gate::compare(&base, &new, &base_label, &new_label, &opts)?;
+    let result = if first.count(dyno_gate::Verdict::Regressed) > 0 && !args.no_remeasure {
+        remeasure(global, &base, &first, &opts, args.quiet, measured_here)
+    } else {
+        first
+    };
+    let color = use_color(global.color, std::io::stdout().is_terminal());
+    print_stdout(&render(&result, args.format, color)?)?;
+
+    let wrong: Vec<String> = new
+        .results
+        .iter()
+        .filter(|r| r.verification.status == VerificationStatus::Failed)
+        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
+        .collect();
+    for w in &wrong {
+        eprintln!("dyno: WRONG result: {w}");
+    }
+    let regressed = result.count(dyno_gate::Verdict::Regressed);
+    if regressed > 0 {
+        eprintln!("dyno: {regressed} confirmed regression(s)");
+    }
+    Ok(if regressed > 0 || !wrong.is_empty() {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// Measure the flagged benchmarks once more and keep only what repeats.
+/// If they cannot be measured here, the first verdicts stand, and say so.
+fn remeasure(
+    global: &Global,
+    base: &Run,
+    first: &Comparison,
+    opts: &Options,
+    quiet: bool,
+    measured_here: bool,
+) -> Comparison {
+    let flagged: HashSet<(String, String)> = first
+        .regressed()
+        .map(|r| (r.id.clone(), r.implementation.clone()))
+        .collect();
+    let keys = keys_of(base, Some(&flagged), &opts.reference);
+    eprintln!(
+        "dyno: {} flagged; measuring {} again before deciding",
+        flagged.len(),
+        if flagged.len() == 1 { "it" } else { "them" }
+    );
+    let confirmed = measure_keys(global, base, &keys, Some("remeasure"), quiet)
+        .map_err(|e| e.to_string())
+        .and_then(|m| dyno_gate::confirm(first, base, &m.run, opts).map_err(|e| e.to_string()));
+    match confirmed {
+        Ok(c) => c,
+        Err(e) => {
+            let mut c = first.clone();
+            c.notes.push(format!(
+                "the flagged benchmarks could not be measured again{}: {e}; the first verdicts stand",
+                if measured_here { "" } else { " on this machine" }
+            ));
+            c
+        }
+    }
+}
+
+/// The (id, implementation) pairs to measure: the baseline's verified
+/// results (or only `subset`), plus the normalisation reference.
+fn keys_of(
+    base: &Run,
+    subset: Option<&HashSet<(String, String)>>,
+    reference: &str,
+) -> HashSet<(String, String)> {
+    let mut keys: HashSet<(String, String)> = base
+        .results
+        .iter()
+        .filter(|r| r.verification.status == VerificationStatus::Passed)
+        .map(|r| (r.id.clone(), r.implementation.name.clone()))
+        .filter(|k| subset.is_none_or(|s| s.contains(k)))
+        .collect();
+    if let Some(r) = base
+        .results
+        .iter()
+        .find(|r| r.id == reference && (r.baseline || r.implementation.runtime == "rust"))
+    {
+        keys.insert((r.id.clone(), r.implementation.name.clone()));
+    }
+    keys
+}
+
+/// Measure `keys` with the baseline's settings (quick or full, its sample
+/// floor), on the runtimes the baseline used.
+fn measure_keys(
+    global: &Global,
+    base: &Run,
+    keys: &HashSet<(String, String)>,
+    suffix: Option<&str>,
+    quiet: bool,
+) -> anyhow::Result<Measured> {
+    let mut runtimes: Vec<String> = base
+        .results
+        .iter()
+        .filter(|r| keys.contains(&(r.id.clone(), r.implementation.name.clone())))
+        .map(|r| r.implementation.runtime.clone())
+        .collect();
+    runtimes.sort();
+    runtimes.dedup();
+    let ids: Vec<String> = {
+        let mut v: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let filter = ids.join(",");
+    let out = suffix.map(|s| {
+        PathBuf::from("dyno-results").join(format!(
+            "{}-{s}.json",
+            dyno_runner::now_rfc3339().replace([':', '-'], "")
+        ))
+    });
+    let output = Output {
+        samples: u32::try_from(base.run.settings.min_samples).ok(),
+        out,
+        format: OutputFormat::Table,
+        quiet,
+    };
+    let quick = base.run.settings.quick;
+    select_and_measure(
+        global,
+        &Selected {
+            filter: Some(&filter),
+            impls: Some(&runtimes),
+            only: Some(keys),
+            quick,
+        },
+        &Settings::new(quick, &output),
+    )
+}
+
+fn render(c: &Comparison, format: DeltaFormat, color: bool) -> anyhow::Result<String> {
+    Ok(match format {
+        DeltaFormat::Table => dyno_report::delta::text(c, color),
+        DeltaFormat::Markdown => dyno_report::delta::markdown(c),
+        DeltaFormat::Json => serde_json::to_string_pretty(c)? + "\n",
+    })
+}
+
+pub(crate) fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<Outcome> {
+    let (old, old_label) = history::resolve_run(global, &args.old)?;
+    let (new, new_label) = history::resolve_run(global, &args.new)?;
+    let opts = Options {
+        alpha: args.alpha,
+        // benchstat's view: any significant change is shown as one.
+        threshold: Some(f64::MIN_POSITIVE),
+        normalize: args.normalize.into(),
+        ..Options::default()
+    };
+    let c = dyno_gate::compare(&old, &new, &old_label, &new_label, &opts)?;
+    let color = use_color(global.color, std::io::stdout().is_terminal());
+    print_stdout(&render(&c, args.format, color)?)?;
+    Ok(Outcome::Ok)
+}

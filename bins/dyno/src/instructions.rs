@@ -1,0 +1,594 @@
+//! `dyno run --instructions`: instructions per operation, counted by
+//! valgrind's callgrind, for the in-process Rust benchmarks of a run.
+//!
+//! A count is not a time: it repeats exactly for the same binary and
+//! inputs whatever else the machine is doing, and needs no hardware
+//! performance counters (so it works in VMs and containers).
+//!
+//! For each result the parent starts this same binary under callgrind with
+//! the hidden `__count` command. The child builds the workload, verifies
+//! it, warms it up, then calls [`dyno_counted_region`] twice, with N and 2N
+//! iterations. Callgrind collects only inside that function
+//! (`--collect-atstart=no --toggle-collect`) and dumps a profile after each
+//! call (`--dump-after`), so the two profiles hold exactly the two counts.
+//! Instructions per operation are `(I(2N) - I(N)) / N`: the fixed cost of
+//! a call (and of `run`'s own set-up) cancels.
+
+use std::hint::black_box;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use anyhow::Context as _;
+use dyno_format::{BenchResult, Instructions, Run, VerificationStatus};
+use dyno_workload::{BenchDef, Workload};
+
+use crate::Outcome;
+use crate::cli::{CountArgs, Global};
+
+/// The counted function's name, matched by callgrind's function patterns.
+const REGION: &str = "dyno_counted_region";
+
+/// Its full (demangled) path: `--dump-after` takes a name, not a pattern.
+const REGION_PATH: &str = concat!(module_path!(), "::dyno_counted_region");
+
+/// Native time one counted run of N iterations aims at (the second run
+/// takes twice as long); under callgrind it is some 50 times slower.
+const TARGET_NS: f64 = 5e6;
+
+/// The most iterations of one counted run.
+const MAX_ITERS: u64 = 1_000_000;
+
+/// The valgrind executable.
+const VALGRIND: &str = "valgrind";
+
+/// The suites of [`crate::catalog`], cheapest to list first. The child
+/// lists one suite at a time and stops at the one that has the benchmark:
+/// under callgrind, listing every suite (some generate inputs to record
+/// their parameters) costs seconds. A suite missing here is still found,
+/// in the whole catalog.
+const SUITES: &[fn() -> Vec<BenchDef>] = &[
+    dyno_micro::hash::defs,
+    dyno_micro::crypto::defs,
+    dyno_micro::trie::defs,
+    dyno_evm::block::defs,
+    dyno_evm::chain::defs,
+    dyno_evm::tx::defs,
+    dyno_evm::opcode::defs,
+    dyno_evm::bytecode::defs,
+    dyno_evm::precompile::defs,
+    dyno_micro::rlp::defs,
+    dyno_micro::jsonrpc::defs,
+];
+
+// ---------------------------------------------------------------------------
+// The child: `dyno __count`.
+
+/// `dyno __count --id ID --impl NAME --iters N --iters 2N`: build, verify,
+/// warm up, then run each iteration count inside the counted region. Meant
+/// to run under callgrind; saves nothing.
+pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome> {
+    if args.iters.is_empty() || args.iters.contains(&0) {
+        anyhow::bail!("__count: --iters must be given, each at least 1");
+    }
+    let wanted = |d: &BenchDef| d.implementation == args.implementation && d.id() == args.id;
+    let catalog = SUITES
+        .iter()
+        .map(|suite| suite())
+        .find(|defs| defs.iter().any(wanted))
+        .unwrap_or_else(crate::catalog);
+    let Some(def) = catalog.iter().find(|d| wanted(d)) else {
+        let impls: Vec<&str> = catalog
+            .iter()
+            .filter(|d| d.id() == args.id)
+            .map(|d| d.implementation)
+            .collect();
+        if impls.is_empty() {
+            anyhow::bail!(
+                "__count: unknown benchmark id {:?}: no built-in Rust suite has it (see `dyno list`)",
+                args.id
+            );
+        }
+        anyhow::bail!(
+            "__count: {:?} has no built-in Rust implementation {:?}; it has: {}",
+            args.id,
+            args.implementation,
+            impls.join(", ")
+        );
+    };
+    let ctx = crate::run::context(global);
+    let mut w = (def.build)(&ctx)
+        .with_context(|| format!("building {} on {}", args.id, args.implementation))?;
+    if let Err(m) = w.verify() {
+        eprintln!(
+            "dyno: FAILED {} on {}: wrong result for case {}: expected {}, got {}; not counted",
+            args.id, args.implementation, m.case, m.expected, m.actual
+        );
+        return Ok(Outcome::Failed);
+    }
+    // Outside the counted region: first-call costs (lazy tables, CPU
+    // feature detection, symbol binding) and a whole cycle of inputs when
+    // it fits, so the first counted run starts where the cycle begins.
+    let warm = args.iters[0].min(w.cases().max(1) as u64);
+    w.run(warm);
+    for &n in &args.iters {
+        dyno_counted_region(w.as_mut(), n);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The only code callgrind counts (`--toggle-collect=*dyno_counted_region*`):
+/// `iters` iterations of the workload. Never inlined, so the symbol exists.
+#[inline(never)]
+fn dyno_counted_region(w: &mut dyn Workload, iters: u64) {
+    w.run(black_box(iters));
+}
+
+// ---------------------------------------------------------------------------
+// The parent: `dyno run --instructions`.
+
+/// Fail early, before anything is measured, when valgrind is missing;
+/// returns the tool string (`callgrind (valgrind-3.19.0)`).
+pub(crate) fn check_valgrind() -> anyhow::Result<String> {
+    let out = Command::new(VALGRIND)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output();
+    let missing = |why: String| {
+        anyhow::anyhow!(
+            "--instructions counts instructions with valgrind's callgrind, and {why}; \
+             install valgrind (Debian/Ubuntu: `apt-get install valgrind`, Fedora: `dnf install valgrind`) \
+             or run without --instructions"
+        )
+    };
+    match out {
+        Ok(o) if o.status.success() => {
+            let version = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            Ok(format!("callgrind ({version})"))
+        }
+        Ok(o) => Err(missing(format!(
+            "`valgrind --version` failed ({}): {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(missing(
+            "valgrind is not installed (not found on PATH)".into(),
+        )),
+        Err(e) => Err(missing(format!("valgrind could not be started: {e}"))),
+    }
+}
+
+/// Count instructions per operation for every eligible result of `run`
+/// (in-process Rust, verified), in place. A benchmark that fails under
+/// valgrind is skipped with a warning; a missing valgrind is an error.
+pub(crate) fn count_run(global: &Global, run: &mut Run, quiet: bool) -> anyhow::Result<()> {
+    let tool = check_valgrind()?;
+    let exe = std::env::current_exe().context("finding dyno's own executable")?;
+    let child_env = ChildEnv {
+        exe,
+        specs: absolute(&crate::data_dir(global.specs.as_deref(), "specs")),
+        vectors: absolute(&crate::data_dir(global.vectors.as_deref(), "vectors")),
+    };
+
+    let others = run
+        .results
+        .iter()
+        .filter(|r| r.implementation.runtime != "rust")
+        .count();
+    if others > 0 {
+        eprintln!(
+            "dyno: --instructions counts in-process Rust benchmarks only; skipping {others} result(s) from other runtimes"
+        );
+    }
+    let eligible: Vec<usize> = run
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| eligible(r))
+        .map(|(k, _)| k)
+        .collect();
+    if eligible.is_empty() {
+        eprintln!("dyno: --instructions: no verified in-process Rust result to count");
+        return Ok(());
+    }
+
+    let total = eligible.len();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let counted: Mutex<Vec<(usize, Result<Instructions, String>)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total);
+    let results = &run.results;
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&index) = eligible.get(k) else {
+                        break;
+                    };
+                    let r = &results[index];
+                    if !quiet {
+                        eprintln!(
+                            "dyno: counting instructions [{}/{total}] {} {}",
+                            k + 1,
+                            r.id,
+                            r.implementation.name
+                        );
+                    }
+                    let n = iterations(r);
+                    let outcome = match count_one(&child_env, r, n) {
+                        Ok(counts) => Ok(Instructions {
+                            per_op: per_op(n, counts),
+                            iters: [n, 2 * n],
+                            counts,
+                            tool: tool.clone(),
+                        }),
+                        Err(Failure::Interrupted) => {
+                            stop.store(true, Ordering::SeqCst);
+                            break;
+                        }
+                        Err(Failure::Reason(why)) => Err(why),
+                    };
+                    counted
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((index, outcome));
+                }
+            });
+        }
+    });
+
+    let mut counted = counted
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    counted.sort_by_key(|(k, _)| *k);
+    let mut done = 0;
+    for (index, outcome) in counted {
+        let r = &mut run.results[index];
+        match outcome {
+            Ok(i) => {
+                r.instructions = Some(i);
+                done += 1;
+            }
+            Err(why) => eprintln!(
+                "dyno: warning: no instruction count for {} on {}: {}",
+                r.id,
+                r.implementation.name,
+                dyno_report::one_line(&why)
+            ),
+        }
+    }
+    if stop.load(Ordering::SeqCst) {
+        eprintln!("dyno: instruction counting interrupted; {done} of {total} counted");
+    }
+    eprintln!("{}", summary(run, done, &tool));
+    Ok(())
+}
+
+/// In-process Rust, verified, not an adapter's no-op.
+fn eligible(r: &BenchResult) -> bool {
+    r.implementation.runtime == "rust" && r.verification.status == VerificationStatus::Passed
+}
+
+/// N for the counted runs: about [`TARGET_NS`] of native time by the
+/// measured P50 (or the fit's slope), at least 1, at most [`MAX_ITERS`].
+/// With several inputs, N covers whole cycles of the input set, so both
+/// runs start at the same input and the count is the exact mean over every
+/// input, whatever N the timing gave.
+fn iterations(r: &BenchResult) -> u64 {
+    let ns = r
+        .stats
+        .as_ref()
+        .map(|s| s.p50)
+        .or_else(|| r.fit.as_ref().map(|f| f.slope))
+        .filter(|ns| ns.is_finite() && *ns > 0.0)
+        .unwrap_or(1e4);
+    choose_iters(ns, r.verification.cases as u64)
+}
+
+/// [`iterations`] from a per-op time and the size of the input set. When
+/// one cycle of the inputs takes over four times the target, N is 1 (not a
+/// number from the timing), so the count still repeats exactly: it is then
+/// that of the inputs after the first rather than the mean.
+fn choose_iters(ns_per_op: f64, cases: u64) -> u64 {
+    let n = (TARGET_NS / ns_per_op).round().clamp(1.0, MAX_ITERS as f64) as u64;
+    if cases <= 1 {
+        n
+    } else if n >= cases {
+        n / cases * cases
+    } else if cases as f64 * ns_per_op <= 4.0 * TARGET_NS {
+        cases
+    } else {
+        1
+    }
+}
+
+/// `(I(2N) - I(N)) / N`.
+fn per_op(n: u64, counts: [u64; 2]) -> f64 {
+    (counts[1] as f64 - counts[0] as f64) / n as f64
+}
+
+/// One line: how many results were counted, with an example.
+fn summary(run: &Run, done: usize, tool: &str) -> String {
+    let example = run
+        .results
+        .iter()
+        .find_map(|r| r.instructions.as_ref().map(|i| (r, i)))
+        .map(|(r, i)| {
+            format!(
+                ", e.g. {} {} {} instr/op",
+                r.id,
+                r.implementation.name,
+                dyno_report::units::count(i.per_op)
+            )
+        })
+        .unwrap_or_default();
+    let short = tool.split(' ').next().unwrap_or(tool);
+    format!("dyno: instruction counts for {done} result(s) ({short}){example}")
+}
+
+/// What the child needs: the binary and the data folders.
+#[derive(Debug)]
+struct ChildEnv {
+    exe: PathBuf,
+    specs: PathBuf,
+    vectors: PathBuf,
+}
+
+/// Why one count failed.
+#[derive(Debug)]
+enum Failure {
+    /// The child died of SIGINT (Ctrl-C): stop counting.
+    Interrupted,
+    Reason(String),
+}
+
+/// A folder's absolute path, so the child finds it whatever its working
+/// folder.
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Run the child under callgrind for N and 2N iterations; the two counts.
+fn count_one(env: &ChildEnv, r: &BenchResult, n: u64) -> Result<[u64; 2], Failure> {
+    let dir = TempDir::new().map_err(|e| Failure::Reason(format!("a temporary folder: {e}")))?;
+    let pattern = format!("*{REGION}*");
+    let mut cmd = Command::new(VALGRIND);
+    cmd.arg("-q")
+        .arg("--tool=callgrind")
+        .arg(format!(
+            "--callgrind-out-file={}",
+            dir.path.join("cg.%p").display()
+        ))
+        .arg("--collect-atstart=no")
+        .arg(format!("--toggle-collect={pattern}"))
+        .arg(format!("--dump-after={REGION_PATH}"))
+        .arg(&env.exe)
+        .args(["__count", "--id", &r.id, "--impl", &r.implementation.name])
+        .args(["--iters", &n.to_string(), "--iters", &(2 * n).to_string()])
+        .env("DYNO_NO_STORE", "true")
+        .env("DYNO_SPECS", &env.specs)
+        .env("DYNO_VECTORS", &env.vectors)
+        .env_remove(dyno_runner::slowdown::ENV)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Failure::Reason(format!("starting valgrind: {e}")))?;
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| Failure::Reason(format!("waiting for valgrind: {e}")))?;
+    if !status.success() {
+        use std::os::unix::process::ExitStatusExt as _;
+        if status.signal() == Some(2) {
+            return Err(Failure::Interrupted);
+        }
+        return Err(Failure::Reason(format!(
+            "valgrind --tool=callgrind {} __count exited with {status}: {}",
+            env.exe.display(),
+            last_lines(&stderr)
+        )));
+    }
+    let parts = read_parts(&dir.path).map_err(Failure::Reason)?;
+    counts_from_parts(&parts).map_err(Failure::Reason)
+}
+
+/// The last few non-empty lines of a child's stderr, for a warning.
+fn last_lines(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return "(no output)".into();
+    }
+    lines[lines.len().saturating_sub(3)..].join(" / ")
+}
+
+/// One callgrind profile: its part number, what triggered the dump, and
+/// the total `Ir`.
+#[derive(Debug, Clone, PartialEq)]
+struct Part {
+    part: u64,
+    trigger: String,
+    ir: u64,
+}
+
+/// Every profile callgrind wrote into `dir`.
+fn read_parts(dir: &Path) -> Result<Vec<Part>, String> {
+    let mut parts = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("reading {}: {e}", path.display()))?;
+        parts.push(parse_profile(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    parts.sort_by_key(|p| p.part);
+    Ok(parts)
+}
+
+/// The header fields and total `Ir` of a callgrind profile: the `totals:`
+/// line (else `summary:`), whose first figure is `Ir`.
+fn parse_profile(text: &str) -> Result<Part, String> {
+    let mut part = 0;
+    let mut trigger = String::new();
+    let mut totals = None;
+    let mut summary = None;
+    let mut events_first_ir = true;
+    for line in text.lines() {
+        let first = |rest: &str| rest.split_whitespace().next().and_then(|x| x.parse().ok());
+        if let Some(rest) = line.strip_prefix("part:") {
+            part = rest.trim().parse().unwrap_or(0);
+        } else if let Some(rest) = line.strip_prefix("desc: Trigger:") {
+            trigger = rest.trim().to_string();
+        } else if let Some(rest) = line.strip_prefix("events:") {
+            events_first_ir = rest.split_whitespace().next() == Some("Ir");
+        } else if let Some(rest) = line.strip_prefix("totals:") {
+            totals = first(rest);
+        } else if let Some(rest) = line.strip_prefix("summary:") {
+            summary = first(rest);
+        }
+    }
+    if !events_first_ir {
+        return Err("the profile's first event is not Ir".into());
+    }
+    let ir = totals
+        .or(summary)
+        .ok_or("no totals: or summary: line in the callgrind profile")?;
+    Ok(Part { part, trigger, ir })
+}
+
+/// The two counted runs' totals: the profiles dumped after leaving the
+/// counted region, in order.
+fn counts_from_parts(parts: &[Part]) -> Result<[u64; 2], String> {
+    let regions: Vec<u64> = parts
+        .iter()
+        .filter(|p| p.trigger.contains(REGION))
+        .map(|p| p.ir)
+        .collect();
+    match regions[..] {
+        [a, b] if b > a => Ok([a, b]),
+        [a, b] => Err(format!(
+            "the 2N run counted no more instructions than the N run ({b} <= {a})"
+        )),
+        _ => Err(format!(
+            "expected 2 profiles dumped after {REGION}, found {} (of {} files)",
+            regions.len(),
+            parts.len()
+        )),
+    }
+}
+
+/// A fresh folder under the system's temporary folder, removed on drop.
+#[derive(Debug)]
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn new() -> std::io::Result<Self> {
+        static SEQ: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "dyno-callgrind-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&path)?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterations_aim_at_a_few_milliseconds_in_whole_cycles() {
+        assert_eq!(choose_iters(100.0, 1), 50_000);
+        assert_eq!(choose_iters(100.0, 64), 49_984, "a multiple of 64");
+        assert_eq!(choose_iters(1e9, 1), 1, "at least one");
+        assert_eq!(choose_iters(1e6, 16), 16, "one cycle, up to 4x the target");
+        assert_eq!(choose_iters(1e6, 32), 1, "a cycle does not fit: 1");
+        assert_eq!(choose_iters(1.1e6, 32), 1, "whatever the timing");
+        assert_eq!(choose_iters(0.001, 1), MAX_ITERS);
+    }
+
+    #[test]
+    fn the_suites_list_the_whole_catalog() {
+        let key = |d: &BenchDef| (d.id(), d.implementation);
+        let mut suites: Vec<_> = SUITES.iter().flat_map(|s| s()).map(|d| key(&d)).collect();
+        let mut catalog: Vec<_> = crate::catalog().iter().map(key).collect();
+        suites.sort_unstable();
+        catalog.sort_unstable();
+        assert_eq!(suites, catalog, "SUITES and crate::catalog() differ");
+    }
+
+    #[test]
+    fn the_region_path_is_the_functions_demangled_name() {
+        assert_eq!(REGION_PATH, "dyno::instructions::dyno_counted_region");
+        assert!(REGION_PATH.ends_with(REGION));
+    }
+
+    #[test]
+    fn per_op_is_the_difference_over_n() {
+        assert_eq!(per_op(1000, [1_500_000, 2_900_000]), 1400.0);
+    }
+
+    #[test]
+    fn parses_a_callgrind_profile() {
+        let text = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 7\n\
+                    cmd: dyno __count\npart: 2\n\ndesc: Trigger: --dump-after=dyno::instructions::dyno_counted_region\n\n\
+                    positions: line\nevents: Ir\nsummary: 123456\n\nfn=(1) x\n5 10\n\ntotals: 123456\n";
+        let p = parse_profile(text).unwrap();
+        assert_eq!(p.part, 2);
+        assert_eq!(p.ir, 123_456);
+        assert!(p.trigger.contains(REGION));
+        assert!(parse_profile("part: 1\nevents: Ir\n").is_err());
+    }
+
+    #[test]
+    fn picks_the_two_region_dumps() {
+        let part = |part, trigger: &str, ir| Part {
+            part,
+            trigger: trigger.into(),
+            ir,
+        };
+        let parts = [
+            part(
+                1,
+                "--dump-after=dyno::instructions::dyno_counted_region",
+                100,
+            ),
+            part(
+                2,
+                "--dump-after=dyno::instructions::dyno_counted_region",
+                190,
+            ),
+            part(3, "Program termination", 0),
+        ];
+        assert_eq!(counts_from_parts(&parts).unwrap(), [100, 190]);
+        assert!(counts_from_parts(&parts[..1]).is_err());
+        let flat = [part(1, REGION, 100), part(2, REGION, 100)];
+        assert!(counts_from_parts(&flat).is_err());
+    }
+}

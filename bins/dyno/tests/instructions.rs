@@ -1,0 +1,255 @@
+//! `dyno run --instructions`: callgrind instruction counts for in-process
+//! Rust benchmarks, and the hidden `__count` command behind them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn dyno(args: &[&str], dir: &Path) -> Output {
+    dyno_with(args, dir, &[])
+}
+
+fn dyno_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    cmd.env("DYNO_NO_STORE", "true")
+        .args(args)
+        .current_dir(dir)
+        .env("DYNO_SPECS", repo().join("specs"))
+        .env("DYNO_VECTORS", repo().join("vectors"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("dyno runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// True if valgrind runs. Missing on CI (`CI=true`) is a failure;
+/// elsewhere a loud skip.
+fn valgrind_present(test: &str) -> bool {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "valgrind is required on CI for {test} (apt-get install valgrind)"
+        );
+        eprintln!(
+            "\n!!!!!!!!\n!!! SKIPPED {test}: valgrind is not installed (apt-get install valgrind)\n!!!!!!!!\n"
+        );
+    }
+    ok
+}
+
+/// `dyno run --quick -q --instructions FILTER --impl IMPLS -o OUT`: the
+/// result JSON.
+fn counted(dir: &Path, name: &str, filter: &str, impls: &str) -> (serde_json::Value, String) {
+    let out = dir.join(name);
+    let o = dyno(
+        &[
+            "run",
+            "--quick",
+            "-q",
+            "--instructions",
+            filter,
+            "--impl",
+            impls,
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        dir,
+    );
+    let stderr = text(&o.stderr);
+    assert!(
+        o.status.success(),
+        "dyno run --instructions failed: {}\n{stderr}",
+        o.status
+    );
+    let json = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    (json, stderr)
+}
+
+/// (implementation, per_op, iters, counts) of every result.
+fn counts(json: &serde_json::Value) -> Vec<(String, f64, [u64; 2], [u64; 2])> {
+    json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let i = &r["instructions"];
+            assert!(
+                i.is_object(),
+                "{} {} has no instruction count: {r:#}",
+                r["id"],
+                r["implementation"]["name"]
+            );
+            let pair = |v: &serde_json::Value| [v[0].as_u64().unwrap(), v[1].as_u64().unwrap()];
+            (
+                r["implementation"]["name"].as_str().unwrap().to_string(),
+                i["per_op"].as_f64().unwrap(),
+                pair(&i["iters"]),
+                pair(&i["counts"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn counts_instructions_per_op_exactly_and_repeatably() {
+    if !valgrind_present("counts_instructions_per_op_exactly_and_repeatably") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, stderr) = counted(dir.path(), "a.json", "hash/keccak256/32B", "tiny-keccak");
+    assert!(
+        stderr.contains("instruction counts for 1 result(s) (callgrind)")
+            && stderr.contains("hash/keccak256/32B tiny-keccak"),
+        "a summary on stderr: {stderr}"
+    );
+    assert!(
+        !stderr.contains("counting instructions ["),
+        "no progress under -q: {stderr}"
+    );
+    let first = counts(&a);
+    assert_eq!(first.len(), 1);
+    let (name, per_op, iters, c) = &first[0];
+    assert_eq!(name, "tiny-keccak");
+    assert!(per_op.is_finite() && *per_op > 0.0, "per_op {per_op}");
+    assert!(iters[0] >= 1 && iters[1] == 2 * iters[0], "iters {iters:?}");
+    assert!(c[1] > c[0], "counts {c:?}");
+    assert_eq!(
+        *per_op,
+        (c[1] - c[0]) as f64 / iters[0] as f64,
+        "per_op is (I(2N) - I(N)) / N"
+    );
+    let tool = a["results"][0]["instructions"]["tool"].as_str().unwrap();
+    assert!(tool.starts_with("callgrind (valgrind-"), "tool {tool:?}");
+    let r = &a["results"][0];
+    assert_eq!(r["implementation"]["runtime"], "rust");
+    assert_eq!(r["verification"]["status"], "passed");
+
+    // The point of the metric: a second run counts exactly the same, with
+    // its own N (chosen from its own, different, timing) and process.
+    let (b, _) = counted(dir.path(), "b.json", "hash/keccak256/32B", "tiny-keccak");
+    let second = counts(&b);
+    assert_eq!(
+        second[0].1, *per_op,
+        "instructions per op differ between two runs: {first:?} vs {second:?}"
+    );
+    if second[0].2 == *iters {
+        assert_eq!(second[0].3, *c, "same N, same counts");
+    }
+}
+
+#[test]
+fn count_refuses_an_unknown_benchmark() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dyno(
+        &[
+            "__count",
+            "--id",
+            "hash/nope/32B",
+            "--impl",
+            "tiny-keccak",
+            "--iters",
+            "10",
+        ],
+        dir.path(),
+    );
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unknown benchmark id \"hash/nope/32B\""),
+        "{stderr}"
+    );
+
+    let o = dyno(
+        &[
+            "__count",
+            "--id",
+            "hash/keccak256/32B",
+            "--impl",
+            "nope",
+            "--iters",
+            "10",
+        ],
+        dir.path(),
+    );
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no built-in Rust implementation \"nope\"")
+            && stderr.contains("tiny-keccak"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn count_runs_natively_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dyno(
+        &[
+            "__count",
+            "--id",
+            "hash/keccak256/32B",
+            "--impl",
+            "sha3",
+            "--iters",
+            "10",
+            "--iters",
+            "20",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "__count saves nothing"
+    );
+}
+
+#[test]
+fn count_is_hidden_from_help() {
+    let o = dyno(&["--help"], &repo());
+    assert!(o.status.success());
+    assert!(!text(&o.stdout).contains("__count"), "{}", text(&o.stdout));
+}
+
+#[test]
+fn a_missing_valgrind_exits_2_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let out = dir.path().join("r.json");
+    let o = dyno_with(
+        &[
+            "run",
+            "--quick",
+            "-q",
+            "--instructions",
+            "hash/keccak256/32B",
+            "--impl",
+            "tiny-keccak",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &[("PATH", empty.to_str().unwrap())],
+    );
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("install valgrind") && stderr.contains("apt-get install valgrind"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing measured");
+}

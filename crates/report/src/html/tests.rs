@@ -1,0 +1,571 @@
+//! The page from synthetic runs: escaping, self-containedness, each section
+//! present exactly when its data is, no `NaN` in any chart, and WRONG for a
+//! failed verification.
+
+use std::collections::BTreeMap;
+
+use dyno_evm::pricing::{Estimate, Pricing as Flag, Row as GasRow};
+use dyno_format::*;
+
+use super::*;
+
+fn stats(p50: f64) -> Summary {
+    Summary {
+        n: 40,
+        min: p50 * 0.97,
+        p50,
+        p95: p50 * 1.1,
+        p99: p50 * 1.2,
+        max: p50 * 1.3,
+        mean: p50 * 1.02,
+        stddev: p50 * 0.05,
+        mad: p50 * 0.01,
+        median_ci: Interval {
+            lower: p50 * 0.98,
+            upper: p50 * 1.03,
+            level: 0.95,
+        },
+        outliers: Outliers::default(),
+    }
+}
+
+fn result(id: &str, imp: &str, baseline: bool, p50: Option<f64>) -> BenchResult {
+    BenchResult {
+        id: id.into(),
+        implementation: Implementation {
+            name: imp.into(),
+            version: "1.0.0".into(),
+            runtime: "rust".into(),
+        },
+        baseline,
+        parameters: BTreeMap::new(),
+        unit: "ns".into(),
+        mode: p50.map(|_| Mode::Batched),
+        verification: Verification {
+            status: VerificationStatus::Passed,
+            cases: 8,
+            mismatch: None,
+        },
+        warmup_iters: 10,
+        samples: vec![],
+        stats: p50.map(stats),
+        ops_per_sec: p50.map(|p| 1e9 / p),
+        fit: None,
+        allocations: None,
+        target: None,
+        regression_threshold: 0.2,
+        incomplete_reason: None,
+        instructions: None,
+    }
+}
+
+fn wrong(id: &str, imp: &str) -> BenchResult {
+    let mut r = result(id, imp, false, None);
+    r.verification.status = VerificationStatus::Failed;
+    r.verification.mismatch = Some(Mismatch {
+        case: "2".into(),
+        expected: "0xaa".into(),
+        actual: "0xbb<b>".into(),
+    });
+    r
+}
+
+fn run() -> Run {
+    let mut slow = result(
+        "crypto/secp256k1-recover/valid",
+        "k256",
+        false,
+        Some(52_000.0),
+    );
+    slow.target = Some(Target {
+        stat: "p50".into(),
+        limit_ns: 50_000.0,
+        met: Some(false),
+    });
+    let mut nan = result("hash/keccak256/1KiB", "sha3", false, Some(f64::NAN));
+    nan.ops_per_sec = Some(f64::INFINITY);
+    let mut not_run = result("hash/keccak256/1KiB", "tiny-keccak", true, None);
+    not_run.verification.status = VerificationStatus::NotRun;
+    not_run.incomplete_reason = Some("stopped\nby Ctrl-C".into());
+    Run {
+        schema_version: SCHEMA_VERSION,
+        run: RunInfo {
+            id: "20261122T101500Z-test".into(),
+            started_at: "2026-11-22T10:15:00Z".into(),
+            finished_at: None,
+            complete: false,
+            incomplete_reason: Some("interrupted <Ctrl-C>".into()),
+            command_line: vec!["dyno".into(), "run".into(), "'x'&\"y\"".into()],
+            dyno_version: "0.1.0".into(),
+            git_commit: Some("abc1234".into()),
+            settings: Settings {
+                quick: true,
+                warmup_min_iters: 3,
+                warmup_min_ns: 200_000_000,
+                min_samples: 10,
+                max_samples: 10_000,
+                measurement_ns: 500_000_000,
+                min_sample_ns: 1_000_000,
+                single_threshold_ns: 100_000,
+                fit_threshold_ns: 10_000,
+                fit_sizes: 5,
+            },
+        },
+        environment: Environment {
+            cpu_model: "Test <CPU> & Co".into(),
+            cores: 2,
+            memory_bytes: 24 << 30,
+            os: "TestOS".into(),
+            kernel: "1.0".into(),
+            arch: "x86_64".into(),
+            clock: Clock {
+                source: "tsc".into(),
+                read_cost_ns: 21.0,
+                resolution_ns: 1.0,
+            },
+            rustc: "rustc 1.95.0".into(),
+            runtimes: BTreeMap::from([("go".to_string(), "go1.25".to_string())]),
+        },
+        harness: Some(Harness {
+            empty_iteration_ns: 0.8,
+            fit: None,
+        }),
+        results: vec![
+            result("hash/keccak256/32B", "sha3", false, Some(250.0)),
+            result("hash/keccak256/32B", "tiny-keccak", true, Some(200.0)),
+            result(
+                "hash/keccak256/32B",
+                "<script>alert(1)</script>",
+                false,
+                Some(300.0),
+            ),
+            wrong("hash/keccak256/32B", "broken, \"quoted\""),
+            nan,
+            not_run,
+            result(
+                "crypto/secp256k1-recover/valid",
+                "libsecp256k1",
+                true,
+                Some(26_000.0),
+            ),
+            slow,
+        ],
+        load: Vec::new(),
+        logs: Vec::new(),
+        reads: Vec::new(),
+    }
+}
+
+fn gas_row(name: &str, nominal: u64, calc: f64, flag: Option<Flag>) -> GasRow {
+    GasRow {
+        kind: "precompile".into(),
+        name: name.into(),
+        address: "0x1".into(),
+        input: "in<put>".into(),
+        nominal_gas: nominal,
+        direct_ns: Estimate {
+            value: calc * 17.0,
+            lower: calc * 16.0,
+            upper: calc * 18.0,
+        },
+        bytecode_ns: None,
+        calculated_gas: Estimate {
+            value: calc,
+            lower: calc * 0.95,
+            upper: calc * 1.05,
+        },
+        second: None,
+        mgas_per_s: Estimate::exact(nominal as f64 / (calc * 17.0) * 1e3),
+        flag,
+    }
+}
+
+fn gas() -> GasInput {
+    GasInput {
+        rows: vec![
+            gas_row("ecrecover", 3000, 3000.0, None),
+            gas_row("sha256", 72, 8.0, Some(Flag::Over)),
+            gas_row("bn254-pairing", 79_000, 180_000.0, Some(Flag::Under)),
+            gas_row("blake2f", 0, 4.0, Some(Flag::Under)),
+            gas_row("odd", 10, f64::NAN, None),
+        ],
+        fork: "osaka".into(),
+        factor: 2.0,
+        left_out: vec!["precompile/x/y: no input".into()],
+    }
+}
+
+fn load_run() -> Run {
+    let text = include_str!("../../tests/data/load/load.json");
+    Run::parse(text, std::path::Path::new("load.json")).unwrap()
+}
+
+fn page(runs: Vec<RunInput<'_>>, trends: Vec<Trend>) -> String {
+    render(&HtmlInput {
+        title: "dyno <report>".into(),
+        generated_at: "2026-11-22T12:00:00Z".into(),
+        runs,
+        trends,
+    })
+}
+
+fn plain(run: &Run) -> RunInput<'_> {
+    RunInput {
+        run,
+        gas: None,
+        load_svgs: Vec::new(),
+    }
+}
+
+/// The inline SVGs of a page.
+fn svgs(html: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("<svg") {
+        let end = rest[i..].find("</svg>").map_or(rest.len(), |j| i + j + 6);
+        out.push(&rest[i..end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The markup of `svg` without its text content.
+fn tags(svg: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for c in svg.chars() {
+        match c {
+            '<' => {
+                inside = true;
+                out.push(c);
+            }
+            '>' => {
+                inside = false;
+                out.push(c);
+            }
+            c if inside => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn data_strings_are_escaped() {
+    let r = run();
+    let html = page(vec![plain(&r)], Vec::new());
+    assert!(!html.contains("<script>alert(1)"), "raw markup from data");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("Test &lt;CPU&gt; &amp; Co"));
+    assert!(html.contains("broken, &quot;quoted&quot;"));
+    assert!(html.contains("&#39;x&#39;&amp;&quot;y&quot;"));
+    assert!(html.contains("<title>dyno &lt;report&gt;</title>"));
+    assert!(html.contains("interrupted &lt;Ctrl-C&gt;"));
+    assert!(!html.contains("0xbb<b>"));
+    // One script only: the chart counter.
+    assert_eq!(html.matches("<script").count(), 1);
+}
+
+#[test]
+fn the_page_is_self_contained() {
+    let r = run();
+    let l = load_run();
+    let svg = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/load/load-geth-client-latency.svg"),
+    )
+    .unwrap();
+    let t = trends(&[&r, &r]);
+    let html = page(
+        vec![
+            RunInput {
+                run: &r,
+                gas: Some(gas()),
+                load_svgs: Vec::new(),
+            },
+            RunInput {
+                run: &l,
+                gas: None,
+                load_svgs: vec![("latency".into(), svg)],
+            },
+        ],
+        t,
+    );
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+    ));
+    let lower = html.to_ascii_lowercase();
+    for bad in [
+        "http://",
+        "https://",
+        "<link",
+        "@import",
+        "<iframe",
+        "<img",
+        "@font-face",
+    ] {
+        assert!(!lower.contains(bad), "found {bad}");
+    }
+    for (i, _) in lower.match_indices("src=") {
+        assert!(
+            lower[i + 4..]
+                .trim_start_matches(['"', '\''])
+                .starts_with("data:"),
+            "a src that is not data: at {i}"
+        );
+    }
+    for (i, _) in lower.match_indices("href=") {
+        assert!(
+            lower[i + 5..]
+                .trim_start_matches(['"', '\''])
+                .starts_with('#'),
+            "a link out of the page at {i}"
+        );
+    }
+    for (i, _) in lower.match_indices("url(") {
+        assert!(
+            lower[i + 4..].starts_with('#'),
+            "a url() that is not a fragment"
+        );
+    }
+}
+
+#[test]
+fn sections_appear_with_their_data_only() {
+    let r = run();
+    let html = page(vec![plain(&r)], Vec::new());
+    for present in ["id=\"summary\"", "id=\"percentiles\"", "id=\"families\""] {
+        assert!(html.contains(present), "{present} missing");
+    }
+    for absent in ["id=\"gas\"", "id=\"load\"", "id=\"trends\""] {
+        assert!(!html.contains(absent), "{absent} without data");
+    }
+
+    let html = page(
+        vec![RunInput {
+            run: &r,
+            gas: Some(gas()),
+            load_svgs: Vec::new(),
+        }],
+        Vec::new(),
+    );
+    assert!(html.contains("id=\"gas\""));
+    assert!(html.contains("Calculated against nominal gas"));
+    assert!(html.contains("not on the log axes") || html.contains("Not on the log axes"));
+
+    // An empty gas table is no section.
+    let mut empty = gas();
+    empty.rows.clear();
+    let html = page(
+        vec![RunInput {
+            run: &r,
+            gas: Some(empty),
+            load_svgs: Vec::new(),
+        }],
+        Vec::new(),
+    );
+    assert!(!html.contains("id=\"gas\""));
+
+    let l = load_run();
+    let html = page(vec![plain(&l)], Vec::new());
+    assert!(html.contains("id=\"load\""));
+    assert!(html.contains("sustained tx/s"));
+    assert!(html.contains("finalized"));
+    assert!(
+        !html.contains("id=\"percentiles\""),
+        "a load run has no micro results"
+    );
+    assert!(!html.contains("id=\"families\""));
+
+    let t = trends(&[&r, &r, &r]);
+    assert!(!t.is_empty());
+    let html = page(vec![plain(&r)], t);
+    assert!(html.contains("id=\"trends\""));
+    assert!(html.contains("trend-line"));
+
+    // Nothing at all: a summary saying so, and no panic.
+    let html = page(Vec::new(), Vec::new());
+    assert!(html.contains("id=\"summary\""));
+    assert!(html.contains("No runs"));
+    assert!(!html.contains("id=\"percentiles\""));
+}
+
+#[test]
+fn families_without_a_timed_result_get_no_chart() {
+    let mut r = run();
+    r.results = vec![wrong("hash/sha256/32B", "sha2")];
+    let html = page(vec![plain(&r)], Vec::new());
+    assert!(!html.contains("id=\"families\""));
+    assert!(html.contains("id=\"percentiles\""));
+    assert!(html.contains("WRONG"));
+}
+
+#[test]
+fn no_nan_or_infinity_in_any_chart() {
+    let mut r = run();
+    // A timing with nothing but non-finite numbers and one with a zero CI.
+    let mut inf = result(
+        "hash/keccak256/1KiB",
+        "keccak-asm",
+        false,
+        Some(f64::INFINITY),
+    );
+    inf.stats.as_mut().unwrap().median_ci.lower = f64::NEG_INFINITY;
+    r.results.push(inf);
+    r.results
+        .push(result("rlp/encode/zero", "alloy-rlp", true, Some(0.0)));
+    let mut t = trends(&[&r, &r]);
+    t.push(Trend {
+        id: "x/y/z".into(),
+        implementation: "odd".into(),
+        points: vec![
+            TrendPoint {
+                run_id: "a".into(),
+                started_at: "2026-01-01T00:00:00Z".into(),
+                git_commit: None,
+                p50_ns: f64::NAN,
+                ci_low_ns: f64::NAN,
+                ci_high_ns: f64::INFINITY,
+                n: 0,
+            },
+            TrendPoint {
+                run_id: "b".into(),
+                started_at: "2026-01-02T00:00:00Z".into(),
+                git_commit: Some("c0ffee".into()),
+                p50_ns: 10.0,
+                ci_low_ns: f64::NAN,
+                ci_high_ns: 12.0,
+                n: 3,
+            },
+        ],
+    });
+    t.push(Trend {
+        id: "empty".into(),
+        implementation: "none".into(),
+        points: Vec::new(),
+    });
+    let mut g = gas();
+    g.factor = f64::NAN;
+    let html = page(
+        vec![RunInput {
+            run: &r,
+            gas: Some(g),
+            load_svgs: vec![("nothing".into(), String::new())],
+        }],
+        t,
+    );
+    let all = svgs(&html);
+    assert!(all.len() >= 5, "{} charts", all.len());
+    for svg in all {
+        let t = tags(svg).to_ascii_lowercase();
+        assert!(!t.contains("nan"), "NaN in {svg}");
+        assert!(!t.contains("inf"), "inf in {svg}");
+        assert!(svg.starts_with("<svg class=\"chart"), "{svg}");
+        assert!(svg.contains("<title>") && svg.contains("aria-label="));
+    }
+}
+
+#[test]
+fn a_failed_verification_reads_wrong_never_a_time() {
+    let mut r = run();
+    // Even with statistics left on it, a wrong result shows no time.
+    let mut w = wrong("crypto/secp256k1-recover/valid", "bad-impl");
+    w.stats = Some(stats(123_456.0));
+    w.ops_per_sec = Some(8100.0);
+    r.results.push(w);
+    let html = page(vec![plain(&r)], trends(&[&r, &r]));
+    assert!(html.contains("WRONG: 2 results differed from the test vector"));
+    assert!(html.contains("wrong-cell"));
+    assert!(html.contains("WRONG: output differed, not timed"));
+    assert!(html.contains("expected 0xaa, got 0xbb&lt;b&gt;"));
+    assert!(!html.contains("123 µs"), "the wrong result's time is shown");
+    assert!(!html.contains("8.10k"), "the wrong result's rate is shown");
+    assert!(html.contains("INCOMPLETE"));
+    assert!(
+        !trends(&[&r, &r])
+            .iter()
+            .any(|t| t.implementation == "bad-impl"),
+        "a wrong result is in a trend"
+    );
+}
+
+#[test]
+fn trends_need_two_timed_runs() {
+    let a = run();
+    let mut b = run();
+    b.run.id = "second".into();
+    b.results.truncate(2);
+    let t = trends(&[&a, &b]);
+    assert_eq!(t.len(), 2, "{t:?}");
+    assert!(t.iter().all(|t| t.points.len() == 2));
+    assert_eq!(t[0].points[1].run_id, "second");
+    assert!(trends(&[&a]).is_empty());
+}
+
+#[test]
+fn load_plots_are_read_stripped_or_reported_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut l = load_run();
+    let files = &mut l.load[0].files;
+    files.insert("plot10".into(), "late.svg".into());
+    files.insert("plot11".into(), "../escape.svg".into());
+    let names: Vec<String> = files
+        .iter()
+        .filter(|(k, v)| k.starts_with("plot") && v.ends_with(".svg"))
+        .map(|(_, v)| v.clone())
+        .collect();
+    let first = &l.load[0].files["plot0"];
+    std::fs::write(
+        dir.path().join(first),
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg width=\"10\" height=\"5\" xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"1\" height=\"1\"/></svg>\n",
+    )
+    .unwrap();
+    let got = load_svgs(&l, dir.path());
+    assert_eq!(got.len(), names.len());
+    assert!(got[0].1.starts_with("<svg width"), "{}", got[0].1);
+    assert!(!got[0].1.contains("xmlns"));
+    assert!(got[0].0.contains("latency"));
+    assert!(got[1].0.contains("could not be read"), "{}", got[1].0);
+    assert!(got[1].1.is_empty());
+    assert!(
+        got[got.len() - 2].0.contains("late.svg"),
+        "plot10 sorts after plot4"
+    );
+    assert!(got[got.len() - 1].0.contains("not a plain file name"));
+
+    let html = page(
+        vec![RunInput {
+            run: &l,
+            gas: None,
+            load_svgs: got,
+        }],
+        Vec::new(),
+    );
+    assert!(
+        html.contains("<svg width=\"10\" height=\"5\" viewBox=\"0 0 10 5\" class=\"chart plot\"")
+    );
+    assert!(html.contains("Plot not shown"));
+}
+
+#[test]
+fn outside_content_in_a_plot_is_refused() {
+    for bad in [
+        "<svg><script>alert(1)</script></svg>",
+        "<svg><image href=\"https://x/y.png\"/></svg>",
+        "<svg onload=\"alert(1)\"></svg>",
+        "<svg><style>@import 'x.css';</style></svg>",
+        "no svg here",
+    ] {
+        assert!(clean_svg(bad).is_err(), "{bad}");
+        assert!(decorate_svg(bad, "c").is_none(), "{bad}");
+    }
+    assert!(clean_svg("<svg><text>only online</text></svg>").is_ok());
+    assert_eq!(
+        clean_svg(
+            "<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink='http://www.w3.org/1999/xlink' width=\"2\"><text>a xmlns b</text></svg>"
+        )
+        .unwrap(),
+        "<svg width=\"2\"><text>a xmlns b</text></svg>"
+    );
+}
