@@ -65,52 +65,35 @@ impl Baseline {
 
     /// Read a baseline file, checking its format version first.
     pub fn read(path: &Path) -> Result<Self, FormatError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
+        Self::parse(&crate::read_text(path)?, path)
     }
 
     /// Parse baseline JSON; `path` is used in error messages.
     pub fn parse(text: &str, path: &Path) -> Result<Self, FormatError> {
-        let parse_err = |e: serde_json::Error| FormatError::Parse {
+        let at_top = |reason: String| FormatError::Parse {
             path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            reason: e.to_string(),
+            line: 1,
+            column: 1,
+            reason,
         };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(parse_err)?;
-        match value.get("dyno_baseline").and_then(|v| v.as_u64()) {
-            Some(v) if v == u64::from(BASELINE_FORMAT) => {}
-            Some(found) => {
-                return Err(FormatError::Parse {
-                    path: path.to_path_buf(),
-                    line: 1,
-                    column: 1,
-                    reason: format!(
-                        "dyno_baseline {found} is not supported (this dyno reads format \
-                         {BASELINE_FORMAT}); export it again with the dyno that wrote it"
-                    ),
-                });
-            }
-            None => {
-                return Err(FormatError::Parse {
-                    path: path.to_path_buf(),
-                    line: 1,
-                    column: 1,
-                    reason: "no dyno_baseline field: not a dyno baseline file".into(),
-                });
-            }
-        }
-        let baseline: Self = serde_json::from_str(text).map_err(parse_err)?;
+        let baseline: Self = crate::parse_versioned(
+            text,
+            path,
+            "dyno_baseline",
+            BASELINE_FORMAT,
+            |found| {
+                at_top(format!(
+                    "dyno_baseline {found} is not supported (this dyno reads format \
+                     {BASELINE_FORMAT}); export it again with the dyno that wrote it"
+                ))
+            },
+            "no dyno_baseline field: not a dyno baseline file",
+        )?;
         if baseline.versions.is_empty() {
-            return Err(FormatError::Parse {
-                path: path.to_path_buf(),
-                line: 1,
-                column: 1,
-                reason: format!("baseline {:?} has no versions", baseline.name),
-            });
+            return Err(at_top(format!(
+                "baseline {:?} has no versions",
+                baseline.name
+            )));
         }
         Ok(baseline)
     }

@@ -365,40 +365,60 @@ impl Run {
 
     /// Read a result file, checking its schema version first.
     pub fn read(path: &Path) -> Result<Self, FormatError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
+        Self::parse(&read_text(path)?, path)
     }
 
     /// Parse result JSON; `path` is used in error messages.
     pub fn parse(text: &str, path: &Path) -> Result<Self, FormatError> {
-        let parse_err = |e: serde_json::Error| FormatError::Parse {
+        parse_versioned(
+            text,
+            path,
+            "schema_version",
+            SCHEMA_VERSION,
+            |found| FormatError::Version {
+                path: path.to_path_buf(),
+                found,
+            },
+            "no schema_version: not a dyno result file",
+        )
+    }
+}
+
+/// A file's text, or an error naming it.
+pub(crate) fn read_text(path: &Path) -> Result<String, FormatError> {
+    std::fs::read_to_string(path).map_err(|source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Parse a JSON document whose `field` must equal `version`: another
+/// version becomes `wrong(found)`, a missing field a parse error saying
+/// `missing`, and bad JSON a parse error with line and column.
+pub(crate) fn parse_versioned<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+    field: &str,
+    version: u32,
+    wrong: impl FnOnce(u64) -> FormatError,
+    missing: &str,
+) -> Result<T, FormatError> {
+    let parse_err = |e: serde_json::Error| FormatError::Parse {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        reason: e.to_string(),
+    };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(parse_err)?;
+    match value.get(field).and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(version) => serde_json::from_str(text).map_err(parse_err),
+        Some(found) => Err(wrong(found)),
+        None => Err(FormatError::Parse {
             path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            reason: e.to_string(),
-        };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(parse_err)?;
-        match value.get("schema_version").and_then(|v| v.as_u64()) {
-            Some(v) if v == u64::from(SCHEMA_VERSION) => {}
-            Some(found) => {
-                return Err(FormatError::Version {
-                    path: path.to_path_buf(),
-                    found,
-                });
-            }
-            None => {
-                return Err(FormatError::Parse {
-                    path: path.to_path_buf(),
-                    line: 1,
-                    column: 1,
-                    reason: "no schema_version: not a dyno result file".into(),
-                });
-            }
-        }
-        serde_json::from_str(text).map_err(parse_err)
+            line: 1,
+            column: 1,
+            reason: missing.to_string(),
+        }),
     }
 }
 

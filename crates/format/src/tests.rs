@@ -216,3 +216,47 @@ fn parse_errors_name_the_file_and_line() {
     let err = Run::parse("{\"hello\": 1}", Path::new("x.json")).unwrap_err();
     assert!(err.to_string().contains("not a dyno result file"));
 }
+
+#[test]
+fn baselines_round_trip_and_refuse_other_formats() {
+    use crate::baseline::{Baseline, BaselineVersion};
+    let b = Baseline {
+        dyno_baseline: crate::baseline::BASELINE_FORMAT,
+        name: "main".into(),
+        versions: vec![BaselineVersion {
+            version: 1,
+            created_at: "2026-11-22T10:00:00Z".into(),
+            reason: "first".into(),
+            changes: vec!["first version".into()],
+            run: example(),
+        }],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("main.json");
+    b.write(&path).unwrap();
+    assert_eq!(Baseline::read(&path).unwrap(), b);
+
+    let newer = b
+        .to_json()
+        .replace("\"dyno_baseline\": 1", "\"dyno_baseline\": 9");
+    let msg = Baseline::parse(&newer, Path::new("b.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("b.json") && msg.contains("dyno_baseline 9"),
+        "{msg}"
+    );
+    let run = example().to_json();
+    let msg = Baseline::parse(&run, Path::new("r.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("not a dyno baseline file"), "{msg}");
+    let empty = Baseline {
+        versions: vec![],
+        ..b
+    };
+    let msg = Baseline::parse(&empty.to_json(), Path::new("e.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("has no versions"), "{msg}");
+}
