@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub mod baseline;
 pub mod load;
 pub mod read;
+pub mod time;
 
 /// The schema version this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;

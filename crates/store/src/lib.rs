@@ -27,7 +27,6 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use dyno_format::baseline::{BASELINE_FORMAT, Baseline, BaselineVersion};
 use dyno_format::{Run, VerificationStatus};
@@ -289,7 +288,7 @@ impl Db {
                     &[
                         Param::Int(m.version.into()),
                         m.description.into(),
-                        now_rfc3339().as_str().into(),
+                        dyno_format::time::now_rfc3339().as_str().into(),
                     ],
                 )?;
                 Ok(None)
@@ -878,33 +877,6 @@ fn open_hint(loc: &Location, kind: Kind) -> String {
     }
 }
 
-/// The current time, `2026-11-22T10:15:00Z`.
-fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's
-    // `civil_from_days`).
-    let days = (secs / 86_400) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    let t = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        t / 3600,
-        t / 60 % 60,
-        t % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -914,13 +886,6 @@ mod tests {
         fn send<T: Send>() {}
         send::<Store>();
         send::<StoreError>();
-    }
-
-    #[test]
-    fn now_is_rfc3339() {
-        let now = now_rfc3339();
-        assert_eq!(now.len(), 20, "{now}");
-        assert!(now.starts_with("20") && now.ends_with('Z'), "{now}");
     }
 
     #[test]
