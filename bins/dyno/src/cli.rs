@@ -441,7 +441,7 @@ pub(crate) struct RunArgs {
 }
 
 /// The hidden `__count` command: build, verify and warm up one benchmark,
-/// then run it for each `--iters` inside the counted region.
+/// then run it inside the counted region (under callgrind).
 #[derive(Debug, Args)]
 pub(crate) struct CountArgs {
     /// The benchmark id.
@@ -453,6 +453,10 @@ pub(crate) struct CountArgs {
     /// Iterations of one counted run (repeat for several).
     #[arg(long, value_name = "N")]
     pub(crate) iters: Vec<u64>,
+    /// Count one iteration, print `calibrated CASES`, read N from stdin,
+    /// then count N and 2N iterations.
+    #[arg(long, conflicts_with = "iters")]
+    pub(crate) calibrate: bool,
 }
 
 /// Sampling, result file, stdout format and progress: shared by `run` and

@@ -135,17 +135,12 @@ fn counts_instructions_per_op_exactly_and_repeatably() {
     assert_eq!(r["implementation"]["runtime"], "rust");
     assert_eq!(r["verification"]["status"], "passed");
 
-    // The point of the metric: a second run counts exactly the same, with
-    // its own N (chosen from its own, different, timing) and process.
+    // The point of the metric: another run, in other processes with other
+    // timings, counts exactly the same. N comes from a calibration count,
+    // not a time, so it repeats too.
     let (b, _) = counted(dir.path(), "b.json", "hash/keccak256/32B", "tiny-keccak");
     let second = counts(&b);
-    assert_eq!(
-        second[0].1, *per_op,
-        "instructions per op differ between two runs: {first:?} vs {second:?}"
-    );
-    if second[0].2 == *iters {
-        assert_eq!(second[0].3, *c, "same N, same counts");
-    }
+    assert_eq!(second, first, "instruction counts differ between two runs");
 }
 
 #[test]
@@ -215,6 +210,59 @@ fn count_runs_natively_and_writes_nothing() {
         0,
         "__count saves nothing"
     );
+}
+
+#[test]
+fn count_calibrates_then_reads_n_from_stdin() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "true")
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .args([
+            "__count",
+            "--id",
+            "hash/keccak256/32B",
+            "--impl",
+            "tiny-keccak",
+            "--calibrate",
+        ])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let cases: u64 = line
+        .strip_prefix("calibrated ")
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or_else(|| panic!("a calibration line, not {line:?}"));
+    assert!(cases >= 1);
+    writeln!(child.stdin.take().unwrap(), "{}", 2 * cases).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // No N on stdin: a clear error, exit 2.
+    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .env("DYNO_NO_STORE", "true")
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .args([
+            "__count",
+            "--id",
+            "hash/keccak256/32B",
+            "--impl",
+            "tiny-keccak",
+            "--calibrate",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("expected N >= 1 on stdin"));
 }
 
 #[test]
