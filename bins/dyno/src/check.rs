@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use dyno_format::{Run, VerificationStatus};
 use dyno_gate::{Comparison, Options};
@@ -29,11 +30,9 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
             (run, label, false)
         }
         None => {
-            if opts.metric == dyno_gate::Metric::Instructions {
-                anyhow::bail!(
-                    "--metric instructions compares saved runs measured with `dyno run --instructions`; \
-                     give the run file to check"
-                );
+            let counting = opts.metric == dyno_gate::Metric::Instructions;
+            if counting {
+                crate::instructions::check_valgrind()?;
             }
             let keys = keys_of(&base, None, &opts.reference);
             eprintln!(
@@ -45,17 +44,35 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
                     "full"
                 }
             );
-            let m = measure_keys(global, &base, &keys, None, args.quiet)?;
+            let mut m = measure_keys(global, &base, &keys, None, args.quiet)?;
+            if counting {
+                crate::instructions::count_run(global, &mut m.run, args.quiet)?;
+                m.run.write(&m.json)?;
+            }
             history::save(global, &m.run, &m.json, args.quiet);
             let label = format!("run {} (measured now, {})", m.run.run.id, m.json.display());
             (m.run, label, true)
         }
     };
     let first = dyno_gate::compare(&base, &new, &base_label, &new_label, &opts)?;
-    let result = if first.count(dyno_gate::Verdict::Regressed) > 0 && !args.no_remeasure {
-        remeasure(global, &base, &first, &opts, args.quiet, measured_here)
-    } else {
+    let rounds = if args.no_remeasure { 0 } else { args.remeasure };
+    let result = if first.count(dyno_gate::Verdict::Regressed) == 0 || rounds == 0 {
         first
+    } else if opts.metric == dyno_gate::Metric::Instructions {
+        let mut c = first;
+        c.notes.push(
+            "instruction counts repeat exactly, so the flagged benchmarks were not measured again"
+                .into(),
+        );
+        c
+    } else {
+        let again = Again {
+            rounds,
+            gap: Duration::from_secs(args.remeasure_gap),
+            quiet: args.quiet,
+            measured_here,
+        };
+        remeasure(global, &base, first, &opts, &again)
     };
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&render(&result, args.format, color)?)?;
@@ -80,40 +97,74 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
     })
 }
 
-/// Measure the flagged benchmarks once more and keep only what repeats.
-/// If they cannot be measured here, the first verdicts stand, and say so.
+/// How to look again at flagged benchmarks.
+struct Again {
+    /// Re-measures at most.
+    rounds: u32,
+    /// The least time between the starts of two re-measures.
+    gap: Duration,
+    quiet: bool,
+    /// The first pass was measured by this command (not a saved run).
+    measured_here: bool,
+}
+
+/// Measure the flagged benchmarks again, up to `again.rounds` times with
+/// `again.gap` between the starts, and keep only what repeats every time:
+/// a slower build is slower in every pass; a machine that was busy for a
+/// while is not. If they cannot be measured here, the verdicts so far
+/// stand, and say so.
 fn remeasure(
     global: &Global,
     base: &Run,
-    first: &Comparison,
+    first: Comparison,
     opts: &Options,
-    quiet: bool,
-    measured_here: bool,
+    again: &Again,
 ) -> Comparison {
-    let flagged: HashSet<(String, String)> = first
-        .regressed()
-        .map(|r| (r.id.clone(), r.implementation.clone()))
-        .collect();
-    let keys = keys_of(base, Some(&flagged), &opts.reference);
-    eprintln!(
-        "dyno: {} flagged; measuring {} again before deciding",
-        flagged.len(),
-        if flagged.len() == 1 { "it" } else { "them" }
-    );
-    let confirmed = measure_keys(global, base, &keys, Some("remeasure"), quiet)
-        .map_err(|e| e.to_string())
-        .and_then(|m| dyno_gate::confirm(first, base, &m.run, opts).map_err(|e| e.to_string()));
-    match confirmed {
-        Ok(c) => c,
-        Err(e) => {
-            let mut c = first.clone();
-            c.notes.push(format!(
-                "the flagged benchmarks could not be measured again{}: {e}; the first verdicts stand",
-                if measured_here { "" } else { " on this machine" }
-            ));
-            c
+    let mut current = first;
+    let mut last: Option<Instant> = None;
+    for round in 1..=again.rounds {
+        let flagged: HashSet<(String, String)> = current
+            .regressed()
+            .map(|r| (r.id.clone(), r.implementation.clone()))
+            .collect();
+        if flagged.is_empty() {
+            break;
+        }
+        if let Some(wait) = last.map(|t| again.gap.saturating_sub(t.elapsed()))
+            && !wait.is_zero()
+        {
+            std::thread::sleep(wait);
+        }
+        eprintln!(
+            "dyno: {} flagged; measuring {} again ({round} of at most {})",
+            flagged.len(),
+            if flagged.len() == 1 { "it" } else { "them" },
+            again.rounds
+        );
+        last = Some(Instant::now());
+        let keys = keys_of(base, Some(&flagged), &opts.reference);
+        let suffix = format!("remeasure{round}");
+        let confirmed = measure_keys(global, base, &keys, Some(&suffix), again.quiet)
+            .map_err(|e| e.to_string())
+            .and_then(|m| {
+                dyno_gate::confirm(&current, base, &m.run, opts).map_err(|e| e.to_string())
+            });
+        match confirmed {
+            Ok(c) => current = c,
+            Err(e) => {
+                current.notes.push(format!(
+                    "the flagged benchmarks could not be measured again{}: {e}; the verdicts so far stand",
+                    if again.measured_here {
+                        ""
+                    } else {
+                        " on this machine"
+                    }
+                ));
+                break;
+            }
         }
     }
+    current
 }
 
 /// The (id, implementation) pairs to measure: the baseline's verified

@@ -566,16 +566,19 @@ A benchmark is REGRESSED only when its change is statistically significant (a
 two-sided Mann-Whitney U test of the per-op sample times, Holm-adjusted over
 every benchmark compared, family-wise alpha 0.05) AND the ratio of medians is
 beyond its threshold (the spec's, 20% by default). A flagged benchmark is
-measured again once; only a regression seen twice exits 1. When the baseline
-came from another machine, every time is divided by ECRECOVER measured in the
-same run first, and the output says so.
+then measured again, up to 3 more times some seconds apart (--remeasure,
+--remeasure-gap): a slower build is slower every time, a busy machine is not.
+Only a regression seen in every pass exits 1. When the baseline came from
+another machine, every time is divided by ECRECOVER measured in the same run
+first, and the output says so. Instruction counts (--metric instructions)
+repeat exactly, so they are not measured again.
 
 Examples:
   dyno check --baseline main                 measure the baseline's ids now, then check
   dyno check --baseline main run.json        check a saved run
   dyno check --baseline baselines/main.json  a committed baseline file
   dyno check --baseline main --format markdown > comment.md
-  dyno check --baseline main --metric instructions   callgrind counts (--instructions runs)
+  dyno check --baseline main --metric instructions   callgrind counts, not times
 
 Exit codes: 0 no confirmed regression; 1 a confirmed regression or a wrong
 result; 2 a usage or runtime error.";
@@ -613,8 +616,17 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_enum, default_value_t = MetricArg::Time)]
     pub(crate) metric: MetricArg,
 
-    /// Do not re-measure flagged benchmarks (a saved run's flags then count
-    /// at once).
+    /// How many times to measure a flagged benchmark again; it stays
+    /// regressed only while every pass says so. 0: the first pass decides.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub(crate) remeasure: u32,
+
+    /// The least time from the start of one re-measure to the next, so the
+    /// passes see the machine at different moments.
+    #[arg(long, default_value_t = 15, value_name = "SECONDS")]
+    pub(crate) remeasure_gap: u64,
+
+    /// Same as --remeasure 0.
     #[arg(long)]
     pub(crate) no_remeasure: bool,
 

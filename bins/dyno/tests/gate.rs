@@ -166,6 +166,8 @@ fn workflow(store: &str, dir: &Path) {
             "--baseline",
             file.to_str().unwrap(),
             c.to_str().unwrap(),
+            "--remeasure-gap",
+            "0",
         ],
         &slow,
     );
@@ -181,6 +183,13 @@ fn workflow(store: &str, dir: &Path) {
     assert!(
         out.contains("confirmed") && out.contains("DYNO_TEST_SLOWDOWN"),
         "{out}"
+    );
+    // Seen in the first pass and in each of the three re-measures.
+    assert_eq!(
+        text(&o.stderr).matches("measuring it again").count(),
+        3,
+        "{}",
+        text(&o.stderr)
     );
 
     // Markdown for a PR comment, JSON for machines.

@@ -376,53 +376,31 @@ pub fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyno_format::{Implementation, Verification, VerificationStatus};
+    use dyno_format::{VerificationStatus, fixture};
     use dyno_stats::LinearFit;
-    use std::collections::BTreeMap;
 
+    /// A passed revm result fitted with `slope` ns per operation, ± `half`.
     fn result(id: &str, slope: f64, half: f64) -> BenchResult {
-        BenchResult {
-            id: id.into(),
-            implementation: Implementation {
-                name: "revm".into(),
-                version: "0".into(),
-                runtime: "rust".into(),
+        let mut r = fixture::result(id, "revm", None);
+        r.baseline = true;
+        r.verification.status = VerificationStatus::Passed;
+        r.fit = Some(LinearFit {
+            slope,
+            intercept: 0.0,
+            slope_ci: Interval {
+                lower: slope - half,
+                upper: slope + half,
+                level: 0.95,
             },
-            baseline: true,
-            parameters: BTreeMap::new(),
-            unit: "ns".into(),
-            mode: None,
-            verification: Verification {
-                status: VerificationStatus::Passed,
-                cases: 1,
-                mismatch: None,
+            intercept_ci: Interval {
+                lower: 0.0,
+                upper: 0.0,
+                level: 0.95,
             },
-            warmup_iters: 0,
-            samples: vec![],
-            stats: None,
-            ops_per_sec: None,
-            fit: Some(LinearFit {
-                slope,
-                intercept: 0.0,
-                slope_ci: Interval {
-                    lower: slope - half,
-                    upper: slope + half,
-                    level: 0.95,
-                },
-                intercept_ci: Interval {
-                    lower: 0.0,
-                    upper: 0.0,
-                    level: 0.95,
-                },
-                r_squared: 1.0,
-                n: 10,
-            }),
-            allocations: None,
-            target: None,
-            regression_threshold: 0.2,
-            incomplete_reason: None,
-            instructions: None,
-        }
+            r_squared: 1.0,
+            n: 10,
+        });
+        r
     }
 
     fn run() -> Vec<BenchResult> {

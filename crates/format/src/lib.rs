@@ -15,6 +15,8 @@ pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
+#[cfg(any(test, feature = "fixture"))]
+pub mod fixture;
 pub mod load;
 pub mod read;
 pub mod time;

@@ -26,88 +26,52 @@ pub(crate) fn example() -> Run {
         })
         .collect();
     let per_op: Vec<f64> = samples.iter().map(Sample::per_op).collect();
-    Run {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: "20261122T101500Z-1a2b3c".into(),
-            started_at: "2026-11-22T10:15:00Z".into(),
-            finished_at: Some("2026-11-22T10:16:00Z".into()),
-            complete: true,
-            incomplete_reason: None,
-            command_line: vec!["dyno".into(), "run".into(), "--quick".into()],
-            dyno_version: "0.1.0".into(),
-            git_commit: Some("e428027".into()),
-            settings: Settings {
-                quick: true,
-                warmup_min_iters: 3,
-                warmup_min_ns: 200_000_000,
-                min_samples: 10,
-                max_samples: 1000,
-                measurement_ns: 500_000_000,
-                min_sample_ns: 1_000_000,
-                single_threshold_ns: 100_000,
-                fit_threshold_ns: 10_000,
-                fit_sizes: 5,
-            },
+    let result = BenchResult {
+        id: "hash/keccak256/32B".into(),
+        implementation: Implementation {
+            name: "tiny-keccak".into(),
+            version: "2.0.2".into(),
+            runtime: "rust".into(),
         },
-        environment: Environment {
-            cpu_model: "Test CPU".into(),
-            cores: 2,
-            memory_bytes: 24 << 30,
-            os: "Debian GNU/Linux 12 (bookworm)".into(),
-            kernel: "6.1.0".into(),
-            arch: "x86_64".into(),
-            clock: Clock {
-                source: "tsc".into(),
-                read_cost_ns: 20.5,
-                resolution_ns: 1.0,
-            },
-            rustc: "rustc 1.95.0".into(),
-            runtimes: BTreeMap::new(),
+        baseline: true,
+        parameters: [("bytes".to_string(), serde_json::json!(32))].into(),
+        unit: "ns".into(),
+        mode: Some(Mode::LinearFit),
+        verification: Verification {
+            status: VerificationStatus::Passed,
+            cases: 8,
+            mismatch: None,
         },
-        harness: Some(Harness {
-            empty_iteration_ns: 0.9,
-            fit: Some(fit.clone()),
+        warmup_iters: 5000,
+        stats: dyno_stats::summarize(&per_op),
+        samples,
+        ops_per_sec: Some(1e7),
+        fit: Some(fit.clone()),
+        allocations: Some(Allocations {
+            allocs_per_op: 0.0,
+            bytes_per_op: 0.0,
+            iters: 1000,
         }),
-        results: vec![BenchResult {
-            id: "hash/keccak256/32B".into(),
-            implementation: Implementation {
-                name: "tiny-keccak".into(),
-                version: "2.0.2".into(),
-                runtime: "rust".into(),
-            },
-            baseline: true,
-            parameters: [("bytes".to_string(), serde_json::json!(32))].into(),
-            unit: "ns".into(),
-            mode: Some(Mode::LinearFit),
-            verification: Verification {
-                status: VerificationStatus::Passed,
-                cases: 8,
-                mismatch: None,
-            },
-            warmup_iters: 5000,
-            stats: dyno_stats::summarize(&per_op),
-            samples,
-            ops_per_sec: Some(1e7),
-            fit: Some(fit),
-            allocations: Some(Allocations {
-                allocs_per_op: 0.0,
-                bytes_per_op: 0.0,
-                iters: 1000,
-            }),
-            target: Some(Target {
-                stat: "p50".into(),
-                limit_ns: 10_000.0,
-                met: Some(true),
-            }),
-            regression_threshold: 0.2,
-            incomplete_reason: None,
-            instructions: None,
-        }],
-        load: Vec::new(),
-        logs: Vec::new(),
-        reads: Vec::new(),
-    }
+        target: Some(Target {
+            stat: "p50".into(),
+            limit_ns: 10_000.0,
+            met: Some(true),
+        }),
+        regression_threshold: 0.2,
+        incomplete_reason: None,
+        instructions: Some(Instructions {
+            per_op: 812.0,
+            iters: [1000, 2000],
+            counts: [845_000, 1_657_000],
+            tool: "callgrind (valgrind-3.19.0)".into(),
+        }),
+    };
+    let mut run = fixture::run("20261122T101500Z-1a2b3c", vec![result]);
+    run.harness = Some(Harness {
+        empty_iteration_ns: 0.9,
+        fit: Some(fit),
+    });
+    run
 }
 
 fn schema() -> jsonschema::Validator {

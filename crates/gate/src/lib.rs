@@ -168,6 +168,10 @@ pub struct Row {
     pub note: Option<String>,
     /// The first pass's verdict, when this row was re-measured.
     pub first_verdict: Option<Verdict>,
+    /// When re-measured: the ratio of every pass, the first one first (the
+    /// row's own figures are the last pass's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<Option<f64>>,
 }
 
 impl Row {

@@ -1,45 +1,24 @@
 //! The gate on synthetic, seeded runs: deterministic, so every figure here
 //! is the same on every machine and every run of the tests.
 
-use dyno_format::{BenchResult, Instructions, Run, Sample, VerificationStatus};
+use dyno_format::{BenchResult, Instructions, Mode, Run, Sample, VerificationStatus, fixture};
 use dyno_stats::SplitMix64;
-use serde_json::json;
 
 use super::*;
 
 fn empty_run(id: &str, cpu: &str) -> Run {
-    serde_json::from_value(json!({
-        "schema_version": 1,
-        "run": {
-            "id": id, "started_at": "2026-11-22T10:00:00Z", "finished_at": "2026-11-22T10:01:00Z",
-            "complete": true, "incomplete_reason": null, "command_line": ["dyno", "run"],
-            "dyno_version": "0.1.0", "git_commit": "abc", "settings": {
-                "quick": true, "warmup_min_iters": 3, "warmup_min_ns": 1, "min_samples": 5,
-                "max_samples": 10000, "measurement_ns": 1, "min_sample_ns": 1,
-                "single_threshold_ns": 1, "fit_threshold_ns": 1, "fit_sizes": 3 }
-        },
-        "environment": {
-            "cpu_model": cpu, "cores": 2, "memory_bytes": 1, "os": "Debian", "kernel": "6",
-            "arch": "x86_64", "clock": {"source": "tsc", "read_cost_ns": 20.0, "resolution_ns": 1.0},
-            "rustc": "rustc", "runtimes": {}
-        },
-        "harness": null,
-        "results": []
-    }))
-    .unwrap()
+    let mut run = fixture::run(id, Vec::new());
+    run.environment.cpu_model = cpu.into();
+    run
 }
 
+/// A passed result whose samples (of 1000 iterations each) take `per_op`
+/// ns per operation; no statistics, as the gate works from the samples.
 fn result(id: &str, per_op: &[f64]) -> BenchResult {
-    let mut r: BenchResult = serde_json::from_value(json!({
-        "id": id,
-        "implementation": {"name": "impl", "version": "1", "runtime": "rust"},
-        "baseline": true, "parameters": {}, "unit": "ns", "mode": "batched",
-        "verification": {"status": "passed", "cases": 1, "mismatch": null},
-        "warmup_iters": 1, "samples": [], "stats": null, "ops_per_sec": null, "fit": null,
-        "allocations": null, "target": null, "regression_threshold": 0.2,
-        "incomplete_reason": null
-    }))
-    .unwrap();
+    let mut r = fixture::result(id, "impl", None);
+    r.baseline = true;
+    r.mode = Some(Mode::Batched);
+    r.verification.status = VerificationStatus::Passed;
     r.samples = per_op
         .iter()
         .map(|&x| Sample {
@@ -295,6 +274,36 @@ fn a_flag_must_survive_the_re_measurement() {
     let c = confirm(&first, &base, &again, &opts).unwrap();
     assert_eq!(c.count(Verdict::Regressed), 1);
     assert!(c.rows[3].note.as_deref().unwrap().contains("confirmed"));
+}
+
+#[test]
+fn every_re_measure_must_agree_and_each_pass_is_kept() {
+    let mut model = Model::new(6, 10);
+    let base = model.run("a", None);
+    let slow = |m: &mut Model, id: &str| m.run(id, Some((3, 1.4)));
+    let opts = Options::default();
+    let first = compare(&base, &slow(&mut model, "b"), "a", "b", &opts).unwrap();
+    assert_eq!(first.count(Verdict::Regressed), 1);
+    // Slow again in the first re-measure, then back to normal: the
+    // machine was busy for a while, the build is not slower.
+    let one = confirm(&first, &base, &slow(&mut model, "b2"), &opts).unwrap();
+    assert_eq!(one.count(Verdict::Regressed), 1);
+    let two = confirm(&one, &base, &model.run("b3", None), &opts).unwrap();
+    assert_eq!(two.count(Verdict::Regressed), 0);
+    let row = &two.rows[3];
+    assert_eq!(row.verdict, Verdict::NoChange);
+    assert_eq!(row.first_verdict, Some(Verdict::Regressed));
+    assert_eq!(row.passes.len(), 3);
+    assert!(row.passes[..2].iter().all(|r| r.unwrap() > 1.3), "{row:?}");
+    assert!((row.passes[2].unwrap() - 1.0).abs() < 0.05, "{row:?}");
+    let note = row.note.as_deref().unwrap();
+    assert_eq!(note.matches(" then ").count(), 2, "{note}");
+    assert!(note.ends_with("not confirmed"), "{note}");
+    // A row no longer regressed is not looked at again.
+    let three = confirm(&two, &base, &slow(&mut model, "b4"), &opts).unwrap();
+    assert_eq!(three, two);
+    // Rows never flagged carry no passes.
+    assert!(two.rows.iter().enumerate().all(|(k, r)| k == 3 || r.passes.is_empty()));
 }
 
 #[test]

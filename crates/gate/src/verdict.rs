@@ -31,10 +31,14 @@ pub fn compare(
     compare_keys(base, new, base_label, new_label, opts, None)
 }
 
-/// The second look: re-compare the rows `first` flagged as regressed
-/// against `remeasured` (a run holding just those benchmarks, measured
-/// again). A row stays regressed only if both passes say so; every other
-/// row is kept as it was. The re-measured rows form their own Holm family.
+/// Another look: re-compare the rows `first` flagged as regressed against
+/// `remeasured` (a run holding just those benchmarks, measured again). A
+/// row stays regressed only if this pass says so too; every other row is
+/// kept as it was. The re-measured rows form their own Holm family.
+///
+/// Call it once per re-measure: each call looks only at the rows still
+/// regressed, so a row is confirmed only if every pass so far flagged it.
+/// A row's `passes` keeps each pass's ratio, the first one first.
 pub fn confirm(
     first: &Comparison,
     base: &Run,
@@ -56,30 +60,32 @@ pub fn confirm(
     let mut out = first.clone();
     for row in out.rows.iter_mut().filter(|r| flagged.contains(&r.key())) {
         let again = second.rows.iter().find(|r| r.key() == row.key());
-        let before = row.clone();
+        let mut passes = if row.passes.is_empty() {
+            vec![row.ratio]
+        } else {
+            row.passes.clone()
+        };
         match again {
             Some(again) => {
+                passes.push(again.ratio);
                 *row = again.clone();
-                row.first_verdict = Some(Verdict::Regressed);
-                let fmt = |r: Option<f64>| {
-                    r.map_or("-".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0))
-                };
                 let outcome = if row.verdict == Verdict::Regressed {
                     "confirmed"
                 } else {
                     "not confirmed"
                 };
-                row.note = Some(format!(
-                    "re-measured: {} then {}; {outcome}",
-                    fmt(before.ratio),
-                    fmt(row.ratio)
-                ));
+                let fmt = |r: &Option<f64>| {
+                    r.map_or("-".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0))
+                };
+                let seen: Vec<String> = passes.iter().map(fmt).collect();
+                row.note = Some(format!("re-measured: {}; {outcome}", seen.join(" then ")));
             }
             None => {
-                row.first_verdict = Some(Verdict::Regressed);
-                row.note = Some("could not be re-measured; the first verdict stands".into());
+                row.note = Some("could not be re-measured; the verdict so far stands".into());
             }
         }
+        row.first_verdict = Some(Verdict::Regressed);
+        row.passes = passes;
     }
     out.geomean_ratio = geomean(&out.rows);
     Ok(out)
@@ -343,6 +349,7 @@ fn pair(
         verdict: Verdict::Insufficient,
         note: None,
         first_verdict: None,
+        passes: Vec::new(),
     };
     let wrong = |r: &BenchResult| r.verification.status == VerificationStatus::Failed;
     let mut testable = false;

@@ -2,73 +2,25 @@
 //! a golden file in `snapshots/`. `DYNO_BLESS=1 cargo test -p dyno-report`
 //! rewrites the golden files after an intended change; review the diff.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use dyno_format::*;
 
 use super::*;
 
-fn stats(p50: f64) -> Summary {
-    Summary {
-        n: 12,
-        min: p50 * 0.97,
-        p50,
-        p95: p50 * 1.1,
-        p99: p50 * 1.2,
-        max: p50 * 1.3,
-        mean: p50 * 1.02,
-        stddev: p50 * 0.05,
-        mad: p50 * 0.01,
-        median_ci: Interval {
-            lower: p50 * 0.99,
-            upper: p50 * 1.01,
-            level: 0.96,
-        },
-        outliers: Outliers::default(),
-    }
-}
-
+/// A result with allocations counted; `None` is a wrong answer (no timings).
 fn result(id: &str, imp: &str, baseline: bool, p50: Option<f64>) -> BenchResult {
-    BenchResult {
-        id: id.into(),
-        implementation: Implementation {
-            name: imp.into(),
-            version: "1.0.0".into(),
-            runtime: "rust".into(),
-        },
-        baseline,
-        parameters: BTreeMap::new(),
-        unit: "ns".into(),
-        mode: p50.map(|_| Mode::Batched),
-        verification: Verification {
-            status: if p50.is_some() {
-                VerificationStatus::Passed
-            } else {
-                VerificationStatus::Failed
-            },
-            cases: 8,
-            mismatch: p50.is_none().then(|| Mismatch {
-                case: "2".into(),
-                expected: "0xaa".into(),
-                actual: "0xbb".into(),
-            }),
-        },
-        warmup_iters: 10,
-        samples: vec![],
-        stats: p50.map(stats),
-        ops_per_sec: p50.map(|p| 1e9 / p),
-        fit: None,
-        allocations: p50.map(|_| Allocations {
-            allocs_per_op: 2.0,
-            bytes_per_op: 1536.0,
-            iters: 100,
-        }),
-        target: None,
-        regression_threshold: 0.2,
-        incomplete_reason: None,
-        instructions: None,
+    let mut r = fixture::result(id, imp, p50);
+    r.baseline = baseline;
+    r.allocations = p50.map(|_| Allocations {
+        allocs_per_op: 2.0,
+        bytes_per_op: 1536.0,
+        iters: 100,
+    });
+    if p50.is_none() {
+        r = fixture::wrong(r);
     }
+    r
 }
 
 fn fixture() -> Run {
@@ -83,50 +35,9 @@ fn fixture() -> Run {
         limit_ns: 50_000.0,
         met: Some(false),
     });
-    Run {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: "20261122T101500Z-test".into(),
-            started_at: "2026-11-22T10:15:00Z".into(),
-            finished_at: Some("2026-11-22T10:16:00Z".into()),
-            complete: true,
-            incomplete_reason: None,
-            command_line: vec!["dyno".into(), "run".into()],
-            dyno_version: "0.1.0".into(),
-            git_commit: Some("abc1234".into()),
-            settings: Settings {
-                quick: false,
-                warmup_min_iters: 3,
-                warmup_min_ns: 200_000_000,
-                min_samples: 10,
-                max_samples: 10_000,
-                measurement_ns: 500_000_000,
-                min_sample_ns: 1_000_000,
-                single_threshold_ns: 100_000,
-                fit_threshold_ns: 10_000,
-                fit_sizes: 5,
-            },
-        },
-        environment: Environment {
-            cpu_model: "Test CPU".into(),
-            cores: 2,
-            memory_bytes: 1 << 30,
-            os: "TestOS".into(),
-            kernel: "1.0".into(),
-            arch: "x86_64".into(),
-            clock: Clock {
-                source: "tsc".into(),
-                read_cost_ns: 21.0,
-                resolution_ns: 1.0,
-            },
-            rustc: "rustc 1.95.0".into(),
-            runtimes: BTreeMap::new(),
-        },
-        harness: Some(Harness {
-            empty_iteration_ns: 0.8,
-            fit: None,
-        }),
-        results: vec![
+    let mut run = fixture::run(
+        "20261122T101500Z-test",
+        vec![
             result("hash/keccak256/32B", "sha3", false, Some(250.0)),
             result("hash/keccak256/32B", "tiny-keccak", true, Some(200.0)),
             result("hash/keccak256/32B", "broken, \"quoted\"", false, None),
@@ -138,10 +49,12 @@ fn fixture() -> Run {
             ),
             slow,
         ],
-        load: Vec::new(),
-        logs: Vec::new(),
-        reads: Vec::new(),
-    }
+    );
+    run.harness = Some(Harness {
+        empty_iteration_ns: 0.8,
+        fit: None,
+    });
+    run
 }
 
 fn check(name: &str, actual: &str) {

@@ -30,69 +30,22 @@ fn recorded(name: &str) -> Run {
     Run::read(&data(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn summary(p50: f64) -> Summary {
-    Summary {
-        n: 3,
-        min: p50 * 0.9,
-        p50,
-        p95: p50 * 1.1,
-        p99: p50 * 1.2,
-        max: p50 * 1.3,
-        mean: p50,
-        stddev: p50 * 0.05,
-        mad: p50 * 0.01,
-        median_ci: Interval {
-            lower: p50 * 0.9,
-            upper: p50 * 1.3,
-            level: 0.75,
-        },
-        outliers: Outliers::default(),
-    }
-}
-
-/// A passed result with three samples of one operation each.
+/// A passed result with three samples of one operation each (90, 100 and
+/// 130 ns), its median's CI spanning them.
 fn result(id: &str, name: &str, runtime: &str, baseline: bool) -> BenchResult {
-    let samples = vec![
-        Sample { iters: 1, ns: 90 },
-        Sample { iters: 1, ns: 100 },
-        Sample { iters: 1, ns: 130 },
-    ];
-    BenchResult {
-        id: id.into(),
-        implementation: Implementation {
-            name: name.into(),
-            version: "1.0.0".into(),
-            runtime: runtime.into(),
-        },
-        baseline,
-        parameters: BTreeMap::new(),
-        unit: "ns".into(),
-        mode: Some(Mode::Single),
-        verification: Verification {
-            status: VerificationStatus::Passed,
-            cases: 4,
-            mismatch: None,
-        },
-        warmup_iters: 10,
-        samples,
-        stats: Some(summary(100.0)),
-        ops_per_sec: Some(1e7),
-        fit: None,
-        allocations: None,
-        target: None,
-        regression_threshold: 0.2,
-        incomplete_reason: None,
-        instructions: None,
-    }
-}
-
-fn failed(mut r: BenchResult) -> BenchResult {
-    r.verification.status = VerificationStatus::Failed;
-    r.verification.mismatch = Some(Mismatch {
-        case: "1".into(),
-        expected: "0xaa".into(),
-        actual: "0xbb".into(),
-    });
+    let mut r = fixture::result(id, name, Some(100.0));
+    r.implementation.runtime = runtime.into();
+    r.baseline = baseline;
+    r.mode = Some(Mode::Single);
+    r.verification.cases = 4;
+    r.samples = [90, 100, 130].map(|ns| Sample { iters: 1, ns }).to_vec();
+    let stats = r.stats.as_mut().unwrap();
+    stats.n = 3;
+    stats.median_ci = Interval {
+        lower: 90.0,
+        upper: 130.0,
+        level: 0.75,
+    };
     r
 }
 
@@ -310,7 +263,7 @@ fn bmf_leaves_out_wrong_and_untimed_results() {
     untimed.samples.clear();
     let run = run_of(vec![
         result("hash/sha256/32B", "sha2", "rust", true),
-        failed(result("hash/sha256/32B", "bad", "rust", false)),
+        fixture::wrong(result("hash/sha256/32B", "bad", "rust", false)),
         untimed,
     ]);
     let doc = check_bmf(&bmf::render(&run));
@@ -320,7 +273,7 @@ fn bmf_leaves_out_wrong_and_untimed_results() {
         "a wrong result is never a timing"
     );
     // nothing left: an empty object, still valid BMF
-    let none = run_of(vec![failed(result("a/b/c", "x", "rust", true))]);
+    let none = run_of(vec![fixture::wrong(result("a/b/c", "x", "rust", true))]);
     assert_eq!(bmf::render(&none), "{}\n");
     check_bmf(&bmf::render(&none));
 }
@@ -497,7 +450,7 @@ fn gobench_leaves_out_wrong_results_and_empty_samples() {
     zero.samples.push(Sample { iters: 0, ns: 5 });
     let run = run_of(vec![
         result("a/b/c", "ok", "rust", true),
-        failed(result("a/b/c", "bad", "rust", false)),
+        fixture::wrong(result("a/b/c", "bad", "rust", false)),
         zero,
     ]);
     let text = gobench::render(&run);

@@ -2,71 +2,25 @@
 //! present exactly when its data is, no `NaN` in any chart, and WRONG for a
 //! failed verification.
 
-use std::collections::BTreeMap;
-
 use dyno_evm::pricing::{Estimate, Pricing as Flag, Row as GasRow};
 use dyno_format::*;
 
 use super::*;
 
 fn stats(p50: f64) -> Summary {
-    Summary {
-        n: 40,
-        min: p50 * 0.97,
-        p50,
-        p95: p50 * 1.1,
-        p99: p50 * 1.2,
-        max: p50 * 1.3,
-        mean: p50 * 1.02,
-        stddev: p50 * 0.05,
-        mad: p50 * 0.01,
-        median_ci: Interval {
-            lower: p50 * 0.98,
-            upper: p50 * 1.03,
-            level: 0.95,
-        },
-        outliers: Outliers::default(),
-    }
+    fixture::summary(p50, 40)
 }
 
 fn result(id: &str, imp: &str, baseline: bool, p50: Option<f64>) -> BenchResult {
-    BenchResult {
-        id: id.into(),
-        implementation: Implementation {
-            name: imp.into(),
-            version: "1.0.0".into(),
-            runtime: "rust".into(),
-        },
-        baseline,
-        parameters: BTreeMap::new(),
-        unit: "ns".into(),
-        mode: p50.map(|_| Mode::Batched),
-        verification: Verification {
-            status: VerificationStatus::Passed,
-            cases: 8,
-            mismatch: None,
-        },
-        warmup_iters: 10,
-        samples: vec![],
-        stats: p50.map(stats),
-        ops_per_sec: p50.map(|p| 1e9 / p),
-        fit: None,
-        allocations: None,
-        target: None,
-        regression_threshold: 0.2,
-        incomplete_reason: None,
-        instructions: None,
-    }
+    let mut r = fixture::result(id, imp, p50);
+    r.baseline = baseline;
+    r.verification.status = VerificationStatus::Passed;
+    r
 }
 
 fn wrong(id: &str, imp: &str) -> BenchResult {
-    let mut r = result(id, imp, false, None);
-    r.verification.status = VerificationStatus::Failed;
-    r.verification.mismatch = Some(Mismatch {
-        case: "2".into(),
-        expected: "0xaa".into(),
-        actual: "0xbb<b>".into(),
-    });
+    let mut r = fixture::wrong(fixture::result(id, imp, None));
+    r.verification.mismatch.as_mut().unwrap().actual = "0xbb<b>".into();
     r
 }
 
@@ -87,50 +41,9 @@ fn run() -> Run {
     let mut not_run = result("hash/keccak256/1KiB", "tiny-keccak", true, None);
     not_run.verification.status = VerificationStatus::NotRun;
     not_run.incomplete_reason = Some("stopped\nby Ctrl-C".into());
-    Run {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: "20261122T101500Z-test".into(),
-            started_at: "2026-11-22T10:15:00Z".into(),
-            finished_at: None,
-            complete: false,
-            incomplete_reason: Some("interrupted <Ctrl-C>".into()),
-            command_line: vec!["dyno".into(), "run".into(), "'x'&\"y\"".into()],
-            dyno_version: "0.1.0".into(),
-            git_commit: Some("abc1234".into()),
-            settings: Settings {
-                quick: true,
-                warmup_min_iters: 3,
-                warmup_min_ns: 200_000_000,
-                min_samples: 10,
-                max_samples: 10_000,
-                measurement_ns: 500_000_000,
-                min_sample_ns: 1_000_000,
-                single_threshold_ns: 100_000,
-                fit_threshold_ns: 10_000,
-                fit_sizes: 5,
-            },
-        },
-        environment: Environment {
-            cpu_model: "Test <CPU> & Co".into(),
-            cores: 2,
-            memory_bytes: 24 << 30,
-            os: "TestOS".into(),
-            kernel: "1.0".into(),
-            arch: "x86_64".into(),
-            clock: Clock {
-                source: "tsc".into(),
-                read_cost_ns: 21.0,
-                resolution_ns: 1.0,
-            },
-            rustc: "rustc 1.95.0".into(),
-            runtimes: BTreeMap::from([("go".to_string(), "go1.25".to_string())]),
-        },
-        harness: Some(Harness {
-            empty_iteration_ns: 0.8,
-            fit: None,
-        }),
-        results: vec![
+    let mut run = fixture::run(
+        "20261122T101500Z-test",
+        vec![
             result("hash/keccak256/32B", "sha3", false, Some(250.0)),
             result("hash/keccak256/32B", "tiny-keccak", true, Some(200.0)),
             result(
@@ -150,10 +63,20 @@ fn run() -> Run {
             ),
             slow,
         ],
-        load: Vec::new(),
-        logs: Vec::new(),
-        reads: Vec::new(),
-    }
+    );
+    run.run.finished_at = None;
+    run.run.complete = false;
+    run.run.incomplete_reason = Some("interrupted <Ctrl-C>".into());
+    run.run.command_line = vec!["dyno".into(), "run".into(), "'x'&\"y\"".into()];
+    run.environment.cpu_model = "Test <CPU> & Co".into();
+    run.environment
+        .runtimes
+        .insert("go".to_string(), "go1.25".to_string());
+    run.harness = Some(Harness {
+        empty_iteration_ns: 0.8,
+        fit: None,
+    });
+    run
 }
 
 fn gas_row(name: &str, nominal: u64, calc: f64, flag: Option<Flag>) -> GasRow {

@@ -15,10 +15,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use dyno_format::{
-    BenchResult, Clock, Environment, Implementation, Mode, Run, RunInfo, SCHEMA_VERSION, Sample,
-    Settings, Verification, VerificationStatus,
-};
+use dyno_format::{BenchResult, Mode, Run, Sample, VerificationStatus, fixture};
 use dyno_store::Location;
 
 /// One result to put in a test run.
@@ -60,51 +57,15 @@ pub fn run(id: &str, started_at: &str, specs: &[Spec<'_>]) -> Run {
         .enumerate()
         .map(|(k, s)| result(k, s))
         .collect();
-    Run {
-        schema_version: SCHEMA_VERSION,
-        run: RunInfo {
-            id: id.into(),
-            started_at: started_at.into(),
-            finished_at: Some(started_at.replace('Z', ".9Z")),
-            complete: true,
-            incomplete_reason: None,
-            command_line: vec!["dyno".into(), "run".into(), "hash".into(), "--quick".into()],
-            dyno_version: "0.1.0".into(),
-            git_commit: Some("e428027".into()),
-            settings: Settings {
-                quick: true,
-                warmup_min_iters: 3,
-                warmup_min_ns: 200_000_000,
-                min_samples: 10,
-                max_samples: 1000,
-                measurement_ns: 500_000_000,
-                min_sample_ns: 1_000_000,
-                single_threshold_ns: 100_000,
-                fit_threshold_ns: 10_000,
-                fit_sizes: 5,
-            },
-        },
-        environment: Environment {
-            cpu_model: "Test CPU @ 2.00GHz".into(),
-            cores: 2,
-            memory_bytes: 24 << 30,
-            os: "Debian GNU/Linux 12 (bookworm)".into(),
-            kernel: "6.1.0".into(),
-            arch: "x86_64".into(),
-            clock: Clock {
-                source: "tsc".into(),
-                read_cost_ns: 20.5,
-                resolution_ns: 1.0,
-            },
-            rustc: "rustc 1.95.0".into(),
-            runtimes: BTreeMap::from([("go".to_string(), "go1.25.1".to_string())]),
-        },
-        harness: None,
-        results,
-        load: Vec::new(),
-        logs: Vec::new(),
-        reads: Vec::new(),
-    }
+    let mut run = fixture::run(id, results);
+    run.run.started_at = started_at.into();
+    run.run.finished_at = Some(started_at.replace('Z', ".9Z"));
+    run.run.command_line = vec!["dyno".into(), "run".into(), "hash".into(), "--quick".into()];
+    run.environment.cpu_model = "Test CPU @ 2.00GHz".into();
+    run.environment
+        .runtimes
+        .insert("go".to_string(), "go1.25.1".to_string());
+    run
 }
 
 fn result(k: usize, s: &Spec<'_>) -> BenchResult {
@@ -125,37 +86,21 @@ fn result(k: usize, s: &Spec<'_>) -> BenchResult {
     };
     let per_op: Vec<f64> = samples.iter().map(Sample::per_op).collect();
     let stats = dyno_stats::summarize(&per_op);
-    BenchResult {
-        id: s.bench.into(),
-        implementation: Implementation {
-            name: s.implementation.into(),
-            version: "1.0.0".into(),
-            runtime: s.runtime.into(),
-        },
-        baseline: k == 0,
-        parameters: BTreeMap::from([("bytes".to_string(), serde_json::json!(32))]),
-        unit: "ns".into(),
-        mode: s.verified.then_some(Mode::Batched),
-        verification: Verification {
-            status: if s.verified {
-                VerificationStatus::Passed
-            } else {
-                VerificationStatus::Failed
-            },
-            cases: 8,
-            mismatch: None,
-        },
-        warmup_iters: if s.verified { 3000 } else { 0 },
-        ops_per_sec: stats.as_ref().map(|st| 1e9 / st.p50),
-        stats,
-        samples,
-        fit: None,
-        allocations: None,
-        target: None,
-        regression_threshold: 0.2,
-        incomplete_reason: None,
-        instructions: None,
-    }
+    let mut r = fixture::result(s.bench, s.implementation, None);
+    r.implementation.runtime = s.runtime.into();
+    r.baseline = k == 0;
+    r.parameters = BTreeMap::from([("bytes".to_string(), serde_json::json!(32))]);
+    r.mode = s.verified.then_some(Mode::Batched);
+    r.verification.status = if s.verified {
+        VerificationStatus::Passed
+    } else {
+        VerificationStatus::Failed
+    };
+    r.warmup_iters = if s.verified { 3000 } else { 0 };
+    r.ops_per_sec = stats.as_ref().map(|st| 1e9 / st.p50);
+    r.stats = stats;
+    r.samples = samples;
+    r
 }
 
 /// A fresh, empty store location, removed when dropped.
