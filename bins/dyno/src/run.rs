@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context as _;
 use dyno_format::{Implementation, Run, VerificationStatus};
@@ -175,6 +176,28 @@ pub(crate) fn measure(
     measure_jobs(jobs(plan, catalog, ctx), how)
 }
 
+/// The process's Ctrl-C flag, its handler installed on first use: a
+/// command may measure several times (`dyno check` re-measures), and a
+/// process can install only one handler. Set, it stops every measurement
+/// at its next sample boundary, keeping what was measured.
+fn interrupt() -> anyhow::Result<Arc<AtomicBool>> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    if let Some(flag) = FLAG.get() {
+        return Ok(flag.clone());
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let stop = flag.clone();
+    ctrlc::set_handler(move || {
+        if stop.swap(true, Ordering::SeqCst) {
+            eprintln!("\ndyno: second interrupt, exiting now; results so far are saved");
+            std::process::exit(130);
+        }
+        eprintln!("\ndyno: interrupted; finishing the current sample and saving (Ctrl-C again to quit now)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(FLAG.get_or_init(|| flag).clone())
+}
+
 /// [`measure`] for jobs already built.
 pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Measured> {
     let clock = dyno_runner::clock::calibrate();
@@ -186,23 +209,13 @@ pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Mea
         dyno_version: env!("CARGO_PKG_VERSION").into(),
         git_commit: option_env!("DYNO_GIT_COMMIT").map(String::from),
     };
-    let engine = Engine::new(settings.clone());
+    let engine = Engine::new(settings.clone()).with_stop(interrupt()?);
     let mut run = dyno_runner::new_run(invocation, settings, environment);
     let out = how
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}.json", run.run.id)));
     let md = out.with_extension("md");
-
-    let stop = engine.stop_flag();
-    ctrlc::set_handler(move || {
-        if stop.swap(true, Ordering::SeqCst) {
-            eprintln!("\ndyno: second interrupt, exiting now; results so far are saved");
-            std::process::exit(130);
-        }
-        eprintln!("\ndyno: interrupted; finishing the current sample and saving (Ctrl-C again to quit now)");
-    })
-    .context("installing the Ctrl-C handler")?;
 
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;

@@ -25,6 +25,15 @@ fn dyno_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
     cmd.output().expect("dyno runs")
 }
 
+/// `dyno __count --id ID --impl IMPL --iters N...` in `dir`.
+fn count(dir: &Path, id: &str, imp: &str, iters: &[&str]) -> Output {
+    let mut args = vec!["__count", "--id", id, "--impl", imp];
+    for n in iters {
+        args.extend(["--iters", n]);
+    }
+    dyno(&args, dir)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -144,20 +153,45 @@ fn counts_instructions_per_op_exactly_and_repeatably() {
 }
 
 #[test]
-fn count_refuses_an_unknown_benchmark() {
+fn check_counts_now_and_finds_the_same_instructions() {
+    if !valgrind_present("check_counts_now_and_finds_the_same_instructions") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
+    let (_, _) = counted(dir.path(), "a.json", "hash/keccak256/32B", "tiny-keccak");
+    let base = dir.path().join("a.json");
     let o = dyno(
         &[
-            "__count",
-            "--id",
-            "hash/nope/32B",
-            "--impl",
-            "tiny-keccak",
-            "--iters",
-            "10",
+            "check",
+            "--baseline",
+            base.to_str().unwrap(),
+            "--metric",
+            "instructions",
+            "--format",
+            "json",
+            "-q",
         ],
         dir.path(),
     );
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let c: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["metric"], "instructions", "{c:#}");
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "hash/keccak256/32B" && r["implementation"] == "tiny-keccak")
+        .unwrap_or_else(|| panic!("no row for the counted benchmark: {c:#}"));
+    // The same binary on the same input counts the same: a ratio of exactly 1.
+    assert_eq!(row["ratio"].as_f64(), Some(1.0), "{row:#}");
+    assert_eq!(row["verdict"], "no-change", "{row:#}");
+}
+
+#[test]
+fn count_refuses_an_unknown_benchmark() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = count(dir.path(), "hash/nope/32B", "tiny-keccak", &["10"]);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(
@@ -165,18 +199,7 @@ fn count_refuses_an_unknown_benchmark() {
         "{stderr}"
     );
 
-    let o = dyno(
-        &[
-            "__count",
-            "--id",
-            "hash/keccak256/32B",
-            "--impl",
-            "nope",
-            "--iters",
-            "10",
-        ],
-        dir.path(),
-    );
+    let o = count(dir.path(), "hash/keccak256/32B", "nope", &["10"]);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(
@@ -189,20 +212,7 @@ fn count_refuses_an_unknown_benchmark() {
 #[test]
 fn count_runs_natively_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let o = dyno(
-        &[
-            "__count",
-            "--id",
-            "hash/keccak256/32B",
-            "--impl",
-            "sha3",
-            "--iters",
-            "10",
-            "--iters",
-            "20",
-        ],
-        dir.path(),
-    );
+    let o = count(dir.path(), "hash/keccak256/32B", "sha3", &["10", "20"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
     assert_eq!(

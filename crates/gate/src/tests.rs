@@ -303,7 +303,12 @@ fn every_re_measure_must_agree_and_each_pass_is_kept() {
     let three = confirm(&two, &base, &slow(&mut model, "b4"), &opts).unwrap();
     assert_eq!(three, two);
     // Rows never flagged carry no passes.
-    assert!(two.rows.iter().enumerate().all(|(k, r)| k == 3 || r.passes.is_empty()));
+    assert!(
+        two.rows
+            .iter()
+            .enumerate()
+            .all(|(k, r)| k == 3 || r.passes.is_empty())
+    );
 }
 
 #[test]

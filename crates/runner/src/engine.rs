@@ -183,6 +183,13 @@ impl<T: Timer> Engine<T> {
         self.stop.clone()
     }
 
+    /// Stop on `flag` instead of a flag of its own: one process-wide
+    /// interrupt for several engines in turn.
+    pub fn with_stop(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.stop = flag;
+        self
+    }
+
     /// True once the stop flag is set.
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
