@@ -4,6 +4,11 @@
 #   scripts/gate-trials.sh aa [N]      N times (default 20): run the quick
 #                                      suite twice, check the second against
 #                                      the first; count flagged benchmarks
+#   scripts/gate-trials.sh aa-count [N]
+#                                      the same with callgrind instruction
+#                                      counts (run --instructions, check
+#                                      --metric instructions); N+1 runs, each
+#                                      checked against the one before
 #   scripts/gate-trials.sh knob [N] [ID] [FILTER]
 #                                      N times: a quick run of FILTER, then one
 #                                      with ID slowed 25% by DYNO_TEST_SLOWDOWN,
@@ -20,8 +25,8 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 n=${2:-20}
 case "$mode" in
-  aa|knob) ;;
-  *) echo "usage: $0 aa [N] | knob [N] [ID] [FILTER]" >&2; exit 2 ;;
+  aa|aa-count|knob) ;;
+  *) echo "usage: $0 aa [N] | aa-count [N] | knob [N] [ID] [FILTER]" >&2; exit 2 ;;
 esac
 [[ "$n" =~ ^[0-9]+$ ]] || { echo "N must be a number, got $n" >&2; exit 2; }
 id=${3:-hash/keccak256/1KiB}
@@ -50,7 +55,15 @@ PY
 
 for i in $(seq 1 "$n"); do
   a="$out/$i-a.json"; b="$out/$i-b.json"; c="$out/$i-check.json"
-  if [ "$mode" = aa ]; then
+  if [ "$mode" = aa-count ]; then
+    if [ "$i" = 1 ]; then
+      "$dyno" --no-store run --quick -q --instructions --out "$a" >/dev/null
+    else
+      cp "$out/$((i - 1))-b.json" "$a"
+    fi
+    "$dyno" --no-store run --quick -q --instructions --out "$b" >/dev/null
+    "$dyno" --no-store check --baseline "$a" "$b" --metric instructions --format json -q >"$c" || true
+  elif [ "$mode" = aa ]; then
     "$dyno" --no-store run --quick -q --out "$a" >/dev/null
     "$dyno" --no-store run --quick -q --out "$b" >/dev/null
     "$dyno" --no-store check --baseline "$a" "$b" --format json -q >"$c" || true
@@ -69,7 +82,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 n = len(rows)
 tot = lambda k: sum(int(r[k]) for r in rows)
-if sys.argv[2] == "aa":
+if sys.argv[2].startswith("aa"):
     print(f"A/A: {n} checks, {tot('compared') // max(n, 1)} benchmarks each: "
           f"{tot('confirmed_regressed')} confirmed regressions, {tot('first_pass_regressed')} flagged before the "
           f"re-measure, {tot('first_pass_improved')} 'improved', {tot('insufficient')} insufficient-data verdicts")

@@ -222,12 +222,10 @@ fn count_runs_natively_and_writes_nothing() {
     );
 }
 
-#[test]
-fn count_calibrates_then_reads_n_from_stdin() {
-    use std::io::{BufRead, BufReader, Write};
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dyno"))
-        .env("DYNO_NO_STORE", "true")
+/// `dyno __count --calibrate` for tiny-keccak on 32 bytes, in `dir`.
+fn calibrating(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    cmd.env("DYNO_NO_STORE", "true")
         .env("DYNO_VECTORS", repo().join("vectors"))
         .args([
             "__count",
@@ -237,7 +235,15 @@ fn count_calibrates_then_reads_n_from_stdin() {
             "tiny-keccak",
             "--calibrate",
         ])
-        .current_dir(dir.path())
+        .current_dir(dir);
+    cmd
+}
+
+#[test]
+fn count_calibrates_then_reads_n_from_stdin() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = calibrating(dir.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -257,17 +263,7 @@ fn count_calibrates_then_reads_n_from_stdin() {
     assert!(o.status.success(), "{}", text(&o.stderr));
 
     // No N on stdin: a clear error, exit 2.
-    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
-        .env("DYNO_NO_STORE", "true")
-        .env("DYNO_VECTORS", repo().join("vectors"))
-        .args([
-            "__count",
-            "--id",
-            "hash/keccak256/32B",
-            "--impl",
-            "tiny-keccak",
-            "--calibrate",
-        ])
+    let o = calibrating(dir.path())
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();

@@ -129,6 +129,15 @@ pub fn result(id: &str, implementation: &str, p50: Option<f64>) -> BenchResult {
     }
 }
 
+/// A P50 target of `limit_ns` that was missed.
+pub fn missed(limit_ns: f64) -> Target {
+    Target {
+        stat: "p50".into(),
+        limit_ns,
+        met: Some(false),
+    }
+}
+
 /// `r` with a wrong answer: case 2 gave `0xbb` where the vector says `0xaa`.
 /// Any timings stay, so a test can show that a reader ignores them (the
 /// runner itself never times a wrong result: pass `None` to `result` for

@@ -312,6 +312,39 @@ fn every_re_measure_must_agree_and_each_pass_is_kept() {
 }
 
 #[test]
+fn a_machine_that_changed_speed_is_called_out() {
+    // Every benchmark drifts by a lognormal 40% between runs: many move
+    // beyond 20% each way.
+    let mut model = Model::new(7, 40);
+    model.drift = 0.4;
+    let base = model.run("a", None);
+    let new = model.run("b", None);
+    let c = compare(&base, &new, "a", "b", &fast()).unwrap();
+    assert!(c.count(Verdict::Regressed) >= 3 && c.count(Verdict::Improved) >= 3);
+    assert!(
+        c.notes.iter().any(|n| n.contains("--metric instructions")),
+        "{:?}",
+        c.notes
+    );
+    // A real slowdown of a few benchmarks moves them one way only: no such note.
+    let mut model = Model::new(8, 40);
+    let base = model.run("a", None);
+    let mut new = model.run("b", None);
+    for r in new.results.iter_mut().take(5) {
+        for s in &mut r.samples {
+            s.ns = s.ns * 3 / 2;
+        }
+    }
+    let c = compare(&base, &new, "a", "b", &fast()).unwrap();
+    assert_eq!(c.count(Verdict::Regressed), 5);
+    assert!(
+        !c.notes.iter().any(|n| n.contains("--metric instructions")),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
 fn baseline_changes_are_described() {
     let mut old = empty_run("old", "cpu A");
     old.results.push(result("g/a/x", &[100.0; 10]));

@@ -196,6 +196,12 @@ fn compare_keys(
     }
 
     let rows: Vec<Row> = pending.into_iter().map(|p| p.row).collect();
+    if opts.metric == Metric::Time
+        && only.is_none()
+        && let Some(note) = unsteady(&rows)
+    {
+        notes.push(note);
+    }
     let mut slowed: Vec<&str> = new
         .results
         .iter()
@@ -230,6 +236,24 @@ fn compare_keys(
         geomean_ratio: geomean(&rows),
         rows,
         notes,
+    })
+}
+
+/// A warning when many benchmarks moved beyond their thresholds in both
+/// directions at once. A change to the code moves some benchmarks, mostly
+/// one way; a machine whose speed changed between or during the runs (a
+/// busy host, a neighbour on the same physical cores) moves many, both ways.
+fn unsteady(rows: &[Row]) -> Option<String> {
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let (up, down) = (count(Verdict::Regressed), count(Verdict::Improved));
+    let compared = rows.iter().filter(|r| r.ratio.is_some()).count();
+    (up.min(down) >= 3 && (up + down) * 10 >= compared).then(|| {
+        format!(
+            "{down} benchmarks are faster and {up} slower beyond their thresholds, both ways at \
+             once: the machine's speed changed between or during the runs, and wall times here \
+             cannot carry a gate this fine; --metric instructions counts instructions instead \
+             (docs/gate.md, \"A noisy machine\")"
+        )
     })
 }
 

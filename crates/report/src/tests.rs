@@ -30,11 +30,7 @@ fn fixture() -> Run {
         false,
         Some(52_000.0),
     );
-    slow.target = Some(Target {
-        stat: "p50".into(),
-        limit_ns: 50_000.0,
-        met: Some(false),
-    });
+    slow.target = Some(fixture::missed(50_000.0));
     let mut run = fixture::run(
         "20261122T101500Z-test",
         vec![
