@@ -124,6 +124,13 @@ pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome
         return Ok(Outcome::Failed);
     }
     let cases = w.cases().max(1) as u64;
+    // DYNO_TEST_SLOWDOWN (test only) adds work here rather than waiting:
+    // each counted run does FACTOR times the iterations, so the count per
+    // operation grows as a slower build's would.
+    let factor = dyno_runner::slowdown::Slowdown::from_env()?
+        .factor(&args.id)
+        .unwrap_or(1.0);
+    let scaled = |n: u64| (n as f64 * factor).round() as u64;
     // Outside the counted region: first-call costs (lazy tables, CPU
     // feature detection) of `run` itself. Verification ran every input.
     w.run(1);
@@ -141,7 +148,7 @@ pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome
         w.run((cases - done % cases) % cases);
     }
     for n in iters {
-        dyno_counted_region(w.as_mut(), n);
+        dyno_counted_region(w.as_mut(), scaled(n));
     }
     Ok(Outcome::Ok)
 }
@@ -456,7 +463,6 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         .env("DYNO_NO_STORE", "true")
         .env("DYNO_SPECS", &env.specs)
         .env("DYNO_VECTORS", &env.vectors)
-        .env_remove(dyno_runner::slowdown::ENV)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(stderr)

@@ -189,6 +189,58 @@ fn check_counts_now_and_finds_the_same_instructions() {
 }
 
 #[test]
+fn the_slowdown_knob_adds_counted_work_and_check_flags_it() {
+    if !valgrind_present("the_slowdown_knob_adds_counted_work_and_check_flags_it") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = counted(dir.path(), "a.json", "hash/keccak256/32B", "tiny-keccak");
+    let out = dir.path().join("b.json");
+    let slow = [("DYNO_TEST_SLOWDOWN", "hash/keccak256/32B=1.25")];
+    let o = dyno_with(
+        &[
+            "run",
+            "--quick",
+            "-q",
+            "--instructions",
+            "hash/keccak256/32B",
+            "--impl",
+            "tiny-keccak",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &slow,
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let (before, after) = (counts(&a)[0].1, counts(&b)[0].1);
+    let ratio = after / before;
+    assert!((ratio - 1.25).abs() < 0.01, "{after} / {before} = {ratio}");
+
+    let o = dyno_with(
+        &[
+            "check",
+            "--baseline",
+            dir.path().join("a.json").to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--metric",
+            "instructions",
+        ],
+        dir.path(),
+        &slow,
+    );
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}\n{}", text(&o.stderr));
+    assert!(
+        stdout.contains("REGRESSED") && stdout.contains("+25.0%"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not measured again"), "{stdout}");
+}
+
+#[test]
 fn count_refuses_an_unknown_benchmark() {
     let dir = tempfile::tempdir().unwrap();
     let o = count(dir.path(), "hash/nope/32B", "tiny-keccak", &["10"]);

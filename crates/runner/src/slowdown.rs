@@ -7,7 +7,9 @@
 //! `FACTOR` times as long as the work in it: a slowdown in every mode
 //! (single, batched, fitted), not a rescaled number. Verification is not
 //! touched. A slowed result records `test_slowdown = FACTOR` in its
-//! parameters, so it can never pass for a real measurement.
+//! parameters, so it can never pass for a real measurement. Instruction
+//! counts (`dyno run --instructions`) see the knob as more work: the counted
+//! runs do FACTOR times the iterations.
 
 use std::time::Instant;
 
