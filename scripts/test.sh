@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*" >&2; }
+# Each step says how far into the 90-minute CI budget it starts.
+step() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 step "set-up: pinned go-ethereum module (precompile vectors)"
 scripts/setup.sh
