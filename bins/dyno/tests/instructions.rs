@@ -60,8 +60,19 @@ fn valgrind_present(test: &str) -> bool {
 /// `dyno run --quick -q --instructions FILTER --impl IMPLS -o OUT`: the
 /// result JSON.
 fn counted(dir: &Path, name: &str, filter: &str, impls: &str) -> (serde_json::Value, String) {
+    counted_with(dir, name, filter, impls, &[])
+}
+
+/// [`counted`] with more environment variables.
+fn counted_with(
+    dir: &Path,
+    name: &str,
+    filter: &str,
+    impls: &str,
+    env: &[(&str, &str)],
+) -> (serde_json::Value, String) {
     let out = dir.join(name);
-    let o = dyno(
+    let o = dyno_with(
         &[
             "run",
             "--quick",
@@ -74,6 +85,7 @@ fn counted(dir: &Path, name: &str, filter: &str, impls: &str) -> (serde_json::Va
             out.to_str().unwrap(),
         ],
         dir,
+        env,
     );
     let stderr = text(&o.stderr);
     assert!(
@@ -195,26 +207,15 @@ fn the_slowdown_knob_adds_counted_work_and_check_flags_it() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = counted(dir.path(), "a.json", "hash/keccak256/32B", "tiny-keccak");
-    let out = dir.path().join("b.json");
     let slow = [("DYNO_TEST_SLOWDOWN", "hash/keccak256/32B=1.25")];
-    let o = dyno_with(
-        &[
-            "run",
-            "--quick",
-            "-q",
-            "--instructions",
-            "hash/keccak256/32B",
-            "--impl",
-            "tiny-keccak",
-            "-o",
-            out.to_str().unwrap(),
-        ],
+    let (b, _) = counted_with(
         dir.path(),
+        "b.json",
+        "hash/keccak256/32B",
+        "tiny-keccak",
         &slow,
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let b: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let out = dir.path().join("b.json");
     let (before, after) = (counts(&a)[0].1, counts(&b)[0].1);
     let ratio = after / before;
     assert!((ratio - 1.25).abs() < 0.01, "{after} / {before} = {ratio}");
