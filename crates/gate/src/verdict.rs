@@ -412,7 +412,9 @@ fn pair(
     } else {
         row.note = Some(match opts.metric {
             Metric::Instructions => {
-                "no instruction count on a side (measure with --instructions)".into()
+                "no instruction count on a side: not run with --instructions, or skipped \
+                 there (slower than 100 ms per op, or not in-process Rust)"
+                    .into()
             }
             Metric::Time => "no timed samples on a side".into(),
         });
