@@ -9,9 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/golang/snappy"
 )
 
 // proc is a running worker process, talked to over pipes.
@@ -239,6 +243,43 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("rlp encode, corrupted: %v", r)
 	}
 
+	// devp2p: a Status routed by its wire code, and handshakes against the
+	// worker's own loopback responder (responder key 1: node id = G).
+	for _, id := range []string{"net/encode/status", "net/decode/block-bodies-10", "net/route/mixed", "net/handshake/local"} {
+		if listed[id] != "geth" {
+			t.Fatalf("%s listed as %q", id, listed[id])
+		}
+	}
+	status, err := rlp.EncodeToBytes([]any{uint64(69), uint64(1), make([]byte, 32), []any{[]byte{1, 2, 3, 4}, uint64(0)}, uint64(0), uint64(1234), make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := "0x" + hex.EncodeToString(snappy.Encode(nil, status))
+	r = w.call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":16,"wire":"` + wire + `"},"expected":{"message":"0x` + hex.EncodeToString(status) + `"}}]}`)
+	if r["type"] != "prepared" {
+		t.Fatalf("net route: %v", r)
+	}
+	if r := w.call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
+		t.Fatalf("net route run: %v", r)
+	}
+	r = w.call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":17,"wire":"` + wire + `"},"expected":{"message":"0x"}}]}`)
+	if r["type"] != "error" || !strings.Contains(r["message"].(string), "no decoder") {
+		t.Fatalf("net route, unknown code: %v", r)
+	}
+	const g = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"
+	one, two := strings.Repeat("00", 31)+"01", strings.Repeat("00", 31)+"02"
+	r = w.call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + two + `","responder_key":"0x` + one + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
+	if r["type"] != "prepared" {
+		t.Fatalf("net handshake: %v", r)
+	}
+	if r := w.call(`{"type":"run","iterations":3,"samples":2}`); r["type"] != "samples" {
+		t.Fatalf("net handshake run: %v", r)
+	}
+	r = w.call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + one + `","responder_key":"0x` + two + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
+	if r["type"] != "mismatch" || r["field"] != "node_id" {
+		t.Fatalf("net handshake, wrong node id: %v", r)
+	}
+
 	if code := w.exit(); code != 0 {
 		t.Fatalf("exit code %d at EOF, want 0", code)
 	}
@@ -250,5 +291,58 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if code := w.exit(); code == 0 {
 		t.Fatal("exit code 0 after a fatal error")
+	}
+}
+
+// dbValue is value(i) of docs/db.md's data set.
+func dbValue(i uint64) string {
+	n := 100 + binary.LittleEndian.Uint64(seq(0xDB_0000_0000+i, 8))%501
+	return "0x" + hex.EncodeToString(seq(0xDB_8000_0000+i, int(n)))
+}
+
+// TestEndToEndDB: both engines load a small data set through the worker,
+// write the marker with hello's go-ethereum version, answer gets and run;
+// a wrong value is a mismatch.
+func TestEndToEndDB(t *testing.T) {
+	w := startWorker(t, buildWorker(t))
+	h := w.call(`{"type":"hello","protocol":1}`)
+	version := h["libraries"].(map[string]any)["github.com/ethereum/go-ethereum"].(string)
+	listed := map[string]bool{}
+	for _, b := range h["benchmarks"].([]any) {
+		e := b.(map[string]any)
+		listed[e["id"].(string)+" "+e["implementation"].(string)] = true
+	}
+	root := t.TempDir()
+	for _, engine := range []string{"pebble", "leveldb"} {
+		for _, id := range []string{"db/get/single", "db/put/single", "db/batch-get/10", "db/batch-get/100",
+			"db/batch-put/10", "db/batch-put/100", "db/iterate/1000", "db/mixed/r80w20"} {
+			if !listed[id+" "+engine] {
+				t.Errorf("%s %s not listed", id, engine)
+			}
+		}
+		// The data set's folder is shared; each engine keeps its own inside.
+		dir := filepath.Join(root, engine+"-"+version)
+		dirJSON, _ := json.Marshal(root)
+		get := func(i uint64, value string) string {
+			return `{"input":{"dir":` + string(dirJSON) + `,"keys":1000,"index":[` + strconv.FormatUint(i, 10) + `]},"expected":{"value":"` + value + `"}}`
+		}
+		req := `{"type":"prepare","id":"db/get/single","implementation":"` + engine + `","cases":[` + get(7, dbValue(7)) + "," + get(999, dbValue(999)) + `]}`
+		if r := w.call(req); r["type"] != "prepared" || r["cases"] != float64(2) {
+			t.Fatalf("%s: prepare: %v", engine, r)
+		}
+		if r := w.call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
+			t.Fatalf("%s: run: %v", engine, r)
+		}
+		marker, err := os.ReadFile(filepath.Join(dir, "DYNO_READY"))
+		if want := "dyno-db v1 keys=1000 engine=" + engine + " version=" + version; err != nil || string(marker) != want {
+			t.Fatalf("%s: marker %q (%v), want %q", engine, marker, err, want)
+		}
+		req = `{"type":"prepare","id":"db/put/single","implementation":"` + engine + `","cases":[` + get(7, dbValue(7)) + "," + get(8, dbValue(7)) + `]}`
+		if r := w.call(req); r["type"] != "mismatch" || r["case"] != float64(1) || r["field"] != "value" || r["actual"] != dbValue(8) {
+			t.Fatalf("%s: wrong value: %v", engine, r)
+		}
+	}
+	if code := w.exit(); code != 0 {
+		t.Fatalf("exit code %d", code)
 	}
 }

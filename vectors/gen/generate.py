@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dyno test-vector generator.
 
-Writes vectors/{hash,secp256k1,p256,p384,trie}.json.  Every value is computed
+Writes vectors/{hash,secp256k1,p256,p384,trie,opcode,db}.json.  Every value is computed
 by an implementation independent of the Rust crates that dyno benchmarks and,
 where possible, cross-checked inside this script by a second independent
 implementation: any disagreement raises and nothing is written.
@@ -11,7 +11,7 @@ requirements.txt):
 
     python vectors/gen/generate.py [--out DIR] [--only NAME ...] [--fresh-random]
 
-NAME is one of: hash, secp256k1, p256, p384, trie.  DIR defaults to vectors/.
+NAME is one of: hash, secp256k1, p256, p384, trie, opcode, db.  DIR defaults to vectors/.
 
 Output is deterministic: no timestamps, sorted keys, fixed case order.  The one
 inherently random value, the "random" ECDSA signature in p256/p384.json, is
@@ -41,7 +41,7 @@ from splitmix import KNOWN_ANSWER_SEED0, seq  # noqa: E402
 
 VECTORS_DIR = HERE.parent
 GENERATOR_PATH = "vectors/gen/generate.py"
-NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode")
+NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode", "db")
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 KECCAK_EMPTY = bytes.fromhex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
@@ -700,10 +700,104 @@ def gen_opcode(**_):
     return doc
 
 
+
+# --------------------------------------------------------------------------
+# storage engines (docs/db.md): the key-value data set, version 1
+
+DB_SIZES = (10_000, 1_000_000)
+
+
+def u64_le(seed: int) -> int:
+    return int.from_bytes(seq(seed, 8), "little")
+
+
+def db_key(i: int) -> bytes:
+    return keccak256(i.to_bytes(8, "little"))
+
+
+def db_value(i: int) -> bytes:
+    return seq(0xDB_8000_0000 + i, 100 + u64_le(0xDB_0000_0000 + i) % 501)
+
+
+def db_access(j: int, n: int) -> int:
+    return u64_le(0xDB_A000_0000 + j) % n
+
+
+def db_write(j: int) -> bool:
+    return u64_le(0xDB_B000_0000 + j) % 10 >= 8
+
+
+def _db_set(n):
+    keys = [db_key(i) for i in range(n)]
+    check(len(set(keys)) == n, f"N={n}: duplicate keys")
+    order = sorted(range(n), key=lambda i: keys[i])
+    rank = {i: r for r, i in enumerate(order)}
+    access = [db_access(j, n) for j in range(4 * 100)]
+    iterate = []
+    for j in range(4):
+        r = rank[access[j]]
+        run = order[r:r + 1000]
+        iterate.append({
+            "start": access[j],
+            "count": len(run),
+            "digest": hx(keccak256(b"".join(keys[i] + db_value(i) for i in run))),
+            "first_key": hx(keys[run[0]]),
+            "last_key": hx(keys[run[-1]]),
+        })
+    # the last keys in order: a scan from one of them stops at the end
+    tail = order[-5:]
+    batch = {}
+    for k in (10, 100):
+        batch[str(k)] = [hx(keccak256(b"".join(db_value(access[j * k + m]) for m in range(k)))) for j in range(4)]
+    return {
+        "keys": n,
+        "access": access[:16],
+        "batch_digests": batch,
+        "iterate": iterate,
+        "last_keys": [hx(keys[i]) for i in tail],
+    }
+
+
+def gen_db(db_sizes=DB_SIZES, **_):
+    check_keccak_kat()
+    check(ref_keccak.keccak256((0).to_bytes(8, "little")) == db_key(0), "key(0): pycryptodome == reference keccak")
+    samples = [{"index": i, "key": hx(db_key(i)), "value": hx(db_value(i))} for i in (0, 1, 2, 999_999)]
+    lengths = [len(db_value(i)) for i in range(100_000)]
+    check(min(lengths) == 100 and max(lengths) == 600, f"value lengths {min(lengths)}..{max(lengths)}")
+    values_digest = hx(keccak256(b"".join(db_value(i) for i in range(1000))))
+    writes = [db_write(j) for j in range(4096)]
+    prov = provenance(
+        "db",
+        [lib("pycryptodome", "keccak256")],
+        [
+            "keccak256 (pycryptodome) checked against a pure-Python Keccak (vectors/gen/ref_keccak.py) on known "
+            "answers and on key(0)",
+            "every data set's keys are distinct; value lengths over the first 100 000 indices span 100..600",
+            "iterate digests come from a full sort of the data set's keys (Python's sorted on bytes)",
+        ],
+        "The storage engines' data set, version 1 (docs/db.md). Index i = 0..N-1: key(i) = keccak256(i as "
+        "8 little-endian bytes); value(i) = seq(0xDB80000000 + i, 100 + u64_le(0xDB00000000 + i) % 501), "
+        "where u64_le(s) is seq(s, 8) read as a little-endian integer. Access j (j = 0, 1, ...) picks "
+        "index a(j) = u64_le(0xDBA0000000 + j) % N; in db/mixed/r80w20 access j writes if "
+        "u64_le(0xDBB0000000 + j) % 10 >= 8, else reads. batch_digests[K][j] = keccak256 of value(a(jK)) .. "
+        "value(a(jK+K-1)) concatenated. iterate[j]: the first 1000 pairs in key order from key(a(j)) "
+        "inclusive; digest = keccak256 of key || value of each, concatenated in order. values_digest = "
+        "keccak256(value(0) || ... || value(999)). " + SPLITMIX_DEFINITION,
+    )
+    doc = {
+        "provenance": prov,
+        "samples": samples,
+        "values_digest_0_999": values_digest,
+        "mixed_writes": sum(writes),
+        "mixed_write_flags_0_31": writes[:32],
+        "sets": [_db_set(n) for n in db_sizes],
+    }
+    return doc, {}
+
 # --------------------------------------------------------------------------
 
 
-def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS):
+def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_sizes=DB_SIZES):
     """Return (document, info) for one file."""
     if name == "hash":
         return gen_hash(), {}
@@ -715,6 +809,8 @@ def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS):
         return gen_trie(account_counts=account_counts)
     if name == "opcode":
         return gen_opcode(), {}
+    if name == "db":
+        return gen_db(db_sizes=db_sizes)
     raise ValueError(f"unknown vector file {name!r}")
 
 

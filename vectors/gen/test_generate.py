@@ -168,6 +168,32 @@ def test_regenerates_trie_identically():
     assert_same_text("trie", doc, text)
 
 
+def test_regenerates_db_identically():
+    text = committed("db")
+    if FULL:
+        doc, _ = G.generate("db")
+    else:
+        doc, _ = G.generate("db", db_sizes=(10_000,))
+        old = json.loads(text)
+        assert [s["keys"] for s in old["sets"]] == [10_000, 1_000_000]
+        doc["sets"].append(old["sets"][1])  # trusted only in this reduced mode
+    assert_same_text("db", doc, text)
+
+
+def test_db_file_spot_values():
+    doc = json.loads(committed("db"))
+    first = doc["samples"][0]
+    assert first["key"] == "0x" + G.keccak256(bytes(8)).hex()
+    assert 100 <= (len(first["value"]) - 2) // 2 <= 600
+    # a scan from near the end of the small set stops at the last key
+    assert [it["count"] for it in doc["sets"][0]["iterate"]] == [1000, 881, 476, 1000]
+    for s in doc["sets"]:
+        n = s["keys"]
+        assert all(0 <= a < n for a in s["access"])
+        assert all(1 <= it["count"] <= 1000 for it in s["iterate"])
+        assert all(it["first_key"] <= it["last_key"] for it in s["iterate"])
+
+
 def test_cli_writes_identical_files(tmp_path):
     names = ["secp256k1", "p256"]
     subprocess.run(

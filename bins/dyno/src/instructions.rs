@@ -74,6 +74,8 @@ const SUITES: &[fn() -> Vec<BenchDef>] = &[
     dyno_evm::precompile::defs,
     dyno_micro::rlp::defs,
     dyno_micro::jsonrpc::defs,
+    dyno_db::catalog,
+    dyno_net::bench::defs,
 ];
 
 // ---------------------------------------------------------------------------

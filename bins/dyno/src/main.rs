@@ -139,6 +139,8 @@ fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
 fn catalog() -> Vec<dyno_workload::BenchDef> {
     let mut defs = dyno_micro::catalog();
     defs.extend(dyno_evm::catalog());
+    defs.extend(dyno_db::catalog());
+    defs.extend(dyno_net::bench::defs());
     defs
 }
 

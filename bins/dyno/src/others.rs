@@ -252,6 +252,7 @@ fn adapter_job(
         "adapter_clock".to_string(),
         serde_json::Value::from(hello.clock.source.as_str()),
     );
+    parameters.extend(portable::parameters(id, implementation));
     let pool = s.pool.clone();
     let ctx = ctx.clone();
     let (id_owned, imp) = (id.to_string(), implementation.to_string());

@@ -10,7 +10,10 @@ pub(crate) fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>
     if id == NOOP_ID {
         return Some(Ok(dyno_protocol::noop_cases()));
     }
-    dyno_micro::portable::cases(ctx, id).or_else(|| dyno_evm::precompile::portable(ctx, id))
+    dyno_micro::portable::cases(ctx, id)
+        .or_else(|| dyno_evm::precompile::portable(ctx, id))
+        .or_else(|| dyno_db::portable::cases(id))
+        .or_else(|| dyno_net::portable::cases(id))
 }
 
 /// Every exported id.
@@ -18,7 +21,18 @@ pub(crate) fn ids() -> Vec<String> {
     let mut ids = vec![NOOP_ID.to_string()];
     ids.extend(dyno_micro::portable::ids());
     ids.extend(dyno_evm::precompile::portable_ids());
+    ids.extend(dyno_db::portable::ids());
+    ids.extend(dyno_net::portable::ids());
     ids
+}
+
+/// What an adapter's result of `id` records about its set-up beyond the
+/// adapter's own facts (a storage engine's durability and settings).
+pub(crate) fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
+    dyno_db::portable::parameters(id, implementation)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_json()))
+        .collect()
 }
 
 /// dyno's own check of an output a worker returned.
@@ -51,7 +65,9 @@ mod tests {
             let big = id.ends_with("/100KiB") && id != "hash/keccak256/100KiB";
             let large_body = id.starts_with("jsonrpc/") && !id.ends_with("/100");
             let large_trie = id.starts_with("trie/state-root/") && !id.ends_with("/100");
-            if big || large_body || large_trie {
+            // The db cases name this machine's data-set folder.
+            let db = id.starts_with("db/");
+            if big || large_body || large_trie || db {
                 continue;
             }
             let mut cases = cases(&ctx, &id).unwrap().unwrap();

@@ -381,14 +381,23 @@ pub(crate) fn report_problems(
             );
         }
     }
-    let (declined, failed): (Vec<_>, Vec<_>) = errors
-        .iter()
-        .partition(|(_, e)| matches!(e, dyno_workload::BuildError::Unsupported { .. }));
+    let (declined, failed): (Vec<_>, Vec<_>) = errors.iter().partition(|(_, e)| e.is_skip());
+    // One line per reason: a compiled-out engine declines all its ids.
+    let mut reasons: Vec<(String, &str, usize)> = Vec::new();
     for (what, e) in &declined {
-        eprintln!(
-            "dyno: not measured: {what}: {}",
-            dyno_report::one_line(&e.to_string())
-        );
+        let reason = dyno_report::one_line(&e.to_string());
+        match reasons.iter_mut().find(|(r, _, _)| *r == reason) {
+            Some((_, _, more)) => *more += 1,
+            None => reasons.push((reason, what, 0)),
+        }
+    }
+    for (reason, what, more) in reasons {
+        let more = if more > 0 {
+            format!(" (and {more} more for the same reason)")
+        } else {
+            String::new()
+        };
+        eprintln!("dyno: not measured: {what}{more}: {reason}");
     }
     if let Some((what, e)) = failed.first() {
         anyhow::bail!(

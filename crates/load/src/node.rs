@@ -138,15 +138,7 @@ impl Kind {
 /// Where `dyno setup` installs: `$DYNO_CACHE`, else `$XDG_CACHE_HOME/dyno`,
 /// else `~/.cache/dyno`.
 pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("DYNO_CACHE") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("dyno");
-    }
-    std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".cache/dyno"))
-        .unwrap_or_else(|| PathBuf::from(".dyno-cache"))
+    dyno_workload::cache_dir()
 }
 
 /// For tests that need a real node: its install folder, or `None` (the
@@ -316,6 +308,114 @@ impl LocalNode {
         node.url = format!("http://127.0.0.1:{port}");
         node.version = version;
         Ok(node)
+    }
+
+    /// Start geth (installed in `home`) as a p2p peer for the net suite:
+    /// not `--dev` (which turns p2p off) but the dev genesis written by
+    /// `geth --dev dumpgenesis` and `geth init`, a fixed node key (so the
+    /// dialer knows its public key), discovery off, and peers restricted
+    /// to 127.0.0.0/8. geth binds its p2p listener on every interface (it
+    /// has no listen-address flag); `--netrestrict` refuses every
+    /// non-loopback peer. Returns the node and its p2p port.
+    pub fn start_geth_p2p(home: &Path, nodekey_hex: &str) -> Result<(Self, u16), NodeError> {
+        let run = home.join("run");
+        if !run.is_file() {
+            return Err(NodeError::NotInstalled {
+                name: "geth".into(),
+                home: home.to_path_buf(),
+            });
+        }
+        let (datadir, p2p_port) = scratch("dyno-geth-p2p-")?;
+        let data = datadir.path().join("data");
+        let genesis = datadir.path().join("genesis.json");
+        let step = |args: &[&str], stdout: Stdio| -> Result<(), NodeError> {
+            let command = format!("{} {}", run.display(), args.join(" "));
+            let out = Command::new(&run)
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(stdout)
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|source| NodeError::Spawn {
+                    command: command.clone(),
+                    source,
+                })?;
+            if out.status.success() {
+                return Ok(());
+            }
+            let tail = String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .rev()
+                .take(Tail::LINES)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .map(|l| format!("\n    {l}"))
+                .collect();
+            Err(NodeError::Exited {
+                name: "geth".into(),
+                status: out.status.to_string(),
+                when: format!("running `{command}`"),
+                tail,
+            })
+        };
+        let file = std::fs::File::create(&genesis).map_err(|source| NodeError::Spawn {
+            command: format!("writing {}", genesis.display()),
+            source,
+        })?;
+        step(&["--dev", "dumpgenesis"], Stdio::from(file))?;
+        let (g, d) = (genesis.display().to_string(), data.display().to_string());
+        step(&["init", "--datadir", &d, &g], Stdio::null())?;
+        let (authrpc, http) = (
+            free_port().map_err(|source| NodeError::Spawn {
+                command: "a free loopback port".into(),
+                source,
+            })?,
+            free_port().map_err(|source| NodeError::Spawn {
+                command: "a free loopback port".into(),
+                source,
+            })?,
+        );
+        let mut command = vec![run.display().to_string()];
+        command.extend(
+            [
+                "--datadir",
+                &d,
+                "--networkid",
+                "1337",
+                "--port",
+                &p2p_port.to_string(),
+                "--nat",
+                "none",
+                "--nodiscover",
+                "--maxpeers",
+                "25",
+                "--netrestrict",
+                "127.0.0.0/8",
+                "--nodekeyhex",
+                nodekey_hex,
+                "--authrpc.addr",
+                "127.0.0.1",
+                "--authrpc.port",
+                &authrpc.to_string(),
+                "--http",
+                "--http.addr",
+                "127.0.0.1",
+                "--http.port",
+                &http.to_string(),
+                "--ipcdisable",
+                "--verbosity",
+                "2",
+            ]
+            .map(String::from),
+        );
+        let version = std::fs::read_to_string(home.join("version"))
+            .ok()
+            .map(|v| v.trim().to_string());
+        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
+        node.url = format!("http://127.0.0.1:{http}");
+        node.version = version;
+        Ok((node, p2p_port))
     }
 
     /// Start an arbitrary client from a shell command line (`--node-cmd`);

@@ -224,16 +224,7 @@ fn trie_cases(ctx: &Ctx, op: &str, input: &str, id: &str) -> Option<Result<Vec<C
     }
 }
 
-/// Lower-case `0x` hex of all of `b` (never truncated).
-pub fn full_hex(b: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + 2 * b.len());
-    s.push_str("0x");
-    for byte in b {
-        s.push(char::from_digit(u32::from(byte >> 4), 16).expect("nibble"));
-        s.push(char::from_digit(u32::from(byte & 0xf), 16).expect("nibble"));
-    }
-    s
-}
+pub use dyno_workload::full_hex;
 
 fn read(ctx: &Ctx, file: &str) -> Result<(std::path::PathBuf, Vec<Value>), BuildError> {
     let path = ctx.vectors.join(file);

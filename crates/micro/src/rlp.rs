@@ -24,7 +24,7 @@
 //! that is part of what `alloy-rlp` decode measures.
 
 pub mod generic;
-mod objects;
+pub mod objects;
 mod parity;
 
 use std::fmt::Debug;

@@ -50,6 +50,13 @@ pub fn render(run: &Run) -> String {
         if g != group {
             group = g;
             let _ = writeln!(out, "\n## {g}\n");
+            let setups = rows::setup_lines(run, g);
+            for line in &setups {
+                let _ = writeln!(out, "- {line}");
+            }
+            if !setups.is_empty() {
+                out.push('\n');
+            }
             let _ = writeln!(out, "| {} | note |", HEADERS.join(" | "));
             let align: Vec<&str> = HEADERS
                 .iter()

@@ -158,6 +158,33 @@ pub(crate) fn environment_line(run: &Run) -> String {
 /// the measured clock read; the empty benchmark's fit intercept (in the
 /// JSON) is too noisy at a few nanoseconds against millisecond samples to be
 /// worth printing.
+/// One line per implementation in `group` that states its set-up (a
+/// storage engine's durability and settings): `name version (runtime):
+/// durability; settings`, in first-seen order.
+pub(crate) fn setup_lines(run: &Run, group: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let prefix = format!("{group}/");
+    for r in run.results.iter().filter(|r| r.id.starts_with(&prefix)) {
+        let text = |k: &str| r.parameters.get(k).and_then(|v| v.as_str());
+        let Some(durability) = text("durability") else {
+            continue;
+        };
+        let imp = &r.implementation;
+        let mut line = format!("{} {} ({})", imp.name, imp.version, imp.runtime);
+        if let Some(lib) = text("library").filter(|l| !l.contains('/')) {
+            line.push_str(&format!(", {lib}"));
+        }
+        line.push_str(&format!(": {durability}"));
+        if let Some(settings) = text("engine_settings") {
+            line.push_str(&format!("; {settings}"));
+        }
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
 pub(crate) fn harness_line(run: &Run) -> Option<String> {
     run.harness.as_ref().map(|h| {
         format!(

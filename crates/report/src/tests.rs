@@ -133,3 +133,22 @@ fn gas_per_op_shows_as_mgas_per_second() {
     let csv = csv::render(&run);
     assert!(csv.lines().last().unwrap().ends_with(",1000,500"), "{csv}");
 }
+
+#[test]
+fn a_storage_engine_states_its_durability_and_settings_once() {
+    let mut run = fixture();
+    for op in ["get", "put"] {
+        let mut r = result(&format!("db/{op}/single"), "rocksdb", true, Some(2_000.0));
+        r.parameters
+            .insert("durability".into(), "WAL on, no fsync".into());
+        r.parameters
+            .insert("engine_settings".into(), "block cache 256 MiB".into());
+        r.parameters
+            .insert("library".into(), "librocksdb-sys 0.19.0+11.8.1".into());
+        run.results.push(r);
+    }
+    let md = markdown::render(&run);
+    let line = "- rocksdb 1.0.0 (rust), librocksdb-sys 0.19.0+11.8.1: WAL on, no fsync; block cache 256 MiB";
+    assert_eq!(md.matches(line).count(), 1, "{md}");
+    assert!(!markdown::render(&fixture()).contains("WAL"));
+}

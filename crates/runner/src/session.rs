@@ -161,9 +161,9 @@ pub fn execute(
             }
             Err(e) => (not_built(&e), Some(e)),
         };
-        if let Some(e @ BuildError::Unsupported { .. }) = build_error {
+        if build_error.as_ref().is_some_and(BuildError::is_skip) {
             skipped += 1;
-            errors.push((format!("{id} on {}", implementation.name), e));
+            errors.extend(build_error.map(|e| (format!("{id} on {}", implementation.name), e)));
             continue;
         }
         run.results.push(result(

@@ -218,6 +218,18 @@ pub fn hex(bytes: impl AsRef<[u8]>) -> String {
     s
 }
 
+/// Lower-case `0x` hex of all of `b` (never truncated): the adapter
+/// protocol's byte strings.
+pub fn full_hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + 2 * b.len());
+    s.push_str("0x");
+    for byte in b {
+        s.push(char::from_digit(u32::from(byte >> 4), 16).expect("nibble"));
+        s.push(char::from_digit(u32::from(byte & 0xf), 16).expect("nibble"));
+    }
+    s
+}
+
 /// Decode hex (with or without `0x`), for vectors.
 pub fn unhex(s: &str) -> Result<Vec<u8>, String> {
     let s = s.strip_prefix("0x").unwrap_or(s);
@@ -244,6 +256,21 @@ fn truncate(mut s: String) -> String {
         s.push('…');
     }
     s
+}
+
+/// dyno's cache folder: `$DYNO_CACHE`, else `$XDG_CACHE_HOME/dyno`, else
+/// `~/.cache/dyno` (`.dyno-cache` with no home). Adapters' workers, dev
+/// nodes and the storage engines' data sets live under it.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("DYNO_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("dyno");
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/dyno"))
+        .unwrap_or_else(|| PathBuf::from(".dyno-cache"))
 }
 
 /// A workload constructor.
@@ -358,6 +385,31 @@ pub enum BuildError {
         /// Its reason, in one line.
         reason: String,
     },
+    /// This dyno was built without the implementation (a Cargo feature is
+    /// off). Not a failure: the run records no result for it and says how
+    /// to build it in.
+    #[error("not built into this dyno: {how}")]
+    NotCompiled {
+        /// How to build it in.
+        how: String,
+    },
+    /// Something the benchmark runs against is not installed (the geth node
+    /// the net suite dials). Not a failure: the run records no result for
+    /// it and says how to install it.
+    #[error("not installed: {how}")]
+    NotInstalled {
+        /// How to install it.
+        how: String,
+    },
+    /// The benchmark's data could not be set up: a database could not be
+    /// created, loaded or opened.
+    #[error("{what}: {reason}")]
+    Setup {
+        /// What was being set up.
+        what: String,
+        /// Why it failed.
+        reason: String,
+    },
     /// Another runtime's worker could not take the benchmark: it is not
     /// installed, did not start, or died.
     #[error("{runtime} adapter: {reason}")]
@@ -370,6 +422,15 @@ pub enum BuildError {
 }
 
 impl BuildError {
+    /// True if the implementation declined or is not built in: the run
+    /// goes on without a result for it, and that is not a failure.
+    pub fn is_skip(&self) -> bool {
+        matches!(
+            self,
+            Self::Unsupported { .. } | Self::NotCompiled { .. } | Self::NotInstalled { .. }
+        )
+    }
+
     /// A malformed-vector error for `path`.
     pub fn vectors(path: &Path, reason: impl fmt::Display) -> Self {
         Self::Vectors {

@@ -30,6 +30,21 @@ type Bench interface {
 	Loop(n int)
 }
 
+// Failing is a Bench whose timed operation can fail (a storage engine's
+// read or write). Loop cannot return an error without costing every
+// operation a check by its caller, so such a loop records its first error
+// and keeps going; the worker asks Err after each run and answers that run
+// with an error (and drops the benchmark) if it is set.
+type Failing interface {
+	Bench
+	Err() error
+}
+
+// A Bench that holds resources beyond memory (net/handshake/local's
+// loopback listeners and their goroutines) also implements io.Closer; the
+// worker closes it when it is replaced, dropped after a failed run, or
+// fails its check.
+
 // Case is one case of a prepare request: raw JSON fields.
 type Case struct {
 	Input    map[string]json.RawMessage `json:"input"`

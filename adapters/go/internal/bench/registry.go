@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 )
 
@@ -84,11 +85,45 @@ func entries() []entry {
 	for _, in := range RLPInputs {
 		add("rlp/encode-generic/"+in, ImplRLP, LibGeth, prepareRLPEncode)
 	}
+	for _, e := range dbEngines {
+		for _, o := range dbOps {
+			add(o.id, e.name, LibGeth, prepareDB(e, o.op, o.k))
+		}
+	}
+	// devp2p: eth/69 messages with eth/protocols/eth's packets, snappy,
+	// p2p/rlpx (net.go).
+	for _, m := range NetMessages {
+		add("net/encode/"+m, ImplGeth, LibGeth, prepareNetEncode)
+	}
+	for _, m := range NetMessages {
+		add("net/decode/"+m, ImplGeth, LibGeth, prepareNetDecode)
+	}
+	add("net/route/mixed", ImplGeth, LibGeth, prepareNetRoute)
+	add("net/handshake/local", ImplGeth, LibGeth, prepareNetHandshake)
 	add("harness/noop/empty", ImplNoop, LibNone, prepareNoop)
 	return es
 }
 
 var registry = entries()
+
+// ModuleVersion is the version of module path built into this binary, as
+// hello reports it (a replacement as "path@version"), or "" if the binary
+// does not contain it or has no build information.
+func ModuleVersion(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			if d.Replace != nil {
+				return d.Replace.Path + "@" + d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+}
 
 // List returns every explicit (id, implementation) the worker supports.
 func List() []Entry {

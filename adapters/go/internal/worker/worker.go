@@ -147,8 +147,23 @@ func (w *Worker) handle(line []byte) (fatal bool) {
 	return false
 }
 
-func (w *Worker) prepare(req *request) {
+// drop forgets the current benchmark, closing it if it holds resources
+// (net/handshake/local's loopback listeners).
+func (w *Worker) drop() {
+	closeBench(w.current)
 	w.current = nil
+}
+
+func closeBench(b bench.Bench) {
+	if c, ok := b.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "dyno-adapter-go: closing benchmark:", err)
+		}
+	}
+}
+
+func (w *Worker) prepare(req *request) {
+	w.drop()
 	var p *bench.Prepared
 	err := func() (err error) {
 		defer func() {
@@ -164,6 +179,7 @@ func (w *Worker) prepare(req *request) {
 		return
 	}
 	if m := bench.Check(p, req.Cases); m != nil {
+		closeBench(p.Bench)
 		w.reply(mismatchReply{"mismatch", req.ID, m.Case, m.Field, m.Expected, m.Actual})
 		return
 	}
@@ -181,8 +197,16 @@ func (w *Worker) run(req *request) {
 		return
 	}
 	ns, before, after, err := measure(w.current, int(*req.Iterations), int(*req.Samples))
+	if err == nil {
+		// A benchmark whose operation can fail while timed (a database
+		// read or write) records its first error instead of stopping the
+		// loop; its samples are then worthless, so the run is an error.
+		if f, ok := w.current.(bench.Failing); ok {
+			err = f.Err()
+		}
+	}
 	if err != nil {
-		w.current = nil
+		w.drop()
 		w.fail(err.Error(), false)
 		return
 	}
@@ -265,20 +289,12 @@ func NewHello() Hello {
 	libs := map[string]string{"std": runtime.Version()}
 	cgo := "unknown"
 	var goarch string
+	for _, l := range reportedLibraries {
+		if v := bench.ModuleVersion(l); v != "" {
+			libs[l] = v
+		}
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		want := map[string]bool{}
-		for _, l := range reportedLibraries {
-			want[l] = true
-		}
-		for _, d := range bi.Deps {
-			if want[d.Path] {
-				v := d.Version
-				if d.Replace != nil {
-					v = d.Replace.Path + "@" + d.Replace.Version
-				}
-				libs[d.Path] = v
-			}
-		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "CGO_ENABLED":

@@ -38,7 +38,8 @@ const PRAGUE_TIME: u64 = 1_746_612_311;
 const GAS_PER_BLOB: u64 = 131_072;
 
 /// Consecutive bytes of `seq(seed, ·)`, read as the fields of an object.
-pub(super) struct Rng {
+#[derive(Debug)]
+pub struct Rng {
     seed: u64,
     buf: Vec<u8>,
     pos: usize,
@@ -46,7 +47,7 @@ pub(super) struct Rng {
 
 impl Rng {
     /// The stream `seq(seed, ·)` from its start.
-    pub(super) fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         Self {
             seed,
             buf: seq(seed, 4096),
@@ -330,7 +331,7 @@ fn blob(rng: &mut Rng) -> TxEnvelope {
 }
 
 /// A state-trie account: an EOA or, 30% of the time, a contract.
-pub(super) fn account(rng: &mut Rng) -> TrieAccount {
+pub fn account(rng: &mut Rng) -> TrieAccount {
     if rng.percent(30) {
         TrieAccount::new(1, rng.uint(12), rng.b256(), rng.b256())
     } else {
@@ -344,19 +345,19 @@ pub(super) fn account(rng: &mut Rng) -> TrieAccount {
 }
 
 /// A signed EIP-155 legacy value transfer.
-pub(super) fn legacy_transfer(rng: &mut Rng) -> TxEnvelope {
+pub fn legacy_transfer(rng: &mut Rng) -> TxEnvelope {
     let call = eth_transfer(rng);
     legacy(rng, call)
 }
 
 /// A signed EIP-1559 ERC-20 transfer with a one-entry access list.
-pub(super) fn erc20_transfer_eip1559(rng: &mut Rng) -> TxEnvelope {
+pub fn erc20_transfer_eip1559(rng: &mut Rng) -> TxEnvelope {
     let call = erc20_transfer(rng, true);
     eip1559(rng, call)
 }
 
 /// One transaction of a block, in mainnet-like proportions.
-fn block_tx(rng: &mut Rng) -> TxEnvelope {
+pub fn block_tx(rng: &mut Rng) -> TxEnvelope {
     match rng.below(100) {
         0..6 => legacy_transfer(rng),
         6..12 => {
@@ -387,7 +388,7 @@ fn block_tx(rng: &mut Rng) -> TxEnvelope {
 /// A post-Shanghai block body: `txs` transactions, no ommers, 16
 /// withdrawals. With `heavy_every = Some(n)`, every n-th transaction carries
 /// 2–16 KiB of calldata.
-pub(super) fn body(rng: &mut Rng, txs: usize, heavy_every: Option<usize>) -> BlockBody<TxEnvelope> {
+pub fn body(rng: &mut Rng, txs: usize, heavy_every: Option<usize>) -> BlockBody<TxEnvelope> {
     let transactions = (0..txs)
         .map(|i| match heavy_every {
             Some(n) if i % n == n / 2 => {
@@ -450,7 +451,7 @@ fn log(rng: &mut Rng) -> Log {
 
 /// `n` receipts of one block, typed like its transactions, with cumulative
 /// gas, real blooms and 0–6 logs each (none when the transaction failed).
-pub(super) fn receipts(rng: &mut Rng, n: usize) -> Vec<ReceiptEnvelope> {
+pub fn receipts(rng: &mut Rng, n: usize) -> Vec<ReceiptEnvelope> {
     let mut cumulative_gas_used = 0;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -490,7 +491,7 @@ const EXTRA_DATA: [&str; 6] = [
 ];
 
 /// A post-Prague mainnet header: every fork field up to the requests hash.
-pub(super) fn header(rng: &mut Rng) -> Header {
+pub fn header(rng: &mut Rng) -> Header {
     let number = rng.range(PRAGUE_BLOCK, PRAGUE_BLOCK + 1_500_000);
     let gas_limit = if rng.percent(50) {
         36_000_000
