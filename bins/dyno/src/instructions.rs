@@ -76,6 +76,7 @@ const SUITES: &[fn() -> Vec<BenchDef>] = &[
     dyno_micro::jsonrpc::defs,
     dyno_db::catalog,
     dyno_net::bench::defs,
+    dyno_pow::bench::defs,
 ];
 
 // ---------------------------------------------------------------------------

@@ -141,6 +141,7 @@ fn catalog() -> Vec<dyno_workload::BenchDef> {
     defs.extend(dyno_evm::catalog());
     defs.extend(dyno_db::catalog());
     defs.extend(dyno_net::bench::defs());
+    defs.extend(dyno_pow::bench::defs());
     defs
 }
 

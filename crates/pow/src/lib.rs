@@ -16,6 +16,8 @@
 //!   ([`load_or_make_dataset`]), so that the 1 GiB epoch-0 dataset is built
 //!   once.
 
+pub mod bench;
+
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::num::NonZeroUsize;
