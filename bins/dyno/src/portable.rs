@@ -14,6 +14,7 @@ pub(crate) fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>
         .or_else(|| dyno_evm::precompile::portable(ctx, id))
         .or_else(|| dyno_db::portable::cases(id))
         .or_else(|| dyno_net::portable::cases(id))
+        .or_else(|| dyno_pow::portable::cases(id))
 }
 
 /// Every exported id.
@@ -23,6 +24,7 @@ pub(crate) fn ids() -> Vec<String> {
     ids.extend(dyno_evm::precompile::portable_ids());
     ids.extend(dyno_db::portable::ids());
     ids.extend(dyno_net::portable::ids());
+    ids.extend(dyno_pow::portable::ids());
     ids
 }
 

@@ -17,6 +17,7 @@
 //!   once.
 
 pub mod bench;
+pub mod portable;
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};

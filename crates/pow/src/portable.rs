@@ -1,0 +1,92 @@
+//! The suite's cases in the adapter protocol's portable form, for core-geth
+//! in `adapters/go-etc` (`docs/adapter-protocol.md`, "Case schemas").
+//!
+//! `pow/hashimoto-full/epoch0` is not exported yet: the adapter cycles its
+//! cases, which keeps their dataset pages in the CPU cache, while dyno's
+//! own measurement sweeps nonces (docs/pow.md).
+
+use alloy_rlp::Encodable;
+use dyno_protocol::Case;
+use dyno_workload::{BuildError, full_hex};
+use serde_json::{Map, Value, json};
+
+use crate::Pow;
+use crate::bench::{block1, block1_pow, etchash_cases};
+
+/// Every id other runtimes can run.
+pub fn ids() -> Vec<String> {
+    [
+        "pow/hashimoto-light/epoch0",
+        "pow/verify-header/mainnet-1",
+        "pow/etchash-epoch/ecip1099",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn case(input: Value, expected: Value) -> Case {
+    let map = |v: Value| match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    Case {
+        input: map(input),
+        expected: map(expected),
+    }
+}
+
+/// The portable cases of `id`, or `None` if it is not exported.
+pub fn cases(id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+    Some(Ok(match id {
+        "pow/hashimoto-light/epoch0" => {
+            let h = block1();
+            let seal = match crate::seal_hash(&h) {
+                Ok(s) => s,
+                Err(e) => {
+                    return Some(Err(BuildError::Setup {
+                        what: "block 1's seal hash".into(),
+                        reason: e.to_string(),
+                    }));
+                }
+            };
+            let pow = block1_pow();
+            vec![case(
+                json!({"header_hash": full_hex(seal.as_slice()), "nonce": full_hex(&h.nonce.0)}),
+                json!({"mix_digest": full_hex(pow.mix_digest.as_slice()), "result": full_hex(pow.result.as_slice())}),
+            )]
+        }
+        "pow/verify-header/mainnet-1" => {
+            let good = block1();
+            let mut bad = block1();
+            bad.nonce.0[7] ^= 1;
+            [(good, true), (bad, false)]
+                .into_iter()
+                .map(|(h, valid)| {
+                    let mut rlp = Vec::new();
+                    h.encode(&mut rlp);
+                    case(json!({"header": full_hex(&rlp)}), json!({"valid": valid}))
+                })
+                .collect()
+        }
+        "pow/etchash-epoch/ecip1099" => etchash_cases()
+            .into_iter()
+            .map(|((block, pow), p)| {
+                let fork = match pow {
+                    Pow::Etchash { ecip1099_block } => json!(ecip1099_block),
+                    Pow::Ethash => Value::Null,
+                };
+                case(
+                    json!({"block": block, "ecip1099_block": fork}),
+                    json!({
+                        "epoch_length": p.epoch_length,
+                        "epoch": p.epoch,
+                        "seed_hash": full_hex(p.seed_hash.as_slice()),
+                        "cache_size": p.cache_size,
+                        "full_size": p.full_size,
+                    }),
+                )
+            })
+            .collect(),
+        _ => return None,
+    }))
+}
