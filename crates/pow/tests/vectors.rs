@@ -22,7 +22,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use alloy_primitives::{Address, B64, B256, Bloom, Bytes, U256, address, b256, hex, keccak256};
+use alloy_primitives::{Address, B64, B256, U256, b256, hex, keccak256};
 use dyno_pow::*;
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -39,37 +39,14 @@ fn epoch0() -> &'static LightCache {
     CACHE.get_or_init(|| LightCache::new(Pow::Ethash, 0))
 }
 
-/// Mainnet block 1 (lmittmann/w3 module/eth/testdata/get_block_by_number__1.golden).
-fn block1() -> Header {
-    Header {
-        parent_hash: b256!("d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3"),
-        ommers_hash: b256!("1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"),
-        beneficiary: address!("05a56e2d52c817161883f50c441c3228cfe54d9f"),
-        state_root: b256!("d67e4d450343046425ae4271474353857ab860dbc0a1dde64b41b5cd3a532bf3"),
-        transactions_root: b256!(
-            "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
-        ),
-        receipts_root: b256!("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"),
-        logs_bloom: Bloom::ZERO,
-        difficulty: U256::from(0x3_ff80_0000u64),
-        number: 1,
-        gas_limit: 0x1388,
-        gas_used: 0,
-        timestamp: 0x55ba_4224,
-        extra_data: Bytes::from_static(&hex!("476574682f76312e302e302f6c696e75782f676f312e342e32")),
-        mix_hash: b256!("969b900de27b6ac6a67742365dd65f55a0526c41fd18e1b16f1a1215c2e66f59"),
-        nonce: B64::new(hex!("539bd4979fef1ec4")),
-        ..Default::default()
-    }
-}
+/// Mainnet block 1 (lmittmann/w3 module/eth/testdata/get_block_by_number__1.golden)
+/// is `dyno_pow::bench::block1`, with core-geth's hashimoto result for it.
+use dyno_pow::bench::{BLOCK1_RESULT, block1};
 
 const BLOCK1_HASH: B256 = b256!("88e96d4537bea4d9c05d12549907b32561d3bf31f45aae734cdc119f13406cb6");
 /// core-geth `Ethash.SealHash(block 1)`.
 const BLOCK1_SEAL_HASH: B256 =
     b256!("85913a3057ea8bec78cd916871ca73802e77724e014dda65add3405d02240eb7");
-/// core-geth `hashimotoLight(datasetSize(0), cache(0), sealHash, nonce)` result for block 1.
-const BLOCK1_RESULT: B256 =
-    b256!("000000002bc095dd4de049873e6302c3f14a7f2e5b5a1f60cdf1f1798164d610");
 /// core-geth `generateDataset` into a 32 KiB buffer with the real epoch-0
 /// cache (its first 512 items): keccak-256.
 const EPOCH0_FIRST_32K_KECCAK256: B256 =
