@@ -163,7 +163,25 @@ wrong = [f'{r["id"]} {r["implementation"]["name"]}' for r in run["results"]
 missing = {"rocksdb", "mdbx", "redb", "pebble", "leveldb"} - set(engines)
 unstated = [r["id"] for r in run["results"] if "durability" not in r["parameters"]]
 print("engines measured:", ", ".join(engines), file=sys.stderr)
-if missing or wrong or not run["run"]["complete"]:
-    sys.exit(f"missing engines {sorted(missing)}; not verified {wrong}; complete {run['run']['complete']}")
+if missing or wrong or unstated or not run["run"]["complete"]:
+    sys.exit(f"missing engines {sorted(missing)}; not verified {wrong}; durability not stated {unstated}; complete {run['run']['complete']}")
 PY
 echo "storage-engine smoke run passed"
+
+step "net and pow: dyno-net and geth, ethash and core-geth, the handshake against a local geth"
+# The epoch-0 dataset (1 GiB, minutes to generate) is left to `dyno run pow`.
+"$dyno" run "net,pow/hashimoto-light,pow/verify-header,pow/etchash-epoch" \
+  --impl dyno-net,geth,ethash,core-geth --quick -q --out "$smoke/net-pow.json" >"$smoke/net-pow.txt"
+cat "$smoke/net-pow.txt" >&2
+python3 - "$smoke/net-pow.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+impls = {r["implementation"]["name"] for r in run["results"] if not r["id"].startswith("harness/")}
+wrong = [f'{r["id"]} {r["implementation"]["name"]}' for r in run["results"]
+         if r["verification"]["status"] != "passed"]
+missing = {"dyno-net", "geth", "ethash", "core-geth"} - impls
+remote = [r for r in run["results"] if r["id"] == "net/handshake/remote-geth"]
+if missing or wrong or not remote or not run["run"]["complete"]:
+    sys.exit(f"missing {sorted(missing)}; not verified {wrong}; remote-geth results {len(remote)}; complete {run['run']['complete']}")
+PY
+echo "net and pow smoke run passed"
