@@ -233,6 +233,10 @@ impl Workload for AdapterWorkload {
         self.min_warmup_ns
     }
 
+    fn pid(&self) -> Option<u32> {
+        self.pool.borrow_mut().current().map(|w| w.pid())
+    }
+
     fn facts(&self) -> Vec<(&'static str, Param)> {
         let mut f = vec![("runtime_version", Param::Text(self.runtime_version.clone()))];
         let per_op = |v: u64| Param::Float(v as f64 / self.iters.max(1) as f64);

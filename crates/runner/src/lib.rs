@@ -6,6 +6,7 @@ pub mod alloc;
 pub mod clock;
 pub mod engine;
 pub mod env;
+mod memory;
 
 pub use alloc::CountingAlloc;
 pub use engine::{Engine, Measurement, measure_harness, settings};

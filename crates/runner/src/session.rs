@@ -153,9 +153,17 @@ pub fn execute(
         });
         let (measurement, build_error) = match built {
             Ok(mut w) => {
+                // Peak RSS of the process the operation runs in, over
+                // verification, warm-up and measurement (docs/methodology.md).
+                let pid = w.pid().unwrap_or_else(std::process::id);
+                let reset = crate::memory::reset_peak(pid);
                 let m = engine.measure(w.as_mut());
+                let peak = reset.then(|| crate::memory::peak_rss(pid)).flatten();
                 for (k, v) in w.facts() {
                     parameters.insert(k.to_string(), v.to_json());
+                }
+                if let Some(bytes) = peak {
+                    parameters.insert("rss_peak_bytes".into(), bytes.into());
                 }
                 (m, None)
             }

@@ -157,6 +157,10 @@ impl Workload for Slowed {
     fn min_warmup_ns(&self) -> u64 {
         self.inner.min_warmup_ns()
     }
+
+    fn pid(&self) -> Option<u32> {
+        self.inner.pid()
+    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,12 @@ pub trait Workload {
         None
     }
 
+    /// The process the operation runs in when it is not dyno's own (another
+    /// runtime's worker): the engine records that process's peak memory.
+    fn pid(&self) -> Option<u32> {
+        None
+    }
+
     /// The least warm-up, in nanoseconds, this workload needs before its
     /// samples mean anything: a JIT runtime's, which compiles hot code
     /// while it runs. The engine warms up for at least this long.
