@@ -20,8 +20,11 @@
 #
 # Uses target/release/dyno (built if missing). Runs are kept out of the
 # history (--no-store); files go to $DYNO_TRIALS (default
-# dyno-results/trials-<mode>-<time>/), with a summary.tsv. Run it on a quiet
-# machine: it measures the gate, and the gate measures the machine.
+# dyno-results/trials-<mode>-<time>/), with a summary.tsv, and the specs are
+# copied there first (runs use the copy, so editing specs/ during an hour of
+# trials cannot break them). DYNO_TRIALS_START=K resumes a series in the
+# same folder at trial K. Run it on a quiet machine: it measures the gate,
+# and the gate measures the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,12 +38,18 @@ esac
 id=${3:-hash/keccak256/1KiB}
 filter=${4:-hash}
 
-dyno=target/release/dyno
-[ -x "$dyno" ] || cargo build --release --locked -q -p dyno
+dyno_bin=target/release/dyno
+[ -x "$dyno_bin" ] || cargo build --release --locked -q -p dyno
 out=${DYNO_TRIALS:-dyno-results/trials-$mode-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
+[ -d "$out/specs" ] || cp -r specs "$out/specs"
+dyno() { "$dyno_bin" --specs "$out/specs" "$@"; }
+start=${DYNO_TRIALS_START:-1}
+[[ "$start" =~ ^[1-9][0-9]*$ ]] || { echo "DYNO_TRIALS_START must be a trial number, got $start" >&2; exit 2; }
 summary="$out/summary.tsv"
-printf 'trial\tfirst_pass_regressed\tfirst_pass_improved\tconfirmed_regressed\tinsufficient\tcompared\tslowed_id_verdict\tconfirmed_other_ids\n' >"$summary"
+if [ "$start" = 1 ] || [ ! -f "$summary" ]; then
+  printf 'trial\tfirst_pass_regressed\tfirst_pass_improved\tconfirmed_regressed\tinsufficient\tcompared\tslowed_id_verdict\tconfirmed_other_ids\n' >"$summary"
+fi
 
 verdicts() { # check.json -> counts, and the slowed id's verdict
   python3 - "$1" "$id" <<'PY'
@@ -57,28 +66,28 @@ print(f"{first_reg}\t{impr}\t{conf}\t{ins}\t{len(rows)}\t{','.join(slowed) or '-
 PY
 }
 
-for i in $(seq 1 "$n"); do
+for i in $(seq "$start" "$n"); do
   a="$out/$i-a.json"; b="$out/$i-b.json"; c="$out/$i-check.json"
   if [ "$mode" = aa-count ]; then
     if [ "$i" = 1 ]; then
-      "$dyno" --no-store run --quick -q --instructions --out "$a" >/dev/null
+      dyno --no-store run --quick -q --instructions --out "$a" >/dev/null
     else
       cp "$out/$((i - 1))-b.json" "$a"
     fi
-    "$dyno" --no-store run --quick -q --instructions --out "$b" >/dev/null
-    "$dyno" --no-store check --baseline "$a" "$b" --metric instructions --format json -q >"$c" || true
+    dyno --no-store run --quick -q --instructions --out "$b" >/dev/null
+    dyno --no-store check --baseline "$a" "$b" --metric instructions --format json -q >"$c" || true
   elif [ "$mode" = aa ]; then
-    "$dyno" --no-store run --quick -q --out "$a" >/dev/null
-    "$dyno" --no-store run --quick -q --out "$b" >/dev/null
-    "$dyno" --no-store check --baseline "$a" "$b" --format json -q >"$c" || true
+    dyno --no-store run --quick -q --out "$a" >/dev/null
+    dyno --no-store run --quick -q --out "$b" >/dev/null
+    dyno --no-store check --baseline "$a" "$b" --format json -q >"$c" || true
   elif [ "$mode" = knob-count ]; then
-    "$dyno" --no-store run "$filter" --quick -q --instructions --out "$a" >/dev/null
-    DYNO_TEST_SLOWDOWN="$id=1.25" "$dyno" --no-store run "$filter" --quick -q --instructions --out "$b" >/dev/null 2>&1
-    "$dyno" --no-store check --baseline "$a" "$b" --metric instructions --format json -q >"$c" 2>/dev/null || true
+    dyno --no-store run "$filter" --quick -q --instructions --out "$a" >/dev/null
+    DYNO_TEST_SLOWDOWN="$id=1.25" dyno --no-store run "$filter" --quick -q --instructions --out "$b" >/dev/null 2>&1
+    dyno --no-store check --baseline "$a" "$b" --metric instructions --format json -q >"$c" 2>/dev/null || true
   else
-    "$dyno" --no-store run "$filter" --quick -q --out "$a" >/dev/null
-    DYNO_TEST_SLOWDOWN="$id=1.25" "$dyno" --no-store run "$filter" --quick -q --out "$b" >/dev/null 2>&1
-    DYNO_TEST_SLOWDOWN="$id=1.25" "$dyno" --no-store check --baseline "$a" "$b" --format json -q >"$c" 2>/dev/null || true
+    dyno --no-store run "$filter" --quick -q --out "$a" >/dev/null
+    DYNO_TEST_SLOWDOWN="$id=1.25" dyno --no-store run "$filter" --quick -q --out "$b" >/dev/null 2>&1
+    DYNO_TEST_SLOWDOWN="$id=1.25" dyno --no-store check --baseline "$a" "$b" --format json -q >"$c" 2>/dev/null || true
   fi
   line="$i	$(verdicts "$c")"
   printf '%s\n' "$line" >>"$summary"
