@@ -27,11 +27,7 @@ pub const ENGINE: Engine = Engine {
 };
 
 fn err(what: &'static str) -> impl FnOnce(libmdbx::Error) -> DbError {
-    move |e| DbError::Engine {
-        engine: "mdbx",
-        what,
-        reason: e.to_string(),
-    }
+    crate::store::engine_error("mdbx", what)
 }
 
 /// An open MDBX environment.

@@ -30,11 +30,7 @@ pub const ENGINE: Engine = Engine {
 };
 
 fn err(what: &'static str) -> impl FnOnce(redb::Error) -> DbError {
-    move |e| DbError::Engine {
-        engine: "redb",
-        what,
-        reason: e.to_string(),
-    }
+    crate::store::engine_error("redb", what)
 }
 
 /// An open redb database.

@@ -24,11 +24,7 @@ pub const ENGINE: Engine = Engine {
 };
 
 fn err(what: &'static str) -> impl FnOnce(rocksdb::Error) -> DbError {
-    move |e| DbError::Engine {
-        engine: "rocksdb",
-        what,
-        reason: e.into_string(),
-    }
+    crate::store::engine_error("rocksdb", what)
 }
 
 /// An open RocksDB database.

@@ -5,6 +5,19 @@ use std::time::Instant;
 
 use crate::dataset::{self, LOAD_BATCH, VERSION};
 
+/// Turns `engine`'s own error, met while doing `what`, into a [`DbError`]:
+/// `store.get(k).map_err(engine_error("redb", "get"))`.
+pub(crate) fn engine_error<E: std::fmt::Display>(
+    engine: &'static str,
+    what: &'static str,
+) -> impl FnOnce(E) -> DbError {
+    move |e| DbError::Engine {
+        engine,
+        what,
+        reason: e.to_string(),
+    }
+}
+
 /// What went wrong in an engine or on disk.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
