@@ -13,6 +13,7 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;
+pub mod memory;
 mod rows;
 pub use rows::one_line;
 pub mod table;

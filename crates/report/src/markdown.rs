@@ -81,6 +81,7 @@ pub fn render(run: &Run) -> String {
             let _ = writeln!(out, "| {id} | {} | {note} |", cells.join(" | "));
         }
     }
+    out.push_str(&crate::memory::render_markdown(run));
     let compared = crate::compare::tables(run);
     if !compared.is_empty() {
         let _ = writeln!(out, "\n## Side by side\n");

@@ -135,6 +135,35 @@ fn gas_per_op_shows_as_mgas_per_second() {
 }
 
 #[test]
+fn the_memory_section_judges_peak_rss_and_gc_against_the_limits() {
+    let mut run = fixture();
+    assert!(!markdown::render(&run).contains("## Memory"));
+    let mut small = result("hash/keccak256/32B", "geth", true, Some(100.0));
+    small
+        .parameters
+        .insert("rss_peak_bytes".into(), 30_000_000.into());
+    small.parameters.insert("gc_count".into(), 3.into());
+    small
+        .parameters
+        .insert("gc_overhead_pct".into(), 1.5.into());
+    let mut big = result("db/get/single", "rocksdb", true, Some(2_000.0));
+    big.parameters
+        .insert("rss_peak_bytes".into(), 2_500_000_000u64.into());
+    let mut busy = result("rlp/decode/large-body", "web3j", false, Some(9_000.0));
+    busy.parameters.insert("gc_overhead_pct".into(), 7.0.into());
+    run.results.extend([small, big, busy]);
+    let rows = memory::rows(&run);
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].over.is_empty());
+    assert_eq!(rows[1].over, ["peak memory over 2 GB"]);
+    assert_eq!(rows[2].over, ["GC over 5%"]);
+    let md = markdown::render(&run);
+    assert!(md.contains("## Memory"), "{md}");
+    assert!(md.contains("| 1.50% | yes |"), "{md}");
+    assert!(md.contains("**no**: peak memory over 2 GB"), "{md}");
+}
+
+#[test]
 fn a_storage_engine_states_its_durability_and_settings_once() {
     let mut run = fixture();
     for op in ["get", "put"] {
