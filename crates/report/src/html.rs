@@ -393,6 +393,25 @@ pub fn render(input: &HtmlInput<'_>) -> String {
         }
         page.close();
     }
+    if runs.iter().any(|r| !crate::memory::rows(r.run).is_empty()) {
+        page.open("memory", "Memory");
+        page.push(
+            "<p class=\"lede\">Peak RSS of the process each benchmark ran in (dyno's own, or the \
+             worker's), over its verification, warm-up and measurement; GC during the timed runs. \
+             Limits: peak under 2 GB, GC overhead under 5%.</p>",
+        );
+        for ri in runs {
+            let rows = crate::memory::rows(ri.run);
+            if rows.is_empty() {
+                continue;
+            }
+            if multi {
+                page.run_heading(ri.run);
+            }
+            page.memory(&rows);
+        }
+        page.close();
+    }
     if !input.trends.is_empty() {
         page.open("trends", "Trends");
         page.push(
@@ -434,6 +453,31 @@ impl Page {
     fn chart_id(&mut self) -> String {
         self.charts += 1;
         format!("c{}", self.charts)
+    }
+
+    fn memory(&mut self, rows: &[crate::memory::MemRow]) {
+        self.push(
+            "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>id</th><th>implementation</th>\
+             <th>peak RSS</th><th>GCs</th><th>GC overhead</th><th>within limits</th></tr></thead><tbody>",
+        );
+        let show = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".to_string(), f);
+        for r in rows {
+            let _ = write!(
+                self.body,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&r.id),
+                esc(&r.implementation),
+                show(r.rss_peak_bytes, &units::bytes),
+                show(r.gc_count, &|c| format!("{c:.0}")),
+                show(r.gc_overhead_pct, &|p| format!("{p:.2}%")),
+                if r.over.is_empty() {
+                    "yes".to_string()
+                } else {
+                    format!("<b>no</b>: {}", esc(&r.over.join(", ")))
+                }
+            );
+        }
+        self.push("</tbody></table></div>");
     }
 
     fn run_heading(&mut self, run: &Run) {

@@ -161,6 +161,18 @@ fn the_memory_section_judges_peak_rss_and_gc_against_the_limits() {
     assert!(md.contains("## Memory"), "{md}");
     assert!(md.contains("| 1.50% | yes |"), "{md}");
     assert!(md.contains("**no**: peak memory over 2 GB"), "{md}");
+    let html = html::render(&html::HtmlInput {
+        title: "memory".into(),
+        generated_at: "2026-11-24T00:00:00Z".into(),
+        runs: vec![html::RunInput {
+            run: &run,
+            gas: None,
+            load_svgs: Vec::new(),
+        }],
+        trends: Vec::new(),
+    });
+    assert!(html.contains("<section id=\"memory\">"));
+    assert!(html.contains("<b>no</b>: GC over 5%"));
 }
 
 #[test]
