@@ -401,14 +401,14 @@ fn parse_anchor(s: &str) -> Result<dyno_evm::pricing::Anchor, String> {
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
-    /// Only ids matching this: a substring (`keccak`) or a glob
+    /// Only ids matching this: a group (`hash`), a substring (`keccak`) or a glob
     /// (`hash/*/32B`); several separated by commas.
     pub(crate) filter: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// Only ids matching this: a substring (`keccak`) or a glob
+    /// Only ids matching this: a group (`hash`), a substring (`keccak`) or a glob
     /// (`hash/*/32B`); several separated by commas. Without it, every suite
     /// whose spec says `default = true`.
     pub(crate) filter: Option<String>,

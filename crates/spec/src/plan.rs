@@ -90,10 +90,14 @@ pub struct PlanEntry {
 }
 
 /// Whether `id` is selected by `pattern`: a glob (`*`, `?`) matched against
-/// the whole id, or else a plain substring.
-fn matches(pattern: &str, id: &str) -> bool {
+/// the whole id; a group's exact name (`hash`), that group only, so that
+/// `hash` does not also pick `pow/hashimoto-light`; or else a plain substring.
+fn matches(pattern: &str, id: &str, groups: &BTreeSet<&str>) -> bool {
     if pattern.contains(['*', '?']) {
         glob(pattern.as_bytes(), id.as_bytes())
+    } else if groups.contains(pattern) {
+        id.strip_prefix(pattern)
+            .is_some_and(|rest| rest.starts_with('/'))
     } else {
         id.contains(pattern)
     }
@@ -121,6 +125,7 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
                 .collect()
         })
         .unwrap_or_default();
+    let groups: BTreeSet<&str> = specs.iter().map(|s| s.group.as_str()).collect();
     let mut out = Vec::new();
     for spec in specs {
         if patterns.is_empty() && !spec.default {
@@ -129,7 +134,7 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
         for b in &spec.benches {
             for input in &b.inputs {
                 let id = format!("{}/{}/{}", spec.group, b.op.value, input.value);
-                if !patterns.is_empty() && !patterns.iter().any(|p| matches(p, &id)) {
+                if !patterns.is_empty() && !patterns.iter().any(|p| matches(p, &id, &groups)) {
                     continue;
                 }
                 for imp in &b.impls {
@@ -159,11 +164,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn globs_and_substrings() {
-        assert!(matches("hash/*/32B", "hash/keccak256/32B"));
-        assert!(!matches("hash/*/32B", "hash/keccak256/1KiB"));
-        assert!(matches("keccak", "hash/keccak256/32B"));
-        assert!(matches("hash/sha?56/*", "hash/sha256/1B"));
-        assert!(!matches("crypto", "hash/keccak256/32B"));
+    fn globs_group_names_and_substrings() {
+        let groups = BTreeSet::from(["hash", "pow", "crypto"]);
+        let m = |p: &str, id: &str| matches(p, id, &groups);
+        assert!(m("hash/*/32B", "hash/keccak256/32B"));
+        assert!(!m("hash/*/32B", "hash/keccak256/1KiB"));
+        assert!(m("keccak", "hash/keccak256/32B"));
+        assert!(m("hash/sha?56/*", "hash/sha256/1B"));
+        assert!(!m("crypto", "hash/keccak256/32B"));
+        // A group's name is that group, not every id it is a substring of.
+        assert!(m("hash", "hash/keccak256/32B"));
+        assert!(!m("hash", "pow/hashimoto-light/epoch0"));
+        assert!(!m("hash", "net/decode/new-pooled-tx-hashes-100"));
+        assert!(m("hashimoto", "pow/hashimoto-light/epoch0"));
     }
 }
