@@ -186,3 +186,33 @@ if missing or wrong or not remote or not run["run"]["complete"]:
     sys.exit(f"missing {sorted(missing)}; not verified {wrong}; remote-geth results {len(remote)}; complete {run['run']['complete']}")
 PY
 echo "net and pow smoke run passed"
+
+step "memory: dyno run mem (ECDSA and JSON-RPC scenarios), every runtime in a fresh worker"
+# The state-root, storage and import scenarios take minutes in this debug
+# build; `dyno run mem` runs them all (docs/memory.md).
+"$dyno" run "mem/secp256k1-recover,mem/getlogs-typed" --impl all --quick -q \
+  --out "$smoke/mem.json" >"$smoke/mem.txt"
+sed -n '/^Memory:/,/^$/p' "$smoke/mem.txt" >&2
+python3 - "$smoke/mem.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+rows = [r for r in run["results"] if r["id"].startswith("mem/")]
+runtimes = {r["implementation"]["runtime"] for r in rows}
+problems = []
+if runtimes != {"rust", "go", "java", "node", "python"}:
+    problems.append(f"runtimes {sorted(runtimes)}")
+for r in rows:
+    p, name = r["parameters"], f'{r["id"]} {r["implementation"]["name"]}'
+    if r["verification"]["status"] != "passed":
+        problems.append(f"{name} not verified")
+    if not p.get("rss_peak_bytes") or "rss_start_bytes" not in p:
+        problems.append(f"{name} has no peak RSS")
+    other = r["implementation"]["runtime"] != "rust"
+    if other and ("gc_count" not in p or "gc_overhead_pct" not in p or not p.get("fresh_worker")):
+        problems.append(f"{name}: GC figures or a fresh worker missing")
+    if r["implementation"]["runtime"] == "java" and not p.get("heap_peak_bytes"):
+        problems.append(f"{name}: no JVM heap peak")
+if problems or not run["run"]["complete"]:
+    sys.exit("; ".join(problems) or "incomplete run")
+print(f"memory smoke run passed: {len(rows)} scenarios on {', '.join(sorted(runtimes))}", file=sys.stderr)
+PY

@@ -173,12 +173,12 @@ pub(crate) fn interleave(
         let (mine, rest): (Vec<Job>, Vec<Job>) = rust.into_iter().partition(|j| j.id == e.id);
         rust = rest;
         group.extend(mine);
-        let exported = portable::cases(ctx, &e.id).is_some();
+        let exported = portable::cases(ctx, &e.workload).is_some();
         for (n, s) in started.iter().enumerate() {
             if !exported {
                 continue;
             }
-            for offer in s.hello.implementations_of(&e.id) {
+            for offer in s.hello.implementations_of(&e.workload) {
                 if sel.wants(&s.hello.runtime.name, &offer.implementation)
                     || sel.wants(
                         s.pool.borrow().adapter().runtime.as_str(),
@@ -188,10 +188,9 @@ pub(crate) fn interleave(
                     used[n] = true;
                     group.push(adapter_job(
                         s,
-                        &e.id,
                         &offer.implementation,
                         offer.library.as_deref(),
-                        Some(e),
+                        Planned::Entry(e),
                         ctx,
                         quick,
                     ));
@@ -212,10 +211,9 @@ pub(crate) fn interleave(
         for offer in s.hello.implementations_of(noop) {
             noops.push(adapter_job(
                 s,
-                noop,
                 &offer.implementation,
                 offer.library.as_deref(),
-                None,
+                Planned::Noop,
                 ctx,
                 quick,
             ));
@@ -225,15 +223,25 @@ pub(crate) fn interleave(
     noops
 }
 
+/// What an adapter job runs: a plan entry, or the adapter's own empty loop.
+#[derive(Clone, Copy)]
+enum Planned<'a> {
+    Entry(&'a PlanEntry),
+    Noop,
+}
+
 fn adapter_job(
     s: &Started,
-    id: &str,
     implementation: &str,
     library: Option<&str>,
-    entry: Option<&PlanEntry>,
+    planned: Planned<'_>,
     ctx: &Ctx,
     quick: bool,
 ) -> Job {
+    let (id, workload, isolate, entry) = match planned {
+        Planned::Entry(e) => (e.id.as_str(), e.workload.as_str(), e.isolate, Some(e)),
+        Planned::Noop => (dyno_protocol::NOOP_ID, dyno_protocol::NOOP_ID, false, None),
+    };
     let hello = &s.hello;
     let runtime = s.pool.borrow().adapter().runtime.clone();
     let version = library
@@ -252,10 +260,16 @@ fn adapter_job(
         "adapter_clock".to_string(),
         serde_json::Value::from(hello.clock.source.as_str()),
     );
-    parameters.extend(portable::parameters(id, implementation));
+    parameters.extend(portable::parameters(workload, implementation));
+    if workload != id {
+        parameters.insert("workload".into(), workload.into());
+    }
+    if isolate {
+        parameters.insert("fresh_worker".into(), true.into());
+    }
     let pool = s.pool.clone();
     let ctx = ctx.clone();
-    let (id_owned, imp) = (id.to_string(), implementation.to_string());
+    let (id_owned, imp) = (workload.to_string(), implementation.to_string());
     let runtime_name = runtime.clone();
     Job {
         id: id.to_string(),
@@ -283,6 +297,11 @@ fn adapter_job(
             let check: Checker = Box::new(move |case, out| {
                 portable::check(&check_id, case, out).map_err(|w| (w.field, w.expected, w.actual))
             });
+            if isolate {
+                // a fresh process: nothing an earlier scenario left
+                // resident counts against this one's peak
+                pool.borrow_mut().stop();
+            }
             let w = AdapterWorkload::prepare(
                 pool,
                 &id_owned,

@@ -305,15 +305,18 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
         .filter_map(|e| {
             let key = defs
                 .keys()
-                .find(|(id, imp)| *id == e.id && *imp == e.implementation)?
+                .find(|(id, imp)| *id == e.workload && *imp == e.implementation)?
                 .clone();
             let def = defs.remove(&key)?;
             let ctx = ctx.clone();
-            let parameters = def
+            let mut parameters: std::collections::BTreeMap<String, serde_json::Value> = def
                 .params
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_json()))
                 .collect();
+            if e.workload != e.id {
+                parameters.insert("workload".into(), e.workload.clone().into());
+            }
             Some(Job {
                 id: e.id,
                 implementation: Implementation {

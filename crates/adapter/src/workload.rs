@@ -35,6 +35,7 @@ pub struct AdapterWorkload {
     timed_ns: u64,
     gc_count: Option<u64>,
     gc_ns: Option<u64>,
+    heap_peak: Option<u64>,
     alloc_bytes: Option<u64>,
     alloc_count: Option<u64>,
 }
@@ -152,6 +153,7 @@ impl AdapterWorkload {
             timed_ns: 0,
             gc_count: None,
             gc_ns: None,
+            heap_peak: None,
             alloc_bytes: None,
             alloc_count: None,
         })
@@ -181,6 +183,9 @@ impl AdapterWorkload {
                 if let Some(g) = gc {
                     add(&mut self.gc_count, g.count);
                     add(&mut self.gc_ns, g.time_ns);
+                    if let Some(h) = g.heap_peak_bytes {
+                        self.heap_peak = Some(self.heap_peak.unwrap_or(0).max(h));
+                    }
                 }
                 if let Some(a) = alloc {
                     add(&mut self.alloc_bytes, a.bytes);
@@ -251,6 +256,9 @@ impl Workload for AdapterWorkload {
                     Param::Float(100.0 * ns as f64 / self.timed_ns as f64),
                 ));
             }
+        }
+        if let Some(h) = self.heap_peak {
+            f.push(("heap_peak_bytes", Param::Int(h)));
         }
         if let Some(b) = self.alloc_bytes {
             f.push(("alloc_bytes_per_op", per_op(b)));

@@ -169,6 +169,10 @@ pub struct Gc {
     /// Time spent collecting (pause or total, as the runtime reports it).
     #[serde(default)]
     pub time_ns: Option<u64>,
+    /// The most heap in use at any point during the samples, where the
+    /// runtime tracks it (the JVM's heap memory pools' peak usage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_peak_bytes: Option<u64>,
 }
 
 /// Allocation during a `run`.
@@ -314,7 +318,8 @@ mod tests {
                 ns: vec![1, 2, 3],
                 gc: Some(Gc {
                     count: Some(2),
-                    time_ns: Some(180_000)
+                    time_ns: Some(180_000),
+                    heap_peak_bytes: None,
                 }),
                 alloc: None
             }

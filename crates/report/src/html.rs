@@ -456,25 +456,25 @@ impl Page {
     }
 
     fn memory(&mut self, rows: &[crate::memory::MemRow]) {
-        self.push(
-            "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>id</th><th>implementation</th>\
-             <th>peak RSS</th><th>GCs</th><th>GC overhead</th><th>within limits</th></tr></thead><tbody>",
+        let _ = write!(
+            self.body,
+            "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>id</th><th>implementation</th>{}</tr></thead><tbody>",
+            crate::memory::HEADERS
+                .iter()
+                .map(|h| format!("<th>{h}</th>"))
+                .collect::<String>()
         );
-        let show = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".to_string(), f);
         for r in rows {
             let _ = write!(
                 self.body,
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><code>{}</code></td><td>{}</td>{}<td>{}</td></tr>",
                 esc(&r.id),
                 esc(&r.implementation),
-                show(r.rss_peak_bytes, &units::bytes),
-                show(r.gc_count, &|c| format!("{c:.0}")),
-                show(r.gc_overhead_pct, &|p| format!("{p:.2}%")),
-                if r.over.is_empty() {
-                    "yes".to_string()
-                } else {
-                    format!("<b>no</b>: {}", esc(&r.over.join(", ")))
-                }
+                r.cells()
+                    .iter()
+                    .map(|c| format!("<td>{}</td>", esc(c)))
+                    .collect::<String>(),
+                r.verdict(("<b>", "</b>"))
             );
         }
         self.push("</tbody></table></div>");

@@ -112,6 +112,7 @@ pub fn render(run: &Run, color: bool) -> String {
             crate::compare::render_text(&compared)
         );
     }
+    out.push_str(&crate::memory::render_text(run));
     let _ = writeln!(
         out,
         "\n{}",

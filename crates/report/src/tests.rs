@@ -151,15 +151,36 @@ fn the_memory_section_judges_peak_rss_and_gc_against_the_limits() {
         .insert("rss_peak_bytes".into(), 2_500_000_000u64.into());
     let mut busy = result("rlp/decode/large-body", "web3j", false, Some(9_000.0));
     busy.parameters.insert("gc_overhead_pct".into(), 7.0.into());
+    busy.parameters
+        .insert("heap_peak_bytes".into(), 3_000_000_000u64.into());
     run.results.extend([small, big, busy]);
     let rows = memory::rows(&run);
     assert_eq!(rows.len(), 3);
     assert!(rows[0].over.is_empty());
     assert_eq!(rows[1].over, ["peak memory over 2 GB"]);
-    assert_eq!(rows[2].over, ["GC over 5%"]);
+    assert_eq!(rows[2].over, ["heap over 2 GB", "GC over 5%"]);
     let md = markdown::render(&run);
     assert!(md.contains("## Memory"), "{md}");
     assert!(md.contains("| 1.50% | yes |"), "{md}");
+    // the terminal shows the section only for the mem suite's scenarios
+    assert!(!table::render(&run, false).contains("Memory:"));
+    let mut scenario = result("mem/state-root/100000", "alloy-trie", true, Some(5e8));
+    scenario
+        .parameters
+        .insert("rss_peak_bytes".into(), 150_000_000u64.into());
+    scenario
+        .parameters
+        .insert("rss_start_bytes".into(), 50_000_000u64.into());
+    run.results.push(scenario);
+    let text = table::render(&run, false);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("mem/state-root/100000") && l.contains("yes"))
+        .unwrap_or_else(|| panic!("no memory row in {text}"));
+    assert!(
+        line.contains("143 MiB") && line.contains("95.4 MiB"),
+        "{line}"
+    );
     assert!(md.contains("**no**: peak memory over 2 GB"), "{md}");
     let html = html::render(&html::HtmlInput {
         title: "memory".into(),
@@ -172,7 +193,7 @@ fn the_memory_section_judges_peak_rss_and_gc_against_the_limits() {
         trends: Vec::new(),
     });
     assert!(html.contains("<section id=\"memory\">"));
-    assert!(html.contains("<b>no</b>: GC over 5%"));
+    assert!(html.contains("<b>no</b>: heap over 2 GB, GC over 5%"));
 }
 
 #[test]

@@ -9,21 +9,52 @@
 //! reset is refused, nothing is recorded.
 
 /// Reset `pid`'s peak RSS to its current RSS. `false` if that failed.
+/// For dyno's own process, the allocator first hands freed memory back to
+/// the kernel, so what earlier benchmarks freed is not counted as resident.
 pub(crate) fn reset_peak(pid: u32) -> bool {
+    if pid == std::process::id() {
+        trim_heap();
+    }
     std::fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok()
 }
 
-/// `pid`'s peak RSS in bytes since the last reset.
-pub(crate) fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    parse_hwm(&status)
+/// glibc's `malloc_trim(0)`: return free heap pages to the kernel.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn trim_heap() {
+    unsafe extern "C" {
+        fn malloc_trim(pad: usize) -> i32;
+    }
+    // SAFETY: malloc_trim takes a plain integer, touches only the
+    // allocator's own state under its lock, and is safe to call at any time.
+    unsafe {
+        malloc_trim(0);
+    }
 }
 
-/// The `VmHWM:` line of a `/proc/<pid>/status` text, in bytes.
-fn parse_hwm(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim_heap() {}
+
+/// `pid`'s peak RSS in bytes since the last reset.
+pub(crate) fn peak_rss(pid: u32) -> Option<u64> {
+    status_kb(pid, "VmHWM:")
+}
+
+/// `pid`'s RSS in bytes now.
+pub(crate) fn rss(pid: u32) -> Option<u64> {
+    status_kb(pid, "VmRSS:")
+}
+
+fn status_kb(pid: u32, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    parse_kb(&status, key)
+}
+
+/// The `key` line (`VmHWM:`, `VmRSS:`) of a `/proc/<pid>/status` text, in bytes.
+fn parse_kb(status: &str, key: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(key))?;
     let kb = line
-        .trim_start_matches("VmHWM:")
+        .trim_start_matches(key)
         .trim()
         .strip_suffix("kB")?
         .trim()
@@ -39,8 +70,9 @@ mod tests {
     #[test]
     fn reads_the_high_water_mark_in_bytes() {
         let status = "Name:\tdyno\nVmPeak:\t  900 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n";
-        assert_eq!(parse_hwm(status), Some(1234 * 1024));
-        assert_eq!(parse_hwm("VmRSS: 5 kB\n"), None);
+        assert_eq!(parse_kb(status, "VmHWM:"), Some(1234 * 1024));
+        assert_eq!(parse_kb(status, "VmRSS:"), Some(1000 * 1024));
+        assert_eq!(parse_kb("VmRSS: 5 kB\n", "VmHWM:"), None);
     }
 
     #[cfg(target_os = "linux")]

@@ -147,16 +147,25 @@ pub fn execute(
             build,
         } = job;
         let mut parameters = parameters;
+        // Peak RSS (docs/methodology.md): dyno's own from before the build,
+        // so that loading inputs counts; another runtime's worker's from
+        // when it has been prepared (it has no pid before).
+        let me = std::process::id();
+        let own_reset = crate::memory::reset_peak(me);
+        let own_start = own_reset.then(|| crate::memory::rss(me)).flatten();
         let built = build().map(|w| match slowdown.factor(&id) {
             Some(f) => Box::new(crate::slowdown::Slowed::new(w, f)) as Box<dyn Workload>,
             None => w,
         });
         let (measurement, build_error) = match built {
             Ok(mut w) => {
-                // Peak RSS of the process the operation runs in, over
-                // verification, warm-up and measurement (docs/methodology.md).
-                let pid = w.pid().unwrap_or_else(std::process::id);
-                let reset = crate::memory::reset_peak(pid);
+                let (pid, reset, start) = match w.pid() {
+                    Some(pid) if pid != me => {
+                        let reset = crate::memory::reset_peak(pid);
+                        (pid, reset, reset.then(|| crate::memory::rss(pid)).flatten())
+                    }
+                    _ => (me, own_reset, own_start),
+                };
                 let m = engine.measure(w.as_mut());
                 let peak = reset.then(|| crate::memory::peak_rss(pid)).flatten();
                 for (k, v) in w.facts() {
@@ -164,6 +173,9 @@ pub fn execute(
                 }
                 if let Some(bytes) = peak {
                     parameters.insert("rss_peak_bytes".into(), bytes.into());
+                }
+                if let (Some(bytes), Some(_)) = (start, peak) {
+                    parameters.insert("rss_start_bytes".into(), bytes.into());
                 }
                 (m, None)
             }

@@ -22,6 +22,12 @@
 //! impls = ["libsecp256k1", "k256"]
 //! target = { p50 = "1ms" }
 //! ```
+//!
+//! A bench may measure another group's workload under its own id
+//! (`workload = "trie/state-root"`: `mem/state-root/100000` runs
+//! `trie/state-root/100000`), and a suite may ask for `isolate = true`:
+//! each of its benchmarks in a fresh worker process, so that what one
+//! scenario left resident never counts against the next (the `mem` suite).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -52,6 +58,8 @@ pub struct Spec {
     pub description: String,
     /// Part of a plain `dyno run` (no filter).
     pub default: bool,
+    /// Run each benchmark in a fresh worker process.
+    pub isolate: bool,
     /// The `[[bench]]` entries.
     pub benches: Vec<BenchSpec>,
     group_line: usize,
@@ -72,6 +80,18 @@ pub struct BenchSpec {
     pub threshold: f64,
     /// An optional limit on one statistic.
     pub target: Option<TargetSpec>,
+    /// The `group/op` whose workload this bench measures, when not its own.
+    pub workload: Option<Located<String>>,
+}
+
+impl BenchSpec {
+    /// The `(group, op)` whose workload runs: `workload`'s, else `group`'s.
+    pub fn measured<'a>(&'a self, group: &'a str) -> (&'a str, &'a str) {
+        match &self.workload {
+            Some(w) => w.value.split_once('/').unwrap_or((w.value.as_str(), "")),
+            None => (group, self.op.value.as_str()),
+        }
+    }
 }
 
 /// A target: `stat` must not exceed `limit_ns` per operation.
@@ -116,6 +136,8 @@ struct RawSuite {
     description: String,
     #[serde(default = "yes")]
     default: bool,
+    #[serde(default)]
+    isolate: bool,
 }
 
 fn yes() -> bool {
@@ -137,6 +159,7 @@ struct RawBench {
     baseline: Option<Spanned<String>>,
     threshold: Option<Spanned<toml::Value>>,
     target: Option<Spanned<toml::Table>>,
+    workload: Option<Spanned<String>>,
 }
 
 /// Line number (1-based) of a byte offset.
@@ -221,6 +244,20 @@ impl Spec {
                 ),
                 None => None,
             };
+            let workload = b.workload.as_ref().map(located);
+            if let Some(w) = &workload {
+                let parts: Vec<&str> = w.value.split('/').collect();
+                if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
+                    return Err(invalid(
+                        w.line,
+                        &field("workload"),
+                        format!(
+                            "{:?} is not a `group/op` (for example \"trie/state-root\")",
+                            w.value
+                        ),
+                    ));
+                }
+            }
             benches.push(BenchSpec {
                 op,
                 inputs,
@@ -228,6 +265,7 @@ impl Spec {
                 baseline,
                 threshold,
                 target,
+                workload,
             });
         }
         Ok(Spec {
@@ -235,6 +273,7 @@ impl Spec {
             group: raw.suite.group.get_ref().clone(),
             description: raw.suite.description,
             default: raw.suite.default,
+            isolate: raw.suite.isolate,
             benches,
             group_line: at(raw.suite.group.span()),
         })
@@ -252,33 +291,35 @@ impl Spec {
                 suggestion: error::nearest(name, &valid),
                 valid,
             };
-        if !known.groups().contains(&self.group) {
-            return Err(unknown(
-                self.group_line,
-                "group",
-                &self.group,
-                known.groups(),
-            ));
-        }
         let mut seen = BTreeSet::new();
         for b in &self.benches {
-            let ops = known.ops(&self.group);
-            if !ops.contains(&b.op.value) {
-                return Err(unknown(b.op.line, "op", &b.op.value, ops));
+            let (group, op) = b.measured(&self.group);
+            if !known.groups().iter().any(|g| g == group) {
+                return Err(match &b.workload {
+                    Some(w) => unknown(w.line, "workload group", group, known.groups()),
+                    None => unknown(self.group_line, "group", group, known.groups()),
+                });
+            }
+            let ops = known.ops(group);
+            if !ops.iter().any(|o| o == op) {
+                return Err(match &b.workload {
+                    Some(w) => unknown(w.line, "workload op", op, ops),
+                    None => unknown(b.op.line, "op", op, ops),
+                });
             }
             for input in &b.inputs {
-                let valid = known.inputs(&self.group, &b.op.value);
+                let valid = known.inputs(group, op);
                 if !valid.contains(&input.value) {
                     return Err(unknown(input.line, "input", &input.value, valid));
                 }
             }
             for imp in &b.impls {
-                let valid = known.impls(&self.group, &b.op.value);
+                let valid = known.impls(group, op);
                 if !valid.contains(&imp.value) {
                     return Err(unknown(imp.line, "implementation", &imp.value, valid));
                 }
                 for input in &b.inputs {
-                    if !known.has(&self.group, &b.op.value, &input.value, &imp.value) {
+                    if !known.has(group, op, &input.value, &imp.value) {
                         return Err(SpecError::Invalid {
                             path: self.path.clone(),
                             line: imp.line,

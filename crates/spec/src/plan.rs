@@ -79,6 +79,11 @@ pub struct PlanEntry {
     pub input: String,
     /// Implementation.
     pub implementation: String,
+    /// The `group/op/input` whose workload runs: `id`, unless the spec
+    /// borrows another group's (`workload = "trie/state-root"`).
+    pub workload: String,
+    /// Run it in a fresh worker process (the suite says `isolate = true`).
+    pub isolate: bool,
     /// The implementation others in this id are compared with.
     pub baseline: bool,
     /// Regression threshold.
@@ -134,6 +139,8 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
         for b in &spec.benches {
             for input in &b.inputs {
                 let id = format!("{}/{}/{}", spec.group, b.op.value, input.value);
+                let (wg, wo) = b.measured(&spec.group);
+                let workload = format!("{wg}/{wo}/{}", input.value);
                 if !patterns.is_empty() && !patterns.iter().any(|p| matches(p, &id, &groups)) {
                     continue;
                 }
@@ -147,6 +154,8 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
                         op: b.op.value.clone(),
                         input: input.value.clone(),
                         implementation: imp.value.clone(),
+                        workload: workload.clone(),
+                        isolate: spec.isolate,
                         baseline: imp.value == b.baseline.value,
                         threshold: b.threshold,
                         target: b.target,

@@ -194,3 +194,54 @@ fn load_dir_reads_every_spec_and_refuses_an_empty_folder() {
     let err = load_dir(dir.path()).unwrap_err().to_string();
     assert!(err.contains("already defined by"), "{err}");
 }
+
+const MEM: &str = r#"
+[suite]
+group = "mem"
+default = false
+isolate = true
+
+[[bench]]
+op = "keccak"
+inputs = ["32B"]
+workload = "hash/keccak256"
+impls = ["sha3"]
+"#;
+
+#[test]
+fn a_bench_can_measure_another_groups_workload_under_its_own_id() {
+    let spec = Spec::parse(MEM, Path::new("specs/mem.toml")).unwrap();
+    spec.check(&known()).unwrap();
+    assert!(spec.isolate && !spec.default);
+    let entries = plan(std::slice::from_ref(&spec), Some("mem"), None);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].id, "mem/keccak/32B");
+    assert_eq!(entries[0].workload, "hash/keccak256/32B");
+    assert!(entries[0].isolate);
+    // an ordinary bench runs its own id's workload, in a shared worker
+    let own = plan(&[parse(GOOD).unwrap()], None, None);
+    assert!(own.iter().all(|e| e.workload == e.id && !e.isolate));
+}
+
+#[test]
+fn a_borrowed_workload_is_checked_and_a_bad_one_named_with_its_line() {
+    let unknown_op = MEM.replace("hash/keccak256", "hash/keccak512");
+    let spec = Spec::parse(&unknown_op, Path::new("specs/mem.toml")).unwrap();
+    let err = spec.check(&known()).unwrap_err().to_string();
+    assert!(
+        err.contains("specs/mem.toml:10") && err.contains("keccak512"),
+        "{err}"
+    );
+    assert!(err.contains("keccak256"), "suggests the nearest: {err}");
+    let no_input = MEM.replace("32B", "1KiB");
+    let spec = Spec::parse(&no_input, Path::new("specs/mem.toml")).unwrap();
+    assert!(spec.check(&known()).is_err());
+    let malformed = MEM.replace("hash/keccak256", "keccak256");
+    let err = Spec::parse(&malformed, Path::new("specs/mem.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("specs/mem.toml:10") && err.contains("group/op"),
+        "{err}"
+    );
+}

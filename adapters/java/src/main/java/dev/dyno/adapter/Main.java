@@ -17,6 +17,8 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,6 +36,8 @@ public final class Main {
   private final OutputStream out;
   private final com.sun.management.ThreadMXBean threads;
   private final List<GarbageCollectorMXBean> gcs;
+  /** The heap's memory pools: the sum of their peaks bounds the heap's peak from above. */
+  private final List<MemoryPoolMXBean> heapPools;
 
   private Kernel current;
 
@@ -76,6 +80,10 @@ public final class Main {
     }
     this.threads = sun;
     this.gcs = ManagementFactory.getGarbageCollectorMXBeans();
+    this.heapPools =
+        ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(p -> p.getType() == MemoryType.HEAP && p.isValid())
+            .toList();
   }
 
   public static void main(String[] args) {
@@ -279,6 +287,9 @@ public final class Main {
       gcCount0 += Math.max(0, g.getCollectionCount());
       gcMs0 += Math.max(0, g.getCollectionTime());
     }
+    for (MemoryPoolMXBean p : heapPools) {
+      p.resetPeakUsage();
+    }
     long alloc0 = threads != null ? threads.getCurrentThreadAllocatedBytes() : -1;
     for (int s = 0; s < samples; s++) {
       long t0 = System.nanoTime();
@@ -299,7 +310,14 @@ public final class Main {
     for (long v : ns) {
       arr.add(v);
     }
-    r.putObject("gc").put("count", gcCount1 - gcCount0).put("time_ns", (gcMs1 - gcMs0) * 1_000_000L);
+    long heapPeak = 0;
+    for (MemoryPoolMXBean p : heapPools) {
+      heapPeak += p.getPeakUsage().getUsed();
+    }
+    r.putObject("gc")
+        .put("count", gcCount1 - gcCount0)
+        .put("time_ns", (gcMs1 - gcMs0) * 1_000_000L)
+        .put("heap_peak_bytes", heapPeak);
     if (threads != null && alloc0 >= 0 && alloc1 >= 0) {
       r.putObject("alloc").put("bytes", alloc1 - alloc0);
     }

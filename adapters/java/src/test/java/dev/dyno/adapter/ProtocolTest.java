@@ -81,6 +81,8 @@ class ProtocolTest {
     }
     assertTrue(r.at("/gc/count").asLong() >= 0);
     assertTrue(r.at("/gc/time_ns").asLong() >= 0);
+    // the heap holds at least this worker's own objects while it runs
+    assertTrue(r.at("/gc/heap_peak_bytes").asLong() > 0, r::toString);
     assertTrue(r.at("/alloc/bytes").asLong() >= 0);
     assertFalse(r.has("alloc") && r.get("alloc").has("count"), "object counts are not measured");
   }
