@@ -345,6 +345,14 @@ pub(crate) fn count_run(global: &Global, run: &mut Run, quiet: bool) -> anyhow::
     Ok(())
 }
 
+/// The id whose workload ran: a `mem/` scenario borrows another suite's.
+fn workload_id(r: &BenchResult) -> &str {
+    r.parameters
+        .get("workload")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or(&r.id)
+}
+
 /// In-process Rust, verified, not an adapter's no-op.
 fn eligible(r: &BenchResult) -> bool {
     r.implementation.runtime == "rust" && r.verification.status == VerificationStatus::Passed
@@ -461,7 +469,13 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         .arg(format!("--toggle-collect={pattern}"))
         .arg(format!("--dump-after={REGION_PATH}"))
         .arg(&env.exe)
-        .args(["__count", "--id", &r.id, "--impl", &r.implementation.name])
+        .args([
+            "__count",
+            "--id",
+            workload_id(r),
+            "--impl",
+            &r.implementation.name,
+        ])
         .arg("--calibrate")
         .env("DYNO_NO_STORE", "true")
         .env("DYNO_SPECS", &env.specs)
