@@ -20,7 +20,7 @@ pub(crate) fn list(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> 
     for e in &entries {
         let version = catalog
             .iter()
-            .find(|d| d.id() == e.id && d.implementation == e.implementation)
+            .find(|d| d.id() == e.workload && d.implementation == e.implementation)
             .map_or("?", |d| d.version);
         let star = if e.baseline { " *" } else { "" };
         let target = e

@@ -308,6 +308,17 @@ fn list_shows_ids_baselines_and_targets() {
     for group in ["crypto/", "hash/", "rlp/", "trie/"] {
         assert!(all.contains(group), "{group} missing from dyno list");
     }
+    // a mem scenario shows the version of the workload it borrows
+    let mem = text(&dyno(&["list", "mem/secp256k1-recover"], tmp.path()).stdout);
+    let row = mem
+        .lines()
+        .find(|l| l.contains("libsecp256k1"))
+        .unwrap_or_else(|| panic!("no mem row in {mem}"));
+    assert!(!row.contains(" ? "), "{row}");
+    // a group's name is that group: `hash` lists no pow/ or net/ ids
+    let hash = text(&dyno(&["list", "hash"], tmp.path()).stdout);
+    assert!(hash.contains("hash/keccak256/32B"), "{hash}");
+    assert!(!hash.contains("pow/") && !hash.contains("net/"), "{hash}");
 }
 
 #[test]
