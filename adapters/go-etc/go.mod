@@ -2,7 +2,10 @@ module dyno/adapters/go-etc
 
 go 1.25.0
 
-require github.com/ethereum/go-ethereum v1.12.22
+require (
+	dyno/adapters/go-protocol v0.0.0
+	github.com/ethereum/go-ethereum v1.12.22
+)
 
 require (
 	github.com/DataDog/zstd v1.4.5 // indirect
@@ -70,3 +73,6 @@ require (
 )
 
 replace github.com/ethereum/go-ethereum => github.com/etclabscore/core-geth v1.12.22
+
+// The protocol loop and the types every Go adapter shares (no go-ethereum).
+replace dyno/adapters/go-protocol => ../go-protocol

@@ -1,100 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-)
 
-// proc is a running worker process, talked to over pipes.
-type proc struct {
-	t   *testing.T
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+	"dyno/adapters/go-protocol/workertest"
+
+	"dyno/adapters/go-etc/internal/bench"
+)
 
 // buildWorker is the worker to start: $DYNO_GO_ETC_WORKER (e.g. HOME/run
 // from setup) if set, else a binary built from this folder.
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	if w := os.Getenv("DYNO_GO_ETC_WORKER"); w != "" {
-		return w
-	}
-	bin := filepath.Join(t.TempDir(), "dyno-adapter-go-etc")
-	cmd := exec.Command("go", "build", "-mod=readonly", "-trimpath", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
-}
-
-func startWorker(t *testing.T, path string) *proc {
-	t.Helper()
-	cmd := exec.Command(path)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w := &proc{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return w
-}
-
-// call sends one request and decodes the one reply line.
-func (w *proc) call(req string) map[string]any {
-	w.t.Helper()
-	if _, err := io.WriteString(w.in, req+"\n"); err != nil {
-		w.t.Fatalf("write: %v", err)
-	}
-	line, err := w.out.ReadBytes('\n')
-	if err != nil {
-		w.t.Fatalf("read reply to %.80s: %v", req, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		w.t.Fatalf("reply is not JSON: %q", line)
-	}
-	return m
-}
-
-// exit closes stdin and returns the exit code, failing after 5 s.
-func (w *proc) exit() int {
-	w.t.Helper()
-	w.in.Close()
-	rest, _ := io.ReadAll(w.out)
-	if len(strings.TrimSpace(string(rest))) > 0 {
-		w.t.Errorf("output after the last reply: %q", rest)
-	}
-	done := make(chan error, 1)
-	go func() { done <- w.cmd.Wait() }()
-	select {
-	case <-done:
-		return w.cmd.ProcessState.ExitCode()
-	case <-time.After(5 * time.Second):
-		w.t.Fatal("worker did not exit after EOF")
-		return -1
-	}
+	return workertest.Build(t, "DYNO_GO_ETC_WORKER", "dyno-adapter-go-etc")
 }
 
 // rustRequests are the prepare requests dyno-pow (Rust) printed, by id.
@@ -116,16 +38,16 @@ func rustRequests(t *testing.T) map[string]string {
 }
 
 // runOK sends a run and checks it got samples positive samples.
-func (w *proc) runOK(iterations, samples int) {
-	w.t.Helper()
-	r := w.call(`{"type":"run","iterations":` + itoa(iterations) + `,"samples":` + itoa(samples) + `}`)
+func runOK(t *testing.T, w *workertest.Client, iterations, samples int) {
+	t.Helper()
+	r := w.Call(`{"type":"run","iterations":` + itoa(iterations) + `,"samples":` + itoa(samples) + `}`)
 	ns, ok := r["ns"].([]any)
 	if r["type"] != "samples" || !ok || len(ns) != samples {
-		w.t.Fatalf("run: %v", r)
+		t.Fatalf("run: %v", r)
 	}
 	for _, v := range ns {
 		if v.(float64) <= 0 {
-			w.t.Fatalf("non-positive sample in %v", ns)
+			t.Fatalf("non-positive sample in %v", ns)
 		}
 	}
 }
@@ -137,9 +59,9 @@ func itoa(n int) string {
 
 func TestEndToEnd(t *testing.T) {
 	bin := buildWorker(t)
-	w := startWorker(t, bin)
+	w := workertest.Start(t, bin)
 
-	h := w.call(`{"type":"hello","protocol":1}`)
+	h := w.Call(`{"type":"hello","protocol":1}`)
 	if h["type"] != "hello" || h["protocol"] != float64(1) || h["jit"] != false {
 		t.Fatalf("hello: %v", h)
 	}
@@ -154,17 +76,17 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("patterns: %v", h["patterns"])
 	}
 
-	if r := w.call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
+	if r := w.Call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
 		t.Fatalf("run before prepare: %v", r)
 	}
 
 	reqs := rustRequests(t)
 	for _, id := range []string{"pow/etchash-epoch/ecip1099", "pow/verify-header/mainnet-1", "pow/hashimoto-light/epoch0"} {
-		r := w.call(reqs[id])
+		r := w.Call(reqs[id])
 		if r["type"] != "prepared" || r["id"] != id {
 			t.Fatalf("%s: %v", id, r)
 		}
-		w.runOK(3, 2)
+		runOK(t, w, 3, 2)
 	}
 
 	// A wrong expected result is a mismatch, and the benchmark is dropped.
@@ -172,10 +94,10 @@ func TestEndToEnd(t *testing.T) {
 	if bad == reqs["pow/hashimoto-light/epoch0"] {
 		t.Fatal("the corruption did not apply")
 	}
-	if r := w.call(bad); r["type"] != "mismatch" || r["case"] != float64(0) || r["field"] != "result" {
+	if r := w.Call(bad); r["type"] != "mismatch" || r["case"] != float64(0) || r["field"] != "result" {
 		t.Fatalf("corrupted: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":1,"samples":1}`); r["type"] != "error" {
+	if r := w.Call(`{"type":"run","iterations":1,"samples":1}`); r["type"] != "error" {
 		t.Fatalf("run after a mismatch: %v", r)
 	}
 
@@ -183,32 +105,70 @@ func TestEndToEnd(t *testing.T) {
 	if dir := os.Getenv("DYNO_ETHASH_DIR"); dir != "" {
 		d, _ := json.Marshal(dir)
 		req := strings.ReplaceAll(reqs["pow/hashimoto-full/epoch0"], `"/tmp/dyno-ethash"`, string(d))
-		if r := w.call(req); r["type"] != "prepared" {
+		if r := w.Call(req); r["type"] != "prepared" {
 			t.Fatalf("hashimoto-full: %v", r)
 		}
-		w.runOK(100, 3)
+		runOK(t, w, 100, 3)
 	}
 
-	r := w.call(`{"type":"prepare","id":"pow/foo/bar","implementation":"core-geth","cases":[{"input":{},"expected":{}}]}`)
+	r := w.Call(`{"type":"prepare","id":"pow/foo/bar","implementation":"core-geth","cases":[{"input":{},"expected":{}}]}`)
 	if r["type"] != "error" || r["fatal"] != false || !strings.Contains(r["message"].(string), "pow/foo/bar") {
 		t.Fatalf("unknown id: %v", r)
 	}
-	r = w.call(`{"type":"prepare","id":"harness/noop/empty","implementation":"go-etc-noop","cases":[{"input":{"value":"0xabcd"},"expected":{"value":"0xabcd"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"harness/noop/empty","implementation":"go-etc-noop","cases":[{"input":{"value":"0xabcd"},"expected":{"value":"0xabcd"}}]}`)
 	if r["type"] != "prepared" {
 		t.Fatalf("noop: %v", r)
 	}
-	w.runOK(1, 3)
+	runOK(t, w, 1, 3)
 
-	if code := w.exit(); code != 0 {
+	if code := w.Exit(); code != 0 {
 		t.Fatalf("exit code %d at EOF, want 0", code)
 	}
 
 	// An unparseable request gets a fatal error and the worker exits.
-	w = startWorker(t, bin)
-	if r := w.call(`{not json`); r["type"] != "error" || r["fatal"] != true {
+	w = workertest.Start(t, bin)
+	if r := w.Call(`{not json`); r["type"] != "error" || r["fatal"] != true {
 		t.Fatalf("unparseable request: %v", r)
 	}
-	if code := w.exit(); code == 0 {
+	if code := w.Exit(); code == 0 {
 		t.Fatal("exit code 0 after a fatal error")
 	}
+}
+
+// TestHello: the runtime is go-etc, patterns is an empty list (dyno's
+// parser refuses null), and every pow id is offered by core-geth.
+func TestHello(t *testing.T) {
+	w := workertest.Pipe(t, config)
+	h := w.Call(`{"type":"hello","protocol":1}`)
+	if p, ok := h["patterns"].([]any); h["type"] != "hello" || !ok || len(p) != 0 || h["jit"] != false {
+		t.Fatalf("hello: %v", h)
+	}
+	if rt := h["runtime"].(map[string]any); rt["name"] != "go-etc" {
+		t.Fatalf("runtime %v", rt)
+	}
+	// hello lists the registry (go-protocol's worker tests check that).
+	got := map[string]string{}
+	for _, e := range bench.Registry.List() {
+		got[e.ID] = e.Implementation
+	}
+	if n := len(h["benchmarks"].([]any)); n != len(got) {
+		t.Errorf("hello lists %d benchmarks, the registry has %d", n, len(got))
+	}
+	for _, id := range []string{"pow/hashimoto-light/epoch0", "pow/hashimoto-full/epoch0", "pow/verify-header/mainnet-1", "pow/etchash-epoch/ecip1099"} {
+		if got[id] != "core-geth" {
+			t.Errorf("%s offered by %q", id, got[id])
+		}
+	}
+	if got["harness/noop/empty"] != "go-etc-noop" || len(got) != 5 {
+		t.Errorf("benchmarks: %v", got)
+	}
+}
+
+// TestFixtureReplay replays adapters/testdata/prepare.jsonl (or
+// $DYNO_PREPARE_FIXTURE) through this worker's protocol loop in this
+// process: the ids it offers (the noop and the pow ids there) are prepared
+// and checked, a corrupted copy is a mismatch, and every other id is
+// refused (workertest.Replay).
+func TestFixtureReplay(t *testing.T) {
+	workertest.Replay(t, config, filepath.Join("..", "testdata", "prepare.jsonl"))
 }

@@ -3,6 +3,7 @@ module dyno/adapters/go
 go 1.25.0
 
 require (
+	dyno/adapters/go-protocol v0.0.0
 	github.com/ethereum/go-ethereum v1.17.8
 	github.com/golang/snappy v1.0.1-0.20260716114414-9ae09f520e93
 	github.com/holiman/uint256 v1.3.2
@@ -81,3 +82,6 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )
+
+// The protocol loop and the types every Go adapter shares (no go-ethereum).
+replace dyno/adapters/go-protocol => ../go-protocol

@@ -1,106 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"dyno/adapters/go-protocol/workertest"
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/golang/snappy"
 )
-
-// proc is a running worker process, talked to over pipes.
-type proc struct {
-	t   *testing.T
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
 
 // buildWorker is the worker to start: $DYNO_GO_WORKER (e.g. HOME/run
 // from setup) if set, else a binary built from this folder.
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	if w := os.Getenv("DYNO_GO_WORKER"); w != "" {
-		return w
-	}
-	bin := filepath.Join(t.TempDir(), "dyno-adapter-go")
-	cmd := exec.Command("go", "build", "-mod=readonly", "-trimpath", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
-}
-
-func startWorker(t *testing.T, path string) *proc {
-	t.Helper()
-	cmd := exec.Command(path)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w := &proc{t: t, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return w
-}
-
-// call sends one request and decodes the one reply line.
-func (w *proc) call(req string) map[string]any {
-	w.t.Helper()
-	if _, err := io.WriteString(w.in, req+"\n"); err != nil {
-		w.t.Fatalf("write: %v", err)
-	}
-	line, err := w.out.ReadBytes('\n')
-	if err != nil {
-		w.t.Fatalf("read reply to %.80s: %v", req, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		w.t.Fatalf("reply is not JSON: %q", line)
-	}
-	return m
-}
-
-// exit closes stdin and returns the exit code, failing after 5 s.
-func (w *proc) exit() int {
-	w.t.Helper()
-	w.in.Close()
-	rest, _ := io.ReadAll(w.out)
-	if len(strings.TrimSpace(string(rest))) > 0 {
-		w.t.Errorf("output after the last reply: %q", rest)
-	}
-	done := make(chan error, 1)
-	go func() { done <- w.cmd.Wait() }()
-	select {
-	case <-done:
-		return w.cmd.ProcessState.ExitCode()
-	case <-time.After(5 * time.Second):
-		w.t.Fatal("worker did not exit after EOF")
-		return -1
-	}
+	return workertest.Build(t, "DYNO_GO_WORKER", "dyno-adapter-go")
 }
 
 func seq(seed uint64, n int) []byte {
@@ -149,9 +68,9 @@ func keccakPrepare(t *testing.T, corrupt bool) (req string, n int) {
 
 func TestEndToEnd(t *testing.T) {
 	bin := buildWorker(t)
-	w := startWorker(t, bin)
+	w := workertest.Start(t, bin)
 
-	h := w.call(`{"type":"hello","protocol":1}`)
+	h := w.Call(`{"type":"hello","protocol":1}`)
 	if h["type"] != "hello" || h["protocol"] != float64(1) || h["jit"] != false {
 		t.Fatalf("hello: %v", h)
 	}
@@ -171,17 +90,17 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("benchmarks: %v", listed)
 	}
 
-	if r := w.call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
+	if r := w.Call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
 		t.Fatalf("run before prepare: %v", r)
 	}
 
 	req, n := keccakPrepare(t, false)
-	r := w.call(req)
+	r := w.Call(req)
 	if r["type"] != "prepared" || r["cases"] != float64(n) || len(r["outputs"].([]any)) != n {
 		t.Fatalf("prepare: %v", r)
 	}
 
-	r = w.call(`{"type":"run","iterations":1000,"samples":5,"unknown_field":true}`)
+	r = w.Call(`{"type":"run","iterations":1000,"samples":5,"unknown_field":true}`)
 	if r["type"] != "samples" {
 		t.Fatalf("run: %v", r)
 	}
@@ -197,28 +116,28 @@ func TestEndToEnd(t *testing.T) {
 	if alloc := r["alloc"].(map[string]any); alloc["count"].(float64) < 1000 {
 		t.Fatalf("alloc %v: Keccak256 allocates its digest", alloc)
 	}
-	if r := w.call(`{"type":"run","iterations":0,"samples":1}`); r["type"] != "error" {
+	if r := w.Call(`{"type":"run","iterations":0,"samples":1}`); r["type"] != "error" {
 		t.Fatalf("run with 0 iterations: %v", r)
 	}
 
 	req, _ = keccakPrepare(t, true)
-	r = w.call(req)
+	r = w.Call(req)
 	if r["type"] != "mismatch" || r["case"] != float64(1) || r["field"] != "digest" {
 		t.Fatalf("corrupted prepare: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
+	if r := w.Call(`{"type":"run","iterations":10,"samples":1}`); r["type"] != "error" {
 		t.Fatalf("run after a mismatch: %v", r)
 	}
 
-	r = w.call(`{"type":"prepare","id":"crypto/foo/bar","implementation":"geth","cases":[{"input":{},"expected":{}}]}`)
+	r = w.Call(`{"type":"prepare","id":"crypto/foo/bar","implementation":"geth","cases":[{"input":{},"expected":{}}]}`)
 	if r["type"] != "error" || r["fatal"] != false || !strings.Contains(r["message"].(string), "crypto/foo/bar") {
 		t.Fatalf("unknown id: %v", r)
 	}
-	r = w.call(`{"type":"prepare","id":"harness/noop/empty","implementation":"go-noop","cases":[{"input":{"value":"0xabcd"},"expected":{"value":"0xabcd"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"harness/noop/empty","implementation":"go-noop","cases":[{"input":{"value":"0xabcd"},"expected":{"value":"0xabcd"}}]}`)
 	if r["type"] != "prepared" {
 		t.Fatalf("noop: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":1,"samples":3}`); len(r["ns"].([]any)) != 3 {
+	if r := w.Call(`{"type":"run","iterations":1,"samples":3}`); len(r["ns"].([]any)) != 3 {
 		t.Fatalf("noop run: %v", r)
 	}
 
@@ -231,14 +150,14 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	const tx = "0xf86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"
-	r = w.call(`{"type":"prepare","id":"rlp/decode-generic/small-legacy-tx","implementation":"geth-rlp","cases":[{"input":{"encoded":"` + tx + `"},"expected":{"lists":1,"strings":9,"bytes":101}}]}`)
+	r = w.Call(`{"type":"prepare","id":"rlp/decode-generic/small-legacy-tx","implementation":"geth-rlp","cases":[{"input":{"encoded":"` + tx + `"},"expected":{"lists":1,"strings":9,"bytes":101}}]}`)
 	if r["type"] != "prepared" {
 		t.Fatalf("rlp decode: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":100,"samples":2}`); len(r["ns"].([]any)) != 2 {
+	if r := w.Call(`{"type":"run","iterations":100,"samples":2}`); len(r["ns"].([]any)) != 2 {
 		t.Fatalf("rlp decode run: %v", r)
 	}
-	r = w.call(`{"type":"prepare","id":"rlp/encode-generic/tiny-account","implementation":"geth-rlp","cases":[{"input":{"tree":["0x01",["0x","0x80"]]},"expected":{"encoded":"0xc501c3808181"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"rlp/encode-generic/tiny-account","implementation":"geth-rlp","cases":[{"input":{"tree":["0x01",["0x","0x80"]]},"expected":{"encoded":"0xc501c3808181"}}]}`)
 	if r["type"] != "mismatch" || r["field"] != "encoded" || r["actual"] != "0xc501c3808180" {
 		t.Fatalf("rlp encode, corrupted: %v", r)
 	}
@@ -255,41 +174,41 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	wire := "0x" + hex.EncodeToString(snappy.Encode(nil, status))
-	r = w.call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":16,"wire":"` + wire + `"},"expected":{"message":"0x` + hex.EncodeToString(status) + `"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":16,"wire":"` + wire + `"},"expected":{"message":"0x` + hex.EncodeToString(status) + `"}}]}`)
 	if r["type"] != "prepared" {
 		t.Fatalf("net route: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
+	if r := w.Call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
 		t.Fatalf("net route run: %v", r)
 	}
-	r = w.call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":17,"wire":"` + wire + `"},"expected":{"message":"0x"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"net/route/mixed","implementation":"geth","cases":[{"input":{"code":17,"wire":"` + wire + `"},"expected":{"message":"0x"}}]}`)
 	if r["type"] != "error" || !strings.Contains(r["message"].(string), "no decoder") {
 		t.Fatalf("net route, unknown code: %v", r)
 	}
 	const g = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"
 	one, two := strings.Repeat("00", 31)+"01", strings.Repeat("00", 31)+"02"
-	r = w.call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + two + `","responder_key":"0x` + one + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + two + `","responder_key":"0x` + one + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
 	if r["type"] != "prepared" {
 		t.Fatalf("net handshake: %v", r)
 	}
-	if r := w.call(`{"type":"run","iterations":3,"samples":2}`); r["type"] != "samples" {
+	if r := w.Call(`{"type":"run","iterations":3,"samples":2}`); r["type"] != "samples" {
 		t.Fatalf("net handshake run: %v", r)
 	}
-	r = w.call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + one + `","responder_key":"0x` + two + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
+	r = w.Call(`{"type":"prepare","id":"net/handshake/local","implementation":"geth","cases":[{"input":{"initiator_key":"0x` + one + `","responder_key":"0x` + two + `"},"expected":{"node_id":"0x` + g + `"}}]}`)
 	if r["type"] != "mismatch" || r["field"] != "node_id" {
 		t.Fatalf("net handshake, wrong node id: %v", r)
 	}
 
-	if code := w.exit(); code != 0 {
+	if code := w.Exit(); code != 0 {
 		t.Fatalf("exit code %d at EOF, want 0", code)
 	}
 
 	// An unparseable request gets a fatal error and the worker exits.
-	w = startWorker(t, bin)
-	if r := w.call(`{not json`); r["type"] != "error" || r["fatal"] != true {
+	w = workertest.Start(t, bin)
+	if r := w.Call(`{not json`); r["type"] != "error" || r["fatal"] != true {
 		t.Fatalf("unparseable request: %v", r)
 	}
-	if code := w.exit(); code == 0 {
+	if code := w.Exit(); code == 0 {
 		t.Fatal("exit code 0 after a fatal error")
 	}
 }
@@ -304,8 +223,8 @@ func dbValue(i uint64) string {
 // write the marker with hello's go-ethereum version, answer gets and run;
 // a wrong value is a mismatch.
 func TestEndToEndDB(t *testing.T) {
-	w := startWorker(t, buildWorker(t))
-	h := w.call(`{"type":"hello","protocol":1}`)
+	w := workertest.Start(t, buildWorker(t))
+	h := w.Call(`{"type":"hello","protocol":1}`)
 	version := h["libraries"].(map[string]any)["github.com/ethereum/go-ethereum"].(string)
 	listed := map[string]bool{}
 	for _, b := range h["benchmarks"].([]any) {
@@ -327,10 +246,10 @@ func TestEndToEndDB(t *testing.T) {
 			return `{"input":{"dir":` + string(dirJSON) + `,"keys":1000,"index":[` + strconv.FormatUint(i, 10) + `]},"expected":{"value":"` + value + `"}}`
 		}
 		req := `{"type":"prepare","id":"db/get/single","implementation":"` + engine + `","cases":[` + get(7, dbValue(7)) + "," + get(999, dbValue(999)) + `]}`
-		if r := w.call(req); r["type"] != "prepared" || r["cases"] != float64(2) {
+		if r := w.Call(req); r["type"] != "prepared" || r["cases"] != float64(2) {
 			t.Fatalf("%s: prepare: %v", engine, r)
 		}
-		if r := w.call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
+		if r := w.Call(`{"type":"run","iterations":100,"samples":2}`); r["type"] != "samples" {
 			t.Fatalf("%s: run: %v", engine, r)
 		}
 		marker, err := os.ReadFile(filepath.Join(dir, "DYNO_READY"))
@@ -338,11 +257,20 @@ func TestEndToEndDB(t *testing.T) {
 			t.Fatalf("%s: marker %q (%v), want %q", engine, marker, err, want)
 		}
 		req = `{"type":"prepare","id":"db/put/single","implementation":"` + engine + `","cases":[` + get(7, dbValue(7)) + "," + get(8, dbValue(7)) + `]}`
-		if r := w.call(req); r["type"] != "mismatch" || r["case"] != float64(1) || r["field"] != "value" || r["actual"] != dbValue(8) {
+		if r := w.Call(req); r["type"] != "mismatch" || r["case"] != float64(1) || r["field"] != "value" || r["actual"] != dbValue(8) {
 			t.Fatalf("%s: wrong value: %v", engine, r)
 		}
 	}
-	if code := w.exit(); code != 0 {
+	if code := w.Exit(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
+}
+
+// TestFixtureReplay replays adapters/testdata/prepare.jsonl (or
+// $DYNO_PREPARE_FIXTURE) through this worker's protocol loop in this
+// process: every offered id is prepared and checked (random-nonce
+// signatures verified), a corrupted copy is a mismatch, and the rest are
+// refused (workertest.Replay).
+func TestFixtureReplay(t *testing.T) {
+	workertest.Replay(t, config, filepath.Join("..", "testdata", "prepare.jsonl"))
 }

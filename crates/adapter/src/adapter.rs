@@ -26,6 +26,12 @@ const NOT_SOURCES: [&str; 9] = [
     ".gradle",
 ];
 
+/// The optional file in an adapter's folder that lists, one a line, other
+/// folders (relative to the adapter's, e.g. `../go-protocol`) whose files
+/// the worker is built from too: they count in [`Adapter::source_digest`].
+/// Blank lines and lines starting with `#` are skipped.
+const SHARED: &str = "shared";
+
 /// One runtime's adapter: its sources and where its worker is installed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Adapter {
@@ -115,17 +121,51 @@ impl Adapter {
         self.home.join("dyno-source.sha256")
     }
 
+    /// The folders the adapter builds from besides its own, as its
+    /// `shared` file lists them (relative to the adapter's folder, as
+    /// written there); empty without the file.
+    fn shared_dirs(&self) -> std::io::Result<Vec<String>> {
+        match std::fs::read_to_string(self.dir.join(SHARED)) {
+            Ok(text) => Ok(text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(|l| l.trim_end_matches('/').to_string())
+                .collect()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
     /// A digest of the adapter's sources (every file but build products
-    /// and installed dependencies).
+    /// and installed dependencies), and of those of the folders its
+    /// `shared` file lists. A shared file is named in the digest by the
+    /// folder as listed and its path inside it (`../go-protocol/go.mod`),
+    /// so the digest does not depend on where the checkout is. A listed
+    /// folder that does not exist is an error.
     pub fn source_digest(&self) -> std::io::Result<String> {
         let mut files = Vec::new();
         collect(&self.dir, &self.dir, &mut files)?;
         files.sort();
+        let mut named: Vec<(String, PathBuf)> = files
+            .into_iter()
+            .map(|rel| (rel.to_string_lossy().into_owned(), self.dir.join(rel)))
+            .collect();
+        for shared in self.shared_dirs()? {
+            let root = self.dir.join(&shared);
+            let mut files = Vec::new();
+            collect(&root, &root, &mut files)?;
+            files.sort();
+            named.extend(files.into_iter().map(|rel| {
+                let name = format!("{shared}/{}", rel.to_string_lossy());
+                (name, root.join(rel))
+            }));
+        }
         let mut h = Sha256::new();
-        for rel in files {
-            h.update(rel.to_string_lossy().as_bytes());
+        for (name, path) in named {
+            h.update(name.as_bytes());
             h.update([0]);
-            h.update(std::fs::read(self.dir.join(&rel))?);
+            h.update(std::fs::read(path)?);
             h.update([0]);
         }
         Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
@@ -277,6 +317,57 @@ mod tests {
         std::fs::create_dir_all(a.dir.join("node_modules")).unwrap();
         std::fs::write(a.dir.join("node_modules/x.js"), "1").unwrap();
         assert!(!a.stale());
+    }
+
+    #[test]
+    fn shared_folders_count_in_the_digest_wherever_the_checkout_is() {
+        let t = tempfile::tempdir().unwrap();
+        let installs = "printf '#!/bin/sh\\nexit 0\\n' > \"$1/run\"\nchmod +x \"$1/run\"\n";
+        let a = fake(t.path(), "toy", installs);
+        let lib = t.path().join("adapters/toy-lib");
+        std::fs::create_dir_all(lib.join("sub")).unwrap();
+        std::fs::write(lib.join("sub/lib.txt"), "v1").unwrap();
+        let alone = a.source_digest().unwrap();
+        assert!(a.shared_dirs().unwrap().is_empty());
+
+        std::fs::write(a.dir.join(SHARED), "# built with\n\n../toy-lib/\n").unwrap();
+        assert_eq!(a.shared_dirs().unwrap(), ["../toy-lib"]);
+        let with = a.source_digest().unwrap();
+        assert_ne!(with, alone);
+        a.setup(|_| {}).unwrap();
+        assert!(!a.stale());
+        // editing, adding or removing a shared file makes the worker stale
+        std::fs::write(lib.join("sub/lib.txt"), "v2").unwrap();
+        assert!(a.stale());
+        std::fs::write(lib.join("sub/lib.txt"), "v1").unwrap();
+        assert!(!a.stale());
+        std::fs::write(lib.join("new.txt"), "").unwrap();
+        assert!(a.stale());
+        std::fs::remove_file(lib.join("new.txt")).unwrap();
+        assert!(!a.stale());
+        // build products in a shared folder do not count
+        std::fs::create_dir_all(lib.join("target")).unwrap();
+        std::fs::write(lib.join("target/out"), "1").unwrap();
+        assert!(!a.stale());
+
+        // the same files elsewhere give the same digest
+        let u = tempfile::tempdir().unwrap();
+        let b = fake(u.path(), "toy", installs);
+        std::fs::write(b.dir.join(SHARED), "# built with\n\n../toy-lib/\n").unwrap();
+        let lib2 = u.path().join("adapters/toy-lib");
+        std::fs::create_dir_all(lib2.join("sub")).unwrap();
+        std::fs::write(lib2.join("sub/lib.txt"), "v1").unwrap();
+        assert_eq!(b.source_digest().unwrap(), with);
+        // a file moved between the adapter and its shared folder is a change
+        std::fs::remove_file(lib2.join("sub/lib.txt")).unwrap();
+        std::fs::create_dir_all(b.dir.join("sub")).unwrap();
+        std::fs::write(b.dir.join("sub/lib.txt"), "v1").unwrap();
+        assert_ne!(b.source_digest().unwrap(), with);
+
+        // a listed folder that is missing: no digest, so always stale
+        std::fs::write(a.dir.join(SHARED), "../gone\n").unwrap();
+        assert!(a.source_digest().is_err());
+        assert!(a.stale());
     }
 
     #[test]

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"dyno/adapters/go-protocol/protocol"
 	"github.com/ethereum/go-ethereum/consensus/ethash"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -58,8 +58,11 @@ const (
 	Epoch0DatasetKeccak = "0xcb449c4f4c3fa2de74074abb3aa7c29b5296f466315025d8172c8843d7c0924a"
 )
 
-// More sinks for the pow loops (see bench.go).
+// Sinks: every timed operation stores its result in one of these
+// package-level variables so that the compiler cannot drop the work.
 var (
+	SinkBytes  []byte
+	SinkBool   bool
 	SinkDigest []byte
 	SinkEpoch  EpochParams
 )
@@ -98,17 +101,17 @@ type powCase struct {
 	nonce uint64
 }
 
-func parsePowCases(cases []Case) ([]powCase, error) {
+func parsePowCases(cases []protocol.Case) ([]powCase, error) {
 	out := make([]powCase, len(cases))
 	for i := range cases {
-		h, err := inputHex(cases, i, "header_hash")
+		h, err := protocol.InputHex(cases, i, "header_hash")
 		if err != nil {
 			return nil, err
 		}
 		if len(h) != 32 {
 			return nil, fmt.Errorf("case %d: header_hash has %d bytes, want 32", i, len(h))
 		}
-		n, err := inputHex(cases, i, "nonce")
+		n, err := protocol.InputHex(cases, i, "nonce")
 		if err != nil {
 			return nil, err
 		}
@@ -120,8 +123,8 @@ func parsePowCases(cases []Case) ([]powCase, error) {
 	return out, nil
 }
 
-func powOutput(int) (Output, error) {
-	return Output{{"mix_digest", clone(SinkDigest)}, {"result", clone(SinkBytes)}}, nil
+func powOutput(int) (protocol.Output, error) {
+	return protocol.Output{{Name: "mix_digest", Value: protocol.Clone(SinkDigest)}, {Name: "result", Value: protocol.Clone(SinkBytes)}}, nil
 }
 
 // lightLoop runs core-geth's hashimotoLight in epoch 0: every dataset item
@@ -146,17 +149,17 @@ func (l *lightLoop) Loop(n int) {
 	l.pos = pos
 }
 
-func prepareHashimotoLight(_ string, cases []Case) (*Prepared, error) {
+func prepareHashimotoLight(_ string, cases []protocol.Case) (*protocol.Prepared, error) {
 	pc, err := parsePowCases(cases)
 	if err != nil {
 		return nil, err
 	}
 	b := &lightLoop{cache: lightCache(0), size: datasetSize(0), cases: pc}
-	outs, err := runEach(b, len(pc), powOutput)
+	outs, err := protocol.RunEach(b, len(pc), powOutput)
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Bench: b, Outputs: outs}, nil
+	return &protocol.Prepared{Bench: b, Outputs: outs}, nil
 }
 
 // fullLoop runs core-geth's hashimotoFull over the 1 GiB epoch-0 dataset.
@@ -179,7 +182,7 @@ func (l *fullLoop) Loop(n int) {
 	l.pos = pos
 }
 
-func prepareHashimotoFull(_ string, cases []Case) (*Prepared, error) {
+func prepareHashimotoFull(_ string, cases []protocol.Case) (*protocol.Prepared, error) {
 	pc, err := parsePowCases(cases)
 	if err != nil {
 		return nil, err
@@ -193,17 +196,17 @@ func prepareHashimotoFull(_ string, cases []Case) (*Prepared, error) {
 		return nil, err
 	}
 	b := &fullLoop{dataset: ds, cases: pc}
-	outs, err := runEach(b, len(pc), powOutput)
+	outs, err := protocol.RunEach(b, len(pc), powOutput)
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Bench: b, Outputs: outs}, nil
+	return &protocol.Prepared{Bench: b, Outputs: outs}, nil
 }
 
 // datasetDir is the folder of the on-disk dataset: the cases' "dir" (all
 // the same), else $DYNO_ETHASH_DIR, else dyno/ethash in the user's cache
 // folder ($XDG_CACHE_HOME or ~/.cache).
-func datasetDir(cases []Case) (string, error) {
+func datasetDir(cases []protocol.Case) (string, error) {
 	var dir string
 	for i := range cases {
 		if _, ok := cases[i].Input["dir"]; !ok {
@@ -212,7 +215,7 @@ func datasetDir(cases []Case) (string, error) {
 			}
 			continue
 		}
-		d, err := inputString(cases, i, "dir")
+		d, err := protocol.InputString(cases, i, "dir")
 		if err != nil {
 			return "", err
 		}
@@ -232,19 +235,6 @@ func datasetDir(cases []Case) (string, error) {
 		dir = filepath.Join(base, "dyno", "ethash")
 	}
 	return dir, nil
-}
-
-// inputString reads the string field name of case i's input.
-func inputString(cases []Case, i int, name string) (string, error) {
-	raw, ok := cases[i].Input[name]
-	if !ok {
-		return "", fmt.Errorf("case %d: input has no field %q", i, name)
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("case %d: input %s: not a string: %s", i, name, truncate(string(raw)))
-	}
-	return s, nil
 }
 
 // DatasetSource says where a dataset came from.
@@ -472,10 +462,10 @@ func parseHeader(enc []byte) (*types.Header, error) {
 	return h, nil
 }
 
-func prepareVerifyHeader(_ string, cases []Case) (*Prepared, error) {
+func prepareVerifyHeader(_ string, cases []protocol.Case) (*protocol.Prepared, error) {
 	vc := make([]verifyCase, len(cases))
 	for i := range cases {
-		enc, err := inputHex(cases, i, "header")
+		enc, err := protocol.InputHex(cases, i, "header")
 		if err != nil {
 			return nil, err
 		}
@@ -487,13 +477,13 @@ func prepareVerifyHeader(_ string, cases []Case) (*Prepared, error) {
 		vc[i] = verifyCase{header: h, cache: lightCache(epoch), size: datasetSize(epoch)}
 	}
 	b := &verifyLoop{cases: vc}
-	outs, err := runEach(b, len(vc), func(int) (Output, error) {
-		return Output{{"valid", SinkBool}}, nil
+	outs, err := protocol.RunEach(b, len(vc), func(int) (protocol.Output, error) {
+		return protocol.Output{{Name: "valid", Value: SinkBool}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Bench: b, Outputs: outs}, nil
+	return &protocol.Prepared{Bench: b, Outputs: outs}, nil
 }
 
 // EpochParams is what pow/etchash-epoch/ecip1099 computes for a block.
@@ -537,16 +527,16 @@ func (l *epochLoop) Loop(n int) {
 	l.pos = pos
 }
 
-func prepareEtchashEpoch(_ string, cases []Case) (*Prepared, error) {
+func prepareEtchashEpoch(_ string, cases []protocol.Case) (*protocol.Prepared, error) {
 	ec := make([]epochCase, len(cases))
 	for i := range cases {
-		b, err := inputUint(cases, i, "block")
+		b, err := protocol.InputUint(cases, i, "block")
 		if err != nil {
 			return nil, err
 		}
 		ec[i].block = b
 		if raw, ok := cases[i].Input["ecip1099_block"]; ok && string(bytes.TrimSpace(raw)) != "null" {
-			f, err := inputUint(cases, i, "ecip1099_block")
+			f, err := protocol.InputUint(cases, i, "ecip1099_block")
 			if err != nil {
 				return nil, err
 			}
@@ -554,18 +544,18 @@ func prepareEtchashEpoch(_ string, cases []Case) (*Prepared, error) {
 		}
 	}
 	b := &epochLoop{cases: ec}
-	outs, err := runEach(b, len(ec), func(int) (Output, error) {
+	outs, err := protocol.RunEach(b, len(ec), func(int) (protocol.Output, error) {
 		p := SinkEpoch
-		return Output{
-			{"epoch_length", int64(p.EpochLength)},
-			{"epoch", int64(p.Epoch)},
-			{"seed_hash", clone(p.Seed)},
-			{"cache_size", int64(p.CacheSize)},
-			{"full_size", int64(p.FullSize)},
+		return protocol.Output{
+			{Name: "epoch_length", Value: int64(p.EpochLength)},
+			{Name: "epoch", Value: int64(p.Epoch)},
+			{Name: "seed_hash", Value: protocol.Clone(p.Seed)},
+			{Name: "cache_size", Value: int64(p.CacheSize)},
+			{Name: "full_size", Value: int64(p.FullSize)},
 		}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Bench: b, Outputs: outs}, nil
+	return &protocol.Prepared{Bench: b, Outputs: outs}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"dyno/adapters/go-protocol/protocol"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus"
 	"github.com/ethereum/go-ethereum/consensus/ethash"
@@ -90,9 +91,9 @@ func mustRLP(t *testing.T, h *types.Header) string {
 }
 
 // mkCase builds a Case from Go values.
-func mkCase(t *testing.T, input, expected map[string]any) Case {
+func mkCase(t *testing.T, input, expected map[string]any) protocol.Case {
 	t.Helper()
-	c := Case{Input: map[string]json.RawMessage{}, Expected: map[string]json.RawMessage{}}
+	c := protocol.Case{Input: map[string]json.RawMessage{}, Expected: map[string]json.RawMessage{}}
 	for k, v := range input {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -111,20 +112,20 @@ func mkCase(t *testing.T, input, expected map[string]any) Case {
 }
 
 // prepareAndCheck runs Prepare and Check as the worker does.
-func prepareAndCheck(t *testing.T, id string, cases []Case) (*Prepared, *Mismatch) {
+func prepareAndCheck(t *testing.T, id string, cases []protocol.Case) (*protocol.Prepared, *protocol.Mismatch) {
 	t.Helper()
-	p, err := Prepare(id, ImplCoreGeth, cases)
+	p, err := Registry.Prepare(id, ImplCoreGeth, cases)
 	if err != nil {
 		t.Fatalf("%s: prepare: %v", id, err)
 	}
-	return p, Check(p, cases)
+	return p, protocol.Check(p, cases)
 }
 
 // rustRequest is one line of testdata/dyno-pow-cases.jsonl.
 type rustRequest struct {
-	ID             string `json:"id"`
-	Implementation string `json:"implementation"`
-	Cases          []Case `json:"cases"`
+	ID             string          `json:"id"`
+	Implementation string          `json:"implementation"`
+	Cases          []protocol.Case `json:"cases"`
 }
 
 func rustRequests(t *testing.T) map[string]rustRequest {
@@ -151,9 +152,9 @@ func rustRequests(t *testing.T) map[string]rustRequest {
 }
 
 // corrupt flips the last hex digit of case i's expected field (a hex string).
-func corrupt(t *testing.T, cases []Case, i int, field string) []Case {
+func corrupt(t *testing.T, cases []protocol.Case, i int, field string) []protocol.Case {
 	t.Helper()
-	out := make([]Case, len(cases))
+	out := make([]protocol.Case, len(cases))
 	copy(out, cases)
 	exp := map[string]json.RawMessage{}
 	for k, v := range cases[i].Expected {
@@ -168,7 +169,7 @@ func corrupt(t *testing.T, cases []Case, i int, field string) []Case {
 		last = "1"
 	}
 	exp[field], _ = json.Marshal(s[:len(s)-1] + last)
-	out[i] = Case{Input: cases[i].Input, Expected: exp}
+	out[i] = protocol.Case{Input: cases[i].Input, Expected: exp}
 	return out
 }
 
@@ -294,7 +295,7 @@ func TestVerifyHeaderPrepare(t *testing.T) {
 	weak.Difficulty = new(big.Int).Lsh(big.NewInt(1), 200)
 	d, _ := hashimotoLight(datasetSize(0), lightCache(0), sealer.SealHash(weak).Bytes(), weak.Nonce.Uint64())
 	copy(weak.MixDigest[:], d)
-	cases := []Case{
+	cases := []protocol.Case{
 		mkCase(t, map[string]any{"header": mustRLP(t, good)}, map[string]any{"valid": true}),
 		mkCase(t, map[string]any{"header": mustRLP(t, badNonce)}, map[string]any{"valid": false}),
 		mkCase(t, map[string]any{"header": mustRLP(t, badMix)}, map[string]any{"valid": false}),
@@ -317,19 +318,19 @@ func TestVerifyHeaderPrepare(t *testing.T) {
 	}
 	// Bad inputs are errors, not outputs.
 	for _, in := range []string{"0x", "0xc0", "0x" + strings.Repeat("ab", 10)} {
-		if _, err := Prepare(IDVerifyHeader, ImplCoreGeth, []Case{mkCase(t, map[string]any{"header": in}, nil)}); err == nil {
+		if _, err := Registry.Prepare(IDVerifyHeader, ImplCoreGeth, []protocol.Case{mkCase(t, map[string]any{"header": in}, nil)}); err == nil {
 			t.Errorf("header %s accepted", in)
 		}
 	}
 	post := block1()
 	post.WithdrawalsHash = &common.Hash{}
-	if _, err := Prepare(IDVerifyHeader, ImplCoreGeth, []Case{mkCase(t, map[string]any{"header": mustRLP(t, post)}, nil)}); err == nil {
+	if _, err := Registry.Prepare(IDVerifyHeader, ImplCoreGeth, []protocol.Case{mkCase(t, map[string]any{"header": mustRLP(t, post)}, nil)}); err == nil {
 		t.Error("post-merge header accepted")
 	}
 }
 
 func TestHashimotoLightPrepare(t *testing.T) {
-	cases := []Case{mkCase(t,
+	cases := []protocol.Case{mkCase(t,
 		map[string]any{"header_hash": block1SealHash, "nonce": "0x539bd4979fef1ec4"},
 		map[string]any{"mix_digest": block1MixDigest, "result": block1Result})}
 	cases = append(cases, rustRequests(t)[IDHashimotoLight].Cases...)
@@ -353,7 +354,7 @@ func TestHashimotoLightPrepare(t *testing.T) {
 		{"header_hash": block1SealHash, "nonce": "0x539bd4979fef1e"},
 		{"header_hash": block1SealHash, "nonce": 5},
 	} {
-		if _, err := Prepare(IDHashimotoLight, ImplCoreGeth, []Case{mkCase(t, in, nil)}); err == nil {
+		if _, err := Registry.Prepare(IDHashimotoLight, ImplCoreGeth, []protocol.Case{mkCase(t, in, nil)}); err == nil {
 			t.Errorf("input %v accepted", in)
 		}
 	}
@@ -385,7 +386,7 @@ func TestEtchashEpochPrepare(t *testing.T) {
 	}
 	for i, w := range want {
 		o := p.Outputs[i]
-		if o[0].Value != int64(w.length) || o[1].Value != int64(w.epoch) || hexOf(o[2].Value.(Hex)) != w.seed {
+		if o[0].Value != int64(w.length) || o[1].Value != int64(w.epoch) || hexOf(o[2].Value.(protocol.Hex)) != w.seed {
 			t.Errorf("case %d: %v, want %v", i, o, w)
 		}
 	}
@@ -395,15 +396,15 @@ func TestEtchashEpochPrepare(t *testing.T) {
 	}
 	wrong := mkCase(t, map[string]any{"block": 11_700_000, "ecip1099_block": 11_700_000},
 		map[string]any{"epoch_length": 30000, "epoch": 390, "seed_hash": want[1].seed, "cache_size": 42334912, "full_size": 2709518464})
-	if _, m := prepareAndCheck(t, IDEtchashEpoch, []Case{wrong}); m == nil || m.Field != "epoch_length" {
+	if _, m := prepareAndCheck(t, IDEtchashEpoch, []protocol.Case{wrong}); m == nil || m.Field != "epoch_length" {
 		t.Fatalf("pre-fork epoch length expected after the fork: %+v", m)
 	}
 	// No ecip1099_block field at all: Ethash rules.
 	plain := mkCase(t, map[string]any{"block": 60000}, map[string]any{"epoch_length": 30000, "epoch": 2})
-	if _, m := prepareAndCheck(t, IDEtchashEpoch, []Case{plain}); m != nil {
+	if _, m := prepareAndCheck(t, IDEtchashEpoch, []protocol.Case{plain}); m != nil {
 		t.Fatalf("no fork: %+v", m)
 	}
-	if _, err := Prepare(IDEtchashEpoch, ImplCoreGeth, []Case{mkCase(t, map[string]any{"block": -1}, nil)}); err == nil {
+	if _, err := Registry.Prepare(IDEtchashEpoch, ImplCoreGeth, []protocol.Case{mkCase(t, map[string]any{"block": -1}, nil)}); err == nil {
 		t.Error("negative block accepted")
 	}
 }
@@ -483,23 +484,23 @@ func TestDatasetFileCache(t *testing.T) {
 }
 
 func TestDatasetDir(t *testing.T) {
-	withDir := func(d string) Case { return mkCase(t, map[string]any{"dir": d}, nil) }
-	if d, err := datasetDir([]Case{withDir("/a"), withDir("/a")}); err != nil || d != "/a" {
+	withDir := func(d string) protocol.Case { return mkCase(t, map[string]any{"dir": d}, nil) }
+	if d, err := datasetDir([]protocol.Case{withDir("/a"), withDir("/a")}); err != nil || d != "/a" {
 		t.Fatalf("%q %v", d, err)
 	}
-	if _, err := datasetDir([]Case{withDir("/a"), withDir("/b")}); err == nil {
+	if _, err := datasetDir([]protocol.Case{withDir("/a"), withDir("/b")}); err == nil {
 		t.Fatal("two dirs accepted")
 	}
-	if _, err := datasetDir([]Case{withDir("/a"), mkCase(t, map[string]any{}, nil)}); err == nil {
+	if _, err := datasetDir([]protocol.Case{withDir("/a"), mkCase(t, map[string]any{}, nil)}); err == nil {
 		t.Fatal("a case without dir after one with accepted")
 	}
 	t.Setenv(DatasetDirEnv, "/from/env")
-	if d, err := datasetDir([]Case{mkCase(t, map[string]any{}, nil)}); err != nil || d != "/from/env" {
+	if d, err := datasetDir([]protocol.Case{mkCase(t, map[string]any{}, nil)}); err != nil || d != "/from/env" {
 		t.Fatalf("%q %v", d, err)
 	}
 	t.Setenv(DatasetDirEnv, "")
 	t.Setenv("XDG_CACHE_HOME", "/xdg")
-	if d, err := datasetDir([]Case{mkCase(t, map[string]any{}, nil)}); err != nil || d != "/xdg/dyno/ethash" {
+	if d, err := datasetDir([]protocol.Case{mkCase(t, map[string]any{}, nil)}); err != nil || d != "/xdg/dyno/ethash" {
 		t.Fatalf("%q %v", d, err)
 	}
 }
@@ -512,7 +513,7 @@ func TestHashimotoFullEpoch0(t *testing.T) {
 	if dir == "" {
 		t.Skipf("$%s not set: the 1 GiB dataset is not built in tests", DatasetDirEnv)
 	}
-	cases := []Case{mkCase(t,
+	cases := []protocol.Case{mkCase(t,
 		map[string]any{"dir": dir, "header_hash": block1SealHash, "nonce": "0x539bd4979fef1ec4"},
 		map[string]any{"mix_digest": block1MixDigest, "result": block1Result})}
 	for _, c := range rustRequests(t)[IDHashimotoFull].Cases {
@@ -530,14 +531,14 @@ func TestHashimotoFullEpoch0(t *testing.T) {
 }
 
 func TestUnknownIDs(t *testing.T) {
-	c := []Case{mkCase(t, map[string]any{}, nil)}
-	if _, err := Prepare("pow/hashimoto-light/epoch1", ImplCoreGeth, c); err == nil {
+	c := []protocol.Case{mkCase(t, map[string]any{}, nil)}
+	if _, err := Registry.Prepare("pow/hashimoto-light/epoch1", ImplCoreGeth, c); err == nil {
 		t.Error("unknown id accepted")
 	}
-	if _, err := Prepare(IDHashimotoLight, "ethash", c); err == nil {
+	if _, err := Registry.Prepare(IDHashimotoLight, "ethash", c); err == nil {
 		t.Error("unknown implementation accepted")
 	}
-	if _, err := Prepare(IDHashimotoLight, ImplCoreGeth, nil); err == nil {
+	if _, err := Registry.Prepare(IDHashimotoLight, ImplCoreGeth, nil); err == nil {
 		t.Error("no cases accepted")
 	}
 }

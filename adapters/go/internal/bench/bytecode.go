@@ -179,7 +179,7 @@ func prepareBytecode(op string, cases []Case) (*Prepared, error) {
 		}
 		// The contract returns only the hash of the output; it matched the
 		// expected output's hash, so that is the output reported.
-		outs[i] = Output{{"output", clone(expected[i])}}
+		outs[i] = Output{{Name: "output", Value: clone(expected[i])}}
 	}
 	return &Prepared{Bench: l, Outputs: outs, SelfChecked: map[string]bool{"output": true}, SelfMismatch: bad}, nil
 }

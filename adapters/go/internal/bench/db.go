@@ -424,7 +424,7 @@ func dbOutput(db ethdb.KeyValueStore, op dbOp, c *dbCase) (Output, error) {
 		if err != nil {
 			return nil, fmt.Errorf("get: %v", err)
 		}
-		return Output{{"value", Hex(v)}}, nil
+		return Output{{Name: "value", Value: Hex(v)}}, nil
 	case dbBatchGet, dbBatchPut:
 		var all []byte
 		for j, k := range c.keys {
@@ -434,13 +434,13 @@ func dbOutput(db ethdb.KeyValueStore, op dbOp, c *dbCase) (Output, error) {
 			}
 			all = append(all, v...)
 		}
-		return Output{{"digest", Hex(crypto.Keccak256(all))}}, nil
+		return Output{{Name: "digest", Value: Hex(crypto.Keccak256(all))}}, nil
 	case dbIterate:
 		count, digest, _, _, err := dbScan(db, c.keys[0], dbScanLen)
 		if err != nil {
 			return nil, err
 		}
-		return Output{{"count", int64(count)}, {"digest", Hex(digest)}}, nil
+		return Output{{Name: "count", Value: int64(count)}, {Name: "digest", Value: Hex(digest)}}, nil
 	}
 	return nil, fmt.Errorf("unknown db operation %d", op)
 }
@@ -466,19 +466,6 @@ func dbScan(db ethdb.KeyValueStore, start []byte, limit int) (count int, digest,
 		return 0, nil, nil, nil, fmt.Errorf("iterator: %v", err)
 	}
 	return count, h.Sum(nil), first, last, nil
-}
-
-// inputString reads the string field name of case i's input.
-func inputString(cases []Case, i int, name string) (string, error) {
-	raw, ok := cases[i].Input[name]
-	if !ok {
-		return "", fmt.Errorf("case %d: input has no field %q", i, name)
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("case %d: input %s: not a string: %s", i, name, truncate(string(raw)))
-	}
-	return s, nil
 }
 
 // inputBool reads the boolean field name of case i's input.

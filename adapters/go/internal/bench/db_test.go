@@ -388,7 +388,7 @@ func TestDBMismatchAndErrors(t *testing.T) {
 func TestDBListed(t *testing.T) {
 	for _, e := range dbEngines {
 		for _, o := range dbOps {
-			if !slices.Contains(List(), Entry{o.id, e.name, LibGeth}) {
+			if !slices.Contains(List(), Entry{ID: o.id, Implementation: e.name, Library: LibGeth}) {
 				t.Errorf("%s %s not listed", o.id, e.name)
 			}
 		}

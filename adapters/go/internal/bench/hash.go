@@ -178,7 +178,7 @@ func prepareHash(alg string, cases []Case) (*Prepared, error) {
 	outs := make([]Output, len(cases))
 	for i := range cases {
 		b.Loop(1)
-		outs[i] = Output{{"digest", Hex(append([]byte(nil), last()...))}}
+		outs[i] = Output{{Name: "digest", Value: Hex(append([]byte(nil), last()...))}}
 	}
 	return &Prepared{Bench: b, Outputs: outs}, nil
 }

@@ -343,7 +343,7 @@ func reencoded(c *netCodec, v any) (Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("re-encoding the decoded %s: %v", c.name, err)
 	}
-	return Output{{"message", Hex(b)}}, nil
+	return Output{{Name: "message", Value: Hex(b)}}, nil
 }
 
 type netEncodeCase struct {
@@ -383,7 +383,7 @@ func prepareNetEncode(id string, cases []Case) (*Prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("snappy.Decode of the output: %v", err)
 		}
-		return Output{{"message", Hex(msg)}}, nil
+		return Output{{Name: "message", Value: Hex(msg)}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -726,7 +726,7 @@ func prepareNetHandshake(_ string, cases []Case) (p *Prepared, err error) {
 		return nil
 	}
 	outs, err := runNet(b.netLoop, func(int) (Output, error) {
-		return Output{{"node_id", clone(SinkBytes)}}, nil
+		return Output{{Name: "node_id", Value: clone(SinkBytes)}}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func prepareNISTSign(c nist) preparer {
 			if rest, err := asn1.Unmarshal(der, &sig); err != nil || len(rest) != 0 {
 				return nil, fmt.Errorf("cannot parse the DER signature: %v", err)
 			}
-			out := Output{{"r", Hex(sig.R.FillBytes(make([]byte, c.size)))}, {"s", Hex(sig.S.FillBytes(make([]byte, c.size)))}}
+			out := Output{{Name: "r", Value: Hex(sig.R.FillBytes(make([]byte, c.size)))}, {Name: "s", Value: Hex(sig.S.FillBytes(make([]byte, c.size)))}}
 			if bad == nil && !ecdsa.VerifyASN1(pubs[i], c.hash(cs[i].msg), der) {
 				bad = &Mismatch{Case: i, Field: "r", Expected: json.RawMessage(`"a signature that verifies against public_key"`), Actual: out[0].Value}
 			}
@@ -135,7 +135,7 @@ func prepareNISTVerify(c nist) preparer {
 		}
 		b := &funcLoop[nistVerifyCase]{cases: cs, op: op}
 		outs, err := runEach(b, len(cs), func(int) (Output, error) {
-			return Output{{"valid", SinkBool}}, nil
+			return Output{{Name: "valid", Value: SinkBool}}, nil
 		})
 		if err != nil {
 			return nil, err

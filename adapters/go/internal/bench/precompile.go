@@ -107,7 +107,7 @@ func preparePrecompile(op string, cases []Case) (*Prepared, error) {
 		if SinkErr != nil {
 			return nil, fmt.Errorf("%s (%s) failed: %v", op, p.Name(), SinkErr)
 		}
-		return Output{{"output", clone(SinkBytes)}}, nil
+		return Output{{Name: "output", Value: clone(SinkBytes)}}, nil
 	})
 	if err != nil {
 		return nil, err

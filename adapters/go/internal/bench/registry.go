@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"fmt"
-	"runtime/debug"
 	"strings"
+
+	"dyno/adapters/go-protocol/protocol"
 )
 
 // Library module paths, as reported in hello.
@@ -11,34 +11,12 @@ const (
 	LibGeth     = "github.com/ethereum/go-ethereum"
 	LibXCrypto  = "golang.org/x/crypto"
 	LibStd      = "std"
-	LibNone     = "-"
 	ImplGeth    = "geth"
 	ImplGoStd   = "go-std"
 	ImplXCrypto = "x-crypto"
 	ImplPrecomp = "geth-precompile"
 	ImplNoop    = "go-noop"
 )
-
-// Entry is one (id, implementation) the worker can run.
-type Entry struct {
-	ID             string `json:"id"`
-	Implementation string `json:"implementation"`
-	Library        string `json:"library"`
-}
-
-// Pattern is a family of ids: `*` matches one path segment.
-type Pattern struct {
-	ID             string `json:"id"`
-	Implementation string `json:"implementation"`
-	Library        string `json:"library"`
-}
-
-type preparer func(id string, cases []Case) (*Prepared, error)
-
-type entry struct {
-	Entry
-	prepare preparer
-}
 
 var hashSizes = []string{"1B", "32B", "1KiB", "100KiB"}
 
@@ -54,11 +32,10 @@ var hashAlgs = []struct {
 	{"blake2s256", ImplXCrypto, LibXCrypto},
 }
 
-func entries() []entry {
-	var es []entry
-	add := func(id, impl, lib string, p preparer) {
-		es = append(es, entry{Entry{id, impl, lib}, p})
-	}
+// newRegistry registers every benchmark, in the order hello lists them.
+func newRegistry() *protocol.Registry {
+	r := new(protocol.Registry)
+	add := r.Add
 	for _, h := range hashAlgs {
 		alg := h.alg
 		for _, size := range hashSizes {
@@ -100,77 +77,29 @@ func entries() []entry {
 	}
 	add("net/route/mixed", ImplGeth, LibGeth, prepareNetRoute)
 	add("net/handshake/local", ImplGeth, LibGeth, prepareNetHandshake)
-	add("harness/noop/empty", ImplNoop, LibNone, prepareNoop)
-	return es
+	r.AddNoop(ImplNoop)
+	// hello's patterns: the second segment names the precompile.
+	r.AddPattern("precompile/*/*", ImplPrecomp, LibGeth, func(id string, cases []Case) (*Prepared, error) {
+		return preparePrecompile(strings.Split(id, "/")[1], cases)
+	})
+	r.AddPattern(BytecodeGroup+"/*/*", ImplEVM, LibGeth, func(id string, cases []Case) (*Prepared, error) {
+		return prepareBytecode(strings.Split(id, "/")[1], cases)
+	})
+	return r
 }
 
-var registry = entries()
-
-// ModuleVersion is the version of module path built into this binary, as
-// hello reports it (a replacement as "path@version"), or "" if the binary
-// does not contain it or has no build information.
-func ModuleVersion(path string) string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, d := range bi.Deps {
-		if d.Path == path {
-			if d.Replace != nil {
-				return d.Replace.Path + "@" + d.Replace.Version
-			}
-			return d.Version
-		}
-	}
-	return ""
-}
+// Registry is every benchmark this worker runs.
+var Registry = newRegistry()
 
 // List returns every explicit (id, implementation) the worker supports.
-func List() []Entry {
-	out := make([]Entry, len(registry))
-	for i, e := range registry {
-		out[i] = e.Entry
-	}
-	return out
-}
-
-// Patterns returns the id families the worker supports beyond List.
-func Patterns() []Pattern {
-	return []Pattern{
-		{ID: "precompile/*/*", Implementation: ImplPrecomp, Library: LibGeth},
-		{ID: BytecodeGroup + "/*/*", Implementation: ImplEVM, Library: LibGeth},
-	}
-}
+func List() []Entry { return Registry.List() }
 
 // Prepare parses the cases of (id, impl), runs each once and returns the
 // prepared benchmark with its outputs (not yet compared; see Check).
 func Prepare(id, impl string, cases []Case) (*Prepared, error) {
-	if len(cases) == 0 {
-		return nil, fmt.Errorf("%s: no cases", id)
-	}
-	if impl == ImplPrecomp {
-		parts := strings.Split(id, "/")
-		if len(parts) != 3 || parts[0] != "precompile" || parts[2] == "" {
-			return nil, fmt.Errorf("unknown id %s for implementation %s", id, impl)
-		}
-		return preparePrecompile(parts[1], cases)
-	}
-	if impl == ImplEVM {
-		parts := strings.Split(id, "/")
-		if len(parts) != 3 || parts[0] != BytecodeGroup || parts[2] == "" {
-			return nil, fmt.Errorf("unknown id %s for implementation %s", id, impl)
-		}
-		return prepareBytecode(parts[1], cases)
-	}
-	for _, e := range registry {
-		if e.ID == id && e.Implementation == impl {
-			return e.prepare(id, cases)
-		}
-	}
-	for _, e := range registry {
-		if e.ID == id {
-			return nil, fmt.Errorf("unknown implementation %s for id %s", impl, id)
-		}
-	}
-	return nil, fmt.Errorf("unknown id %s", id)
+	return Registry.Prepare(id, impl, cases)
 }
+
+// ModuleVersion is the version of module path built into this binary, as
+// hello reports it (protocol.ModuleVersion).
+func ModuleVersion(path string) string { return protocol.ModuleVersion(path) }

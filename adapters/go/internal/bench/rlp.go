@@ -128,7 +128,7 @@ func prepareRLPDecode(_ string, cases []Case) (*Prepared, error) {
 			}
 			self = m
 		}
-		return Output{{"lists", lists}, {"strings", strs}, {"bytes", total}}, nil
+		return Output{{Name: "lists", Value: lists}, {Name: "strings", Value: strs}, {Name: "bytes", Value: total}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func prepareRLPEncode(_ string, cases []Case) (*Prepared, error) {
 		if SinkErr != nil {
 			return nil, fmt.Errorf("rlp.EncodeToBytes: %v", SinkErr)
 		}
-		return Output{{"encoded", clone(SinkBytes)}}, nil
+		return Output{{Name: "encoded", Value: clone(SinkBytes)}}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -7,23 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-// runEach runs b once per case (b must be at position 0) and collects the
-// output of each from read, which looks at the sinks.
-func runEach(b Bench, n int, read func(i int) (Output, error)) ([]Output, error) {
-	outs := make([]Output, n)
-	for i := 0; i < n; i++ {
-		b.Loop(1)
-		o, err := read(i)
-		if err != nil {
-			return nil, fmt.Errorf("case %d: %v", i, err)
-		}
-		outs[i] = o
-	}
-	return outs, nil
-}
-
-func clone(b []byte) Hex { return append(Hex(nil), b...) }
-
 type secpSignCase struct {
 	hash []byte
 	key  *ecdsa.PrivateKey
@@ -60,7 +43,7 @@ func prepareSecpSign(_ string, cases []Case) (*Prepared, error) {
 			return nil, SinkErr
 		}
 		sig := SinkBytes
-		return Output{{"r", clone(sig[:32])}, {"s", clone(sig[32:64])}, {"v", int64(sig[64])}}, nil
+		return Output{{Name: "r", Value: clone(sig[:32])}, {Name: "s", Value: clone(sig[32:64])}, {Name: "v", Value: int64(sig[64])}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -89,7 +72,7 @@ func prepareSecpVerify(_ string, cases []Case) (*Prepared, error) {
 		SinkBool = crypto.VerifySignature(c.pub, c.hash, c.sig)
 	}}
 	outs, err := runEach(b, len(cs), func(int) (Output, error) {
-		return Output{{"valid", SinkBool}}, nil
+		return Output{{Name: "valid", Value: SinkBool}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -131,7 +114,7 @@ func prepareSecpRecover(_ string, cases []Case) (*Prepared, error) {
 		if SinkErr != nil {
 			return nil, SinkErr
 		}
-		return Output{{"public_key", clone(SinkBytes)}}, nil
+		return Output{{Name: "public_key", Value: clone(SinkBytes)}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -166,7 +149,7 @@ func prepareSecpKeygen(_ string, cases []Case) (*Prepared, error) {
 		SinkBytes = crypto.FromECDSAPub(&k.PublicKey)
 	}}
 	outs, err := runEach(b, len(cs), func(int) (Output, error) {
-		return Output{{"public_key", clone(SinkBytes)}}, nil
+		return Output{{Name: "public_key", Value: clone(SinkBytes)}}, nil
 	})
 	if err != nil {
 		return nil, err

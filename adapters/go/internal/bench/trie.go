@@ -231,7 +231,7 @@ func prepareTrie[T any](cs []T, root func(*T) (common.Hash, error)) (*Prepared, 
 		if SinkErr != nil {
 			return nil, SinkErr
 		}
-		return Output{{"root", clone(Sink32[:])}}, nil
+		return Output{{Name: "root", Value: clone(Sink32[:])}}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -1,5 +1,7 @@
-// Package worker speaks dyno's adapter protocol (docs/adapter-protocol.md):
-// JSON Lines requests on one stream, one reply line each on another.
+// Package worker speaks dyno's adapter protocol (docs/adapter-protocol.md)
+// for a Go adapter: JSON Lines requests on one stream (hello, prepare,
+// run), one reply line each on another. An adapter describes itself and
+// its benchmarks in a Config and hands it to Main.
 package worker
 
 import (
@@ -14,30 +16,49 @@ import (
 	"runtime/debug"
 	"time"
 
-	"dyno/adapters/go-etc/internal/bench"
+	"dyno/adapters/go-protocol/protocol"
 )
 
 // Protocol is the protocol version this worker speaks.
 const Protocol = 1
 
-// RuntimeName is dyno's name for this runtime: the adapter's folder,
-// adapters/go-etc (the Go runtime with core-geth instead of go-ethereum).
-const RuntimeName = "go-etc"
+// Config is one adapter: what hello reports and the benchmarks it runs.
+type Config struct {
+	// Name is the adapter's name in hello ("dyno-adapter-go"); it also
+	// prefixes the worker's diagnostics on stderr.
+	Name string
+	// Version is the adapter's version in hello.
+	Version string
+	// Runtime is dyno's name for the runtime, the adapter's folder ("go",
+	// "go-etc"): hello's runtime.name.
+	Runtime string
+	// Libraries are the module paths whose versions hello reports when
+	// the binary contains them (see protocol.ModuleVersion).
+	Libraries []string
+	// Flags, if set, returns the adapter's own entries of hello's
+	// runtime.flags, appended after GOGC, GOMAXPROCS, CGO_ENABLED and the
+	// like; cgo says whether the binary was built with CGO_ENABLED=1.
+	Flags func(cgo bool) []string
+	// Registry holds the benchmarks.
+	Registry *protocol.Registry
+}
 
-// Adapter name and version, as reported in hello.
-const (
-	AdapterName    = "dyno-adapter-go-etc"
-	AdapterVersion = "0.1.0"
-)
+// Main serves the protocol on stdin and stdout and exits: 0 at the end of
+// stdin, 1 after a fatal error. On Linux, file descriptor 1 then points at
+// stderr, so that nothing a library prints, from Go or C, can corrupt the
+// protocol stream.
+func Main(c Config) {
+	os.Exit(Serve(c, os.Stdin, protocolOutput()))
+}
 
 type request struct {
-	Type           string       `json:"type"`
-	Protocol       *int         `json:"protocol"`
-	ID             string       `json:"id"`
-	Implementation string       `json:"implementation"`
-	Cases          []bench.Case `json:"cases"`
-	Iterations     *int64       `json:"iterations"`
-	Samples        *int64       `json:"samples"`
+	Type           string          `json:"type"`
+	Protocol       *int            `json:"protocol"`
+	ID             string          `json:"id"`
+	Implementation string          `json:"implementation"`
+	Cases          []protocol.Case `json:"cases"`
+	Iterations     *int64          `json:"iterations"`
+	Samples        *int64          `json:"samples"`
 }
 
 type errorReply struct {
@@ -47,10 +68,10 @@ type errorReply struct {
 }
 
 type preparedReply struct {
-	Type    string         `json:"type"`
-	ID      string         `json:"id"`
-	Cases   int            `json:"cases"`
-	Outputs []bench.Output `json:"outputs"`
+	Type    string            `json:"type"`
+	ID      string            `json:"id"`
+	Cases   int               `json:"cases"`
+	Outputs []protocol.Output `json:"outputs"`
 }
 
 type mismatchReply struct {
@@ -79,21 +100,26 @@ type samplesReply struct {
 	Alloc allocStats `json:"alloc"`
 }
 
-// Worker holds the current benchmark between requests.
-type Worker struct {
+// server holds the current benchmark between requests.
+type server struct {
+	c       Config
 	out     *bufio.Writer
 	enc     *json.Encoder
-	current bench.Bench
-	hello   *Hello
+	current protocol.Bench
+	hello   *hello
+}
+
+func newServer(c Config, out io.Writer) *server {
+	bw := bufio.NewWriterSize(out, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &server{c: c, out: bw, enc: enc}
 }
 
 // Serve reads requests from in until EOF and writes replies to out. It
 // returns the process exit code: 0 at EOF, 1 after a fatal error.
-func Serve(in io.Reader, out io.Writer) int {
-	bw := bufio.NewWriterSize(out, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	w := &Worker{out: bw, enc: enc}
+func Serve(c Config, in io.Reader, out io.Writer) int {
+	w := newServer(c, out)
 	r := bufio.NewReaderSize(in, 1<<20)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -106,29 +132,34 @@ func Serve(in io.Reader, out io.Writer) int {
 			if errors.Is(err, io.EOF) {
 				return 0
 			}
-			fmt.Fprintln(os.Stderr, "dyno-adapter-go-etc: reading stdin:", err)
+			w.logf("reading stdin: %v", err)
 			return 1
 		}
 	}
 }
 
-func (w *Worker) reply(v any) {
+// logf writes one diagnostic line to stderr.
+func (w *server) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", w.c.Name, fmt.Sprintf(format, args...))
+}
+
+func (w *server) reply(v any) {
 	if err := w.enc.Encode(v); err != nil {
-		fmt.Fprintln(os.Stderr, "dyno-adapter-go-etc: encoding reply:", err)
+		w.logf("encoding reply: %v", err)
 		_ = w.enc.Encode(errorReply{"error", "cannot encode reply: " + err.Error(), false})
 	}
 	if err := w.out.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "dyno-adapter-go-etc: writing reply:", err)
+		w.logf("writing reply: %v", err)
 		os.Exit(1)
 	}
 }
 
-func (w *Worker) fail(msg string, fatal bool) {
+func (w *server) fail(msg string, fatal bool) {
 	w.reply(errorReply{"error", msg, fatal})
 }
 
 // handle answers one request line and says whether the worker must exit.
-func (w *Worker) handle(line []byte) (fatal bool) {
+func (w *server) handle(line []byte) (fatal bool) {
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		w.fail("unparseable request: "+err.Error(), true)
@@ -137,7 +168,7 @@ func (w *Worker) handle(line []byte) (fatal bool) {
 	switch req.Type {
 	case "hello":
 		if w.hello == nil {
-			h := NewHello()
+			h := newHello(w.c)
 			w.hello = &h
 		}
 		w.reply(w.hello)
@@ -151,23 +182,38 @@ func (w *Worker) handle(line []byte) (fatal bool) {
 	return false
 }
 
-func (w *Worker) prepare(req *request) {
+// drop forgets the current benchmark, closing it if it holds resources.
+func (w *server) drop() {
+	w.closeBench(w.current)
 	w.current = nil
-	var p *bench.Prepared
+}
+
+func (w *server) closeBench(b protocol.Bench) {
+	if c, ok := b.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			w.logf("closing benchmark: %v", err)
+		}
+	}
+}
+
+func (w *server) prepare(req *request) {
+	w.drop()
+	var p *protocol.Prepared
 	err := func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("panic: %v", r)
 			}
 		}()
-		p, err = bench.Prepare(req.ID, req.Implementation, req.Cases)
+		p, err = w.c.Registry.Prepare(req.ID, req.Implementation, req.Cases)
 		return err
 	}()
 	if err != nil {
 		w.fail(fmt.Sprintf("%s %s: %v", req.ID, req.Implementation, err), false)
 		return
 	}
-	if m := bench.Check(p, req.Cases); m != nil {
+	if m := protocol.Check(p, req.Cases); m != nil {
+		w.closeBench(p.Bench)
 		w.reply(mismatchReply{"mismatch", req.ID, m.Case, m.Field, m.Expected, m.Actual})
 		return
 	}
@@ -175,7 +221,7 @@ func (w *Worker) prepare(req *request) {
 	w.reply(preparedReply{"prepared", req.ID, len(p.Outputs), p.Outputs})
 }
 
-func (w *Worker) run(req *request) {
+func (w *server) run(req *request) {
 	if w.current == nil {
 		w.fail("run before a successful prepare", false)
 		return
@@ -189,12 +235,12 @@ func (w *Worker) run(req *request) {
 		// A benchmark whose operation can fail while timed (a database
 		// read or write) records its first error instead of stopping the
 		// loop; its samples are then worthless, so the run is an error.
-		if f, ok := w.current.(bench.Failing); ok {
+		if f, ok := w.current.(protocol.Failing); ok {
 			err = f.Err()
 		}
 	}
 	if err != nil {
-		w.current = nil
+		w.drop()
 		w.fail(err.Error(), false)
 		return
 	}
@@ -209,7 +255,7 @@ func (w *Worker) run(req *request) {
 // measure times samples batches of iterations operations. The memory
 // statistics are read before and after all samples, outside the timed
 // regions.
-func measure(b bench.Bench, iterations, samples int) (ns []int64, before, after *runtime.MemStats, err error) {
+func measure(b protocol.Bench, iterations, samples int) (ns []int64, before, after *runtime.MemStats, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic while running: %v", r)
@@ -227,53 +273,45 @@ func measure(b bench.Bench, iterations, samples int) (ns []int64, before, after 
 	return ns, before, after, nil
 }
 
-// Runtime describes the Go runtime in hello.
-type Runtime struct {
+// runtimeInfo describes the Go runtime in hello.
+type runtimeInfo struct {
 	Name    string   `json:"name"`
 	Version string   `json:"version"`
 	Flags   []string `json:"flags"`
 }
 
-// Adapter names this worker in hello.
-type Adapter struct {
+// adapterInfo names this worker in hello.
+type adapterInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 }
 
-// Clock describes the timer in hello.
-type Clock struct {
+// clock describes the timer in hello.
+type clock struct {
 	Source       string `json:"source"`
 	ResolutionNs int64  `json:"resolution_ns"`
 }
 
-// Hello is the hello reply.
-type Hello struct {
-	Type       string            `json:"type"`
-	Protocol   int               `json:"protocol"`
-	Runtime    Runtime           `json:"runtime"`
-	Adapter    Adapter           `json:"adapter"`
-	Libraries  map[string]string `json:"libraries"`
-	Clock      Clock             `json:"clock"`
-	JIT        bool              `json:"jit"`
-	Benchmarks []bench.Entry     `json:"benchmarks"`
-	Patterns   []bench.Pattern   `json:"patterns"`
+// hello is the hello reply.
+type hello struct {
+	Type       string             `json:"type"`
+	Protocol   int                `json:"protocol"`
+	Runtime    runtimeInfo        `json:"runtime"`
+	Adapter    adapterInfo        `json:"adapter"`
+	Libraries  map[string]string  `json:"libraries"`
+	Clock      clock              `json:"clock"`
+	JIT        bool               `json:"jit"`
+	Benchmarks []protocol.Entry   `json:"benchmarks"`
+	Patterns   []protocol.Pattern `json:"patterns"`
 }
 
-// reportedLibraries are the modules whose versions hello reports when the
-// binary contains them. go-ethereum's path is core-geth's (go.mod replaces
-// it), reported as "github.com/etclabscore/core-geth@v1.12.22".
-var reportedLibraries = []string{
-	"github.com/ethereum/go-ethereum",
-	"golang.org/x/crypto",
-}
-
-// NewHello builds the hello reply: runtime, libraries, clock, benchmarks.
-func NewHello() Hello {
+// newHello builds the hello reply: runtime, libraries, clock, benchmarks.
+func newHello(c Config) hello {
 	libs := map[string]string{"std": runtime.Version()}
 	cgo := "unknown"
 	var goarch string
-	for _, l := range reportedLibraries {
-		if v := bench.ModuleVersion(l); v != "" {
+	for _, l := range c.Libraries {
+		if v := protocol.ModuleVersion(l); v != "" {
 			libs[l] = v
 		}
 	}
@@ -304,17 +342,19 @@ func NewHello() Hello {
 			flags = append(flags, env+"="+v)
 		}
 	}
-	flags = append(flags, "ethash=core-geth (unexported hashimoto/generate* reached by go:linkname)")
-	return Hello{
+	if c.Flags != nil {
+		flags = append(flags, c.Flags(cgo == "1")...)
+	}
+	return hello{
 		Type:       "hello",
 		Protocol:   Protocol,
-		Runtime:    Runtime{Name: RuntimeName, Version: runtime.Version(), Flags: flags},
-		Adapter:    Adapter{Name: AdapterName, Version: AdapterVersion},
+		Runtime:    runtimeInfo{Name: c.Runtime, Version: runtime.Version(), Flags: flags},
+		Adapter:    adapterInfo{Name: c.Name, Version: c.Version},
 		Libraries:  libs,
-		Clock:      Clock{Source: "time.Now (monotonic)", ResolutionNs: clockResolution()},
+		Clock:      clock{Source: "time.Now (monotonic)", ResolutionNs: clockResolution()},
 		JIT:        false,
-		Benchmarks: bench.List(),
-		Patterns:   bench.Patterns(),
+		Benchmarks: c.Registry.List(),
+		Patterns:   c.Registry.Patterns(),
 	}
 }
 

@@ -1,29 +1,28 @@
-// Package bench holds the go-etc worker's benchmarks (core-geth's Ethash and
-// Etchash): for each (id, implementation) a prepare step that parses the
-// cases into native values and runs every case once, and a tight loop that
-// the protocol layer times. The protocol types below are those of
-// adapters/go/internal/bench/bench.go.
-package bench
+// Package protocol holds what every Go worker of dyno shares about its
+// benchmarks (docs/adapter-protocol.md): the cases a prepare request
+// carries, the outputs a prepare reports, the comparison of the two, and
+// the Bench that the worker times.
+//
+// A benchmark's prepare step parses the cases into native values, runs
+// every case once (RunEach) and returns a Prepared; Check then compares its
+// outputs with the cases' expected values. The package uses the standard
+// library only, so that adapters pinning different go-ethereum versions
+// can all import it.
+package protocol
 
 import (
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 )
 
-// Sinks: every timed operation stores its result in one of these
-// package-level variables so that the compiler cannot drop the work.
-var (
-	SinkBytes []byte
-	SinkBool  bool
-	SinkU64   uint64
-)
-
 // Bench is a prepared benchmark. Loop runs n operations, cycling through
 // the cases in order; the position carries over between calls.
+//
+// A Bench that holds resources beyond memory (listeners, goroutines) also
+// implements io.Closer; the worker closes it when it is replaced, dropped
+// after a failed run, or fails its check.
 type Bench interface {
 	Loop(n int)
 }
@@ -48,14 +47,6 @@ type Case struct {
 type Field struct {
 	Name  string
 	Value any
-}
-
-// Hex is a byte string, encoded as 0x-prefixed lower-case hex.
-type Hex []byte
-
-// MarshalJSON encodes h as "0x…".
-func (h Hex) MarshalJSON() ([]byte, error) {
-	return json.Marshal("0x" + hex.EncodeToString(h))
 }
 
 // Output is the outputs of one case, in schema order.
@@ -121,7 +112,7 @@ func Check(p *Prepared, cases []Case) *Mismatch {
 				return &Mismatch{Case: i, Field: f.Name, Expected: want, Actual: f.Value}
 			}
 		}
-		for _, name := range sortedKeys(c.Expected) {
+		for _, name := range slices.Sorted(maps.Keys(c.Expected)) {
 			if !produced[name] {
 				return &Mismatch{Case: i, Field: name, Expected: c.Expected[name], Actual: nil}
 			}
@@ -133,7 +124,7 @@ func Check(p *Prepared, cases []Case) *Mismatch {
 func equal(want json.RawMessage, got any) bool {
 	switch g := got.(type) {
 	case Hex:
-		w, err := decodeHex(want)
+		w, err := DecodeHex(want)
 		return err == nil && string(w) == string(g)
 	case bool:
 		var w bool
@@ -144,56 +135,4 @@ func equal(want json.RawMessage, got any) bool {
 	default:
 		return false
 	}
-}
-
-func decodeHex(raw json.RawMessage) ([]byte, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("not a hex string: %s", truncate(string(raw)))
-	}
-	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
-		return nil, fmt.Errorf("hex string without 0x prefix: %s", truncate(s))
-	}
-	b, err := hex.DecodeString(s[2:])
-	if err != nil {
-		return nil, fmt.Errorf("bad hex %s: %v", truncate(s), err)
-	}
-	return b, nil
-}
-
-func truncate(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
-
-// inputHex reads the hex field name of case i's input.
-func inputHex(cases []Case, i int, name string) ([]byte, error) {
-	raw, ok := cases[i].Input[name]
-	if !ok {
-		return nil, fmt.Errorf("case %d: input has no field %q", i, name)
-	}
-	b, err := decodeHex(raw)
-	if err != nil {
-		return nil, fmt.Errorf("case %d: input %s: %v", i, name, err)
-	}
-	return b, nil
-}
-
-// inputUint reads the integer field name of case i's input.
-func inputUint(cases []Case, i int, name string) (uint64, error) {
-	raw, ok := cases[i].Input[name]
-	if !ok {
-		return 0, fmt.Errorf("case %d: input has no field %q", i, name)
-	}
-	var v uint64
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return 0, fmt.Errorf("case %d: input %s: not an unsigned integer: %s", i, name, truncate(string(raw)))
-	}
-	return v, nil
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	return slices.Sorted(maps.Keys(m))
 }

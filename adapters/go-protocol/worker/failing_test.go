@@ -39,3 +39,32 @@ func TestRunReportsLoopError(t *testing.T) {
 		t.Fatalf("run after a loop error: %s", buf.Bytes())
 	}
 }
+
+// closingBench is a Failing benchmark that holds a resource.
+type closingBench struct {
+	failingBench
+	closed int
+}
+
+func (b *closingBench) Close() error {
+	b.closed++
+	return nil
+}
+
+// TestCloserClosed: a benchmark that is an io.Closer is closed once when a
+// later prepare replaces it, and when a failed run drops it.
+func TestCloserClosed(t *testing.T) {
+	w, buf := newTestWorker()
+	b := &closingBench{}
+	w.current = b
+	noop := []byte(`{"type":"prepare","id":"harness/noop/empty","implementation":"test-noop","cases":[{"input":{"value":"0x01"},"expected":{"value":"0x01"}}]}`)
+	if r := ask(t, w, buf, noop); str(r["type"]) != "prepared" || b.closed != 1 {
+		t.Fatalf("replaced: closed %d times, reply %s", b.closed, buf.Bytes())
+	}
+	b = &closingBench{}
+	w.current = b
+	ask(t, w, buf, []byte(`{"type":"run","iterations":1,"samples":1}`))
+	if r := ask(t, w, buf, []byte(`{"type":"run","iterations":1,"samples":1}`)); str(r["type"]) != "error" || b.closed != 1 || w.current != nil {
+		t.Fatalf("failed run: closed %d times, reply %s", b.closed, buf.Bytes())
+	}
+}

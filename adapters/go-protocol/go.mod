@@ -1,0 +1,3 @@
+module dyno/adapters/go-protocol
+
+go 1.25.0
