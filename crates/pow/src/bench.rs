@@ -61,7 +61,7 @@ pub fn block1_pow() -> PowHash {
 }
 
 /// Block 1's seal hash and nonce, as hashimoto takes them.
-fn block1_input() -> Result<(B256, u64), BuildError> {
+pub(crate) fn block1_input() -> Result<(B256, u64), BuildError> {
     let h = block1();
     let seal = seal_hash(&h).map_err(|e| BuildError::Setup {
         what: "block 1's seal hash".into(),
@@ -95,7 +95,7 @@ pub fn etchash_cases() -> Vec<((u64, Pow), EpochParams)> {
 }
 
 /// The epoch-0 light cache, built once per process (about a second).
-fn cache() -> Arc<LightCache> {
+pub(crate) fn cache() -> Arc<LightCache> {
     static CACHE: std::sync::OnceLock<Arc<LightCache>> = std::sync::OnceLock::new();
     CACHE
         .get_or_init(|| Arc::new(LightCache::new(Pow::Ethash, 0)))
@@ -164,11 +164,15 @@ fn setup(what: &str) -> impl Fn(crate::PowError) -> BuildError + '_ {
     }
 }
 
+/// Where the datasets are kept: `<cache>/ethash`.
+pub(crate) fn dataset_dir() -> std::path::PathBuf {
+    dyno_workload::cache_dir().join("ethash")
+}
+
 fn build_full() -> Result<Box<dyn Workload>, BuildError> {
     let cache = cache();
     let p = *cache.params();
-    let dir = dyno_workload::cache_dir().join("ethash");
-    let path = dir.join(dataset_file_name(p.seed_hash, p.full_size));
+    let path = dataset_dir().join(dataset_file_name(p.seed_hash, p.full_size));
     eprintln!(
         "dyno: the epoch-0 Ethash dataset (1 GiB) from {} (generated there the first time: minutes)",
         path.display()

@@ -1,9 +1,13 @@
 //! The suite's cases in the adapter protocol's portable form, for core-geth
 //! in `adapters/go-etc` (`docs/adapter-protocol.md`, "Case schemas").
 //!
-//! `pow/hashimoto-full/epoch0` is not exported yet: the adapter cycles its
-//! cases, which keeps their dataset pages in the CPU cache, while dyno's
-//! own measurement sweeps nonces (docs/pow.md).
+//! `pow/hashimoto-full/epoch0` is verified on block 1 and the 16 nonces
+//! after it (hashimoto-light's answers), and timed as dyno's own
+//! measurement is: case 0 says `"sweep": true`, so the worker hashes case
+//! 0's header with a new nonce every operation instead of cycling the
+//! cases, whose dataset pages would stay in the CPU's cache (docs/pow.md).
+//! Every case names the folder of dyno's dataset file (`"dir"`), which the
+//! worker reads instead of generating its own.
 
 use alloy_rlp::Encodable;
 use dyno_protocol::Case;
@@ -11,12 +15,13 @@ use dyno_workload::{BuildError, full_hex};
 use serde_json::{Map, Value, json};
 
 use crate::Pow;
-use crate::bench::{block1, block1_pow, etchash_cases};
+use crate::bench::{block1, block1_input, block1_pow, cache, dataset_dir, etchash_cases};
 
 /// Every id other runtimes can run.
 pub fn ids() -> Vec<String> {
     [
         "pow/hashimoto-light/epoch0",
+        "pow/hashimoto-full/epoch0",
         "pow/verify-header/mainnet-1",
         "pow/etchash-epoch/ecip1099",
     ]
@@ -54,6 +59,34 @@ pub fn cases(id: &str) -> Option<Result<Vec<Case>, BuildError>> {
                 json!({"header_hash": full_hex(seal.as_slice()), "nonce": full_hex(&h.nonce.0)}),
                 json!({"mix_digest": full_hex(pow.mix_digest.as_slice()), "result": full_hex(pow.result.as_slice())}),
             )]
+        }
+        "pow/hashimoto-full/epoch0" => {
+            let (seal, nonce) = match block1_input() {
+                Ok(x) => x,
+                Err(e) => return Some(Err(e)),
+            };
+            let light = cache();
+            let dir = dataset_dir().to_string_lossy().into_owned();
+            let pow_json = |p: &crate::PowHash| json!({"mix_digest": full_hex(p.mix_digest.as_slice()), "result": full_hex(p.result.as_slice())});
+            (0..=16u64)
+                .map(|k| {
+                    let n = nonce.wrapping_add(k);
+                    let want = if k == 0 {
+                        block1_pow()
+                    } else {
+                        light.hashimoto(seal, n)
+                    };
+                    let mut input = json!({
+                        "header_hash": full_hex(seal.as_slice()),
+                        "nonce": full_hex(&n.to_be_bytes()),
+                        "dir": dir,
+                    });
+                    if k == 0 {
+                        input["sweep"] = json!(true);
+                    }
+                    case(input, pow_json(&want))
+                })
+                .collect()
         }
         "pow/verify-header/mainnet-1" => {
             let good = block1();

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,14 +164,31 @@ func prepareHashimotoLight(_ string, cases []protocol.Case) (*protocol.Prepared,
 }
 
 // fullLoop runs core-geth's hashimotoFull over the 1 GiB epoch-0 dataset.
+// Verified on every case; timed either cycling the cases or, when case 0
+// says "sweep": true, as a miner runs it: case 0's header hash with a new
+// nonce every operation (case 0's nonce + 1, + 2, ...), so that each
+// operation reads 64 fresh random pages of the dataset instead of a few
+// cycled inputs' pages that stay in the CPU's cache (docs/pow.md).
 type fullLoop struct {
 	dataset []uint32
 	cases   []powCase
 	pos     int
+	sweep   bool
+	next    uint64
 }
 
 func (l *fullLoop) Loop(n int) {
-	dataset, cases, pos := l.dataset, l.cases, l.pos
+	dataset, cases := l.dataset, l.cases
+	if l.sweep {
+		hash, base, next := cases[0].hash, cases[0].nonce, l.next
+		for i := 0; i < n; i++ {
+			next++
+			SinkDigest, SinkBytes = hashimotoFull(dataset, hash, base+next)
+		}
+		l.next = next
+		return
+	}
+	pos := l.pos
 	for i := 0; i < n; i++ {
 		c := &cases[pos]
 		SinkDigest, SinkBytes = hashimotoFull(dataset, c.hash, c.nonce)
@@ -180,6 +198,19 @@ func (l *fullLoop) Loop(n int) {
 		}
 	}
 	l.pos = pos
+}
+
+// sweeps reads case 0's optional "sweep" flag.
+func sweeps(cases []protocol.Case) (bool, error) {
+	v, ok := cases[0].Input["sweep"]
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		return false, fmt.Errorf("case 0: sweep must be true or false: %v", err)
+	}
+	return b, nil
 }
 
 func prepareHashimotoFull(_ string, cases []protocol.Case) (*protocol.Prepared, error) {
@@ -195,12 +226,17 @@ func prepareHashimotoFull(_ string, cases []protocol.Case) (*protocol.Prepared, 
 	if err != nil {
 		return nil, err
 	}
-	b := &fullLoop{dataset: ds, cases: pc}
-	outs, err := protocol.RunEach(b, len(pc), powOutput)
+	sweep, err := sweeps(cases)
 	if err != nil {
 		return nil, err
 	}
-	return &protocol.Prepared{Bench: b, Outputs: outs}, nil
+	// verified case by case, cycling; the sweep starts after
+	check := &fullLoop{dataset: ds, cases: pc}
+	outs, err := protocol.RunEach(check, len(pc), powOutput)
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.Prepared{Bench: &fullLoop{dataset: ds, cases: pc, sweep: sweep}, Outputs: outs}, nil
 }
 
 // datasetDir is the folder of the on-disk dataset: the cases' "dir" (all

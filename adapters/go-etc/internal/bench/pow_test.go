@@ -542,3 +542,51 @@ func TestUnknownIDs(t *testing.T) {
 		t.Error("no cases accepted")
 	}
 }
+
+// TestFullLoopSweepsNonces: with "sweep", each operation hashes case 0's
+// header with the next nonce; without it, the cases are cycled. A small
+// synthetic dataset stands in for the 1 GiB one (hashimotoFull indexes
+// whatever rows it is given).
+func TestFullLoopSweepsNonces(t *testing.T) {
+	ds := make([]uint32, 64*1024)
+	for i := range ds {
+		ds[i] = uint32(i) * 2654435761
+	}
+	hash := bytes.Repeat([]byte{0x11}, 32)
+	cases := []powCase{{hash: hash, nonce: 100}, {hash: hash, nonce: 7}}
+	want := func(nonce uint64) []byte {
+		_, r := hashimotoFull(ds, hash, nonce)
+		return r
+	}
+
+	sweep := &fullLoop{dataset: ds, cases: cases, sweep: true}
+	for k := uint64(1); k <= 3; k++ {
+		sweep.Loop(1)
+		if !bytes.Equal(SinkBytes, want(100+k)) {
+			t.Fatalf("sweep op %d: not nonce %d", k, 100+k)
+		}
+	}
+	sweep.Loop(2)
+	if !bytes.Equal(SinkBytes, want(105)) {
+		t.Fatal("the sweep does not carry over between Loop calls")
+	}
+
+	cycle := &fullLoop{dataset: ds, cases: cases}
+	cycle.Loop(2)
+	if !bytes.Equal(SinkBytes, want(7)) {
+		t.Fatal("without sweep, the second op is case 1")
+	}
+
+	raw := func(s string) []protocol.Case {
+		return []protocol.Case{{Input: map[string]json.RawMessage{"sweep": json.RawMessage(s)}}}
+	}
+	if on, err := sweeps(raw("true")); !on || err != nil {
+		t.Fatalf("sweep true: %v %v", on, err)
+	}
+	if _, err := sweeps(raw(`"yes"`)); err == nil {
+		t.Fatal(`sweep "yes" accepted`)
+	}
+	if on, _ := sweeps([]protocol.Case{{Input: map[string]json.RawMessage{}}}); on {
+		t.Fatal("no flag, yet a sweep")
+	}
+}
