@@ -30,9 +30,16 @@ features=(--features dyno/db-engines)
 step "cargo clippy --all-targets -- -D warnings (with the db engines)"
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 
+step "cargo test --no-run: build every test and target/debug/dyno (with the db engines)"
+# The same packages, targets and features as clippy above and \`cargo test\`
+# below, so RocksDB's and MDBX's C/C++ is compiled once: a \`cargo run -p
+# dyno\` here resolved other features and built RocksDB a second time.
+cargo test --workspace --locked "${features[@]}" --no-run
+dyno=target/debug/dyno
+
 step "set-up: dev nodes for the load lab (geth from the Go module proxy, anvil and hardhat from npm)"
 # The load tests in \`cargo test\` start the pinned geth; build it first.
-cargo run --locked -q -p dyno "${features[@]}" -- setup -q geth anvil hardhat
+"$dyno" setup -q geth anvil hardhat
 
 step "set-up: headless Chromium (Debian's package) for the HTML report's browser test"
 scripts/chromium.sh
@@ -70,7 +77,6 @@ step "contracts: solc (pinned npm package) recompiles the checked-in bytecode"
 npm --prefix contracts ci --no-audit --no-fund --loglevel=error
 npm --prefix contracts test
 
-dyno=target/debug/dyno
 step "smoke run: dyno run --quick (every default suite, verified)"
 "$dyno" run --quick -q --out "$smoke/run.json" >"$smoke/table.txt"
 tail -n 4 "$smoke/table.txt" >&2
