@@ -151,28 +151,10 @@ fn footer(t: &GasTable<'_>) -> Vec<String> {
 fn text(t: &GasTable<'_>) -> String {
     let headers = headers(t);
     let rows: Vec<Vec<String>> = t.rows.iter().map(|r| cells(t, r)).collect();
-    let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let parts: Vec<String> = cells
-            .iter()
-            .zip(&width)
-            .enumerate()
-            .map(|(i, (c, &w))| {
-                let pad = " ".repeat(w.saturating_sub(c.chars().count()));
-                if i < 2 || i + 1 == cells.len() {
-                    format!("{c}{pad}")
-                } else {
-                    format!("{pad}{c}")
-                }
-            })
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
+    let columns = crate::columns::Columns::fit(
+        std::iter::once(headers.as_slice()).chain(rows.iter().map(Vec::as_slice)),
+    );
+    let line = |cells: &[String]| columns.line(cells);
     let mut out = String::new();
     let _ = writeln!(out, "{}", line(&headers));
     let mut last: Option<&Row> = None;

@@ -4,6 +4,7 @@
 //! out the `dyno gas` view in all four.
 
 pub mod bmf;
+mod columns;
 pub mod compare;
 pub mod csv;
 pub mod delta;

@@ -183,28 +183,10 @@ pub fn render_text(run: &Run) -> String {
         line.push(r.verdict(("", "")));
         table.push(line);
     }
-    let mut width = vec![0usize; table[0].len()];
-    for line in &table {
-        for (w, c) in width.iter_mut().zip(line) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
+    let columns = crate::columns::Columns::fit(table.iter().map(Vec::as_slice));
     let mut out = format!("\nMemory: {ABOUT}\n");
     for line in &table {
-        let cells: Vec<String> = line
-            .iter()
-            .zip(&width)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                let pad = " ".repeat(w.saturating_sub(c.chars().count()));
-                if i < 2 || i + 1 == line.len() {
-                    format!("{c}{pad}")
-                } else {
-                    format!("{pad}{c}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        let _ = writeln!(out, "{}", columns.line(line));
     }
     out
 }
