@@ -1,112 +1,206 @@
 #!/usr/bin/env bash
 # Every test dyno has, from a fresh clone: formatting, lints, the Rust tests
 # (with a throwaway PostgreSQL on loopback for the history store, headless
-# Chromium for the HTML report and valgrind for instruction counts),
-# the vector generator's tests (in a pinned Python venv), the Solidity
-# contracts' recompile test (pinned solc from npm), a smoke run of every
-# default suite (each benchmark verifies its output first), of the storage
-# engines and of every runtime, the adapters' and dev nodes' own tests, and
-# a 20 000-transaction load run into geth.
+# Chromium for the HTML report and valgrind for instruction counts), the
+# vector generator's tests (in a pinned Python venv), the Solidity contracts'
+# recompile test (pinned solc from npm), a smoke run of every default suite
+# (each benchmark verifies its output first), of the storage engines and of
+# every runtime, the adapters' and dev nodes' own tests, and a
+# 20 000-transaction load run into geth.
 #
-# Everything is built once, in the test profile (dependencies at opt-level
-# 2), with the storage engines in (`--features db-engines`: RocksDB's C++
-# alone takes ~10 minutes on 2 cores, so a second, release build of it would
-# not fit CI's 90 minutes). The smoke runs use that binary, target/debug/dyno.
+# How it fits CI's budget (docs/ci.md has the measurements):
+# - Every Rust crate is compiled once, C and C++ included: `cargo test
+#   --no-run` (and its benches), with the db engines, in the test profile,
+#   with clippy-driver as the workspace's compiler (what `cargo clippy` runs:
+#   the same lints, denied as `-- -D warnings` does), so the lint pass is the
+#   build, and `cargo test` and the smoke runs reuse it (.../debug/dyno);
+#   `cargo test` fails the run if it compiles anything.
+# - What needs no Rust binary runs in the background while cargo compiles,
+#   niced so the compile keeps the cores: Debian's packages and the
+#   PostgreSQL server, geth's build, every adapter's set-up and tests, the
+#   dev nodes' tests, the vector generator's and the contracts' tests. Each
+#   job keeps its log; the run waits for a job just before the first step
+#   that needs it, prints the log, and fails with the log's tail if the job
+#   failed.
+# - With CI=true the cargo target directory lives in the dyno cache, outside
+#   the clone ($DYNO_CACHE/cargo-target/<toolchain>), so a later run on the
+#   same machine compiles only dyno's own crates. Cargo keys every unit by
+#   compiler, flags, features and dependency versions, and a fresh clone's
+#   sources are newer than anything built before, so a kept directory can
+#   only save time, never change what is built.
+# - The run ends with a table of every step's time and the total, and warns
+#   past 40 minutes, naming the slowest steps.
 #
 # Usage: scripts/test.sh            (CI runs exactly this via .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/steps.sh
 
-# Each step says how far into the 90-minute CI budget it starts.
-step() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
+cache=${DYNO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dyno}
+export DYNO_CACHE=$cache
+smoke=$(mktemp -d)
+pgdir=$(mktemp -d)
+# One EXIT trap for every clean-up (a second `trap ... EXIT` would replace it).
+trap 'rc=$?; jobs_stop; steps_report; rm -rf "$smoke"; scripts/postgres.sh stop "$pgdir" >/dev/null 2>&1 || true; exit $rc' EXIT
 
-step "set-up: pinned go-ethereum module (precompile vectors)"
+step "set-up: pinned go-ethereum module (precompile vectors) and libclang (bindgen)"
 scripts/setup.sh
+
+# In CI (CI=true) a missing runtime is an error, not a skip: the machine is
+# meant to have Go, a JDK >= 21, Python 3 and Node.
+runtime_test() { # DIR HOME: an adapter's or dev node's own tests
+  local rc=0
+  "$1/test" "$2" || rc=$?
+  if [ "$rc" = 3 ] && [ "${CI:-}" != true ]; then
+    echo "skipping $1's tests: its runtime is missing (exit 3)"
+    return 0
+  fi
+  return "$rc"
+}
+part() { printf '\n-- [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
+system_packages() {
+  part "headless Chromium (Debian's package) for the HTML report's browser test"
+  scripts/chromium.sh
+  part "valgrind (Debian's package) for callgrind instruction counts"
+  if ! command -v valgrind >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind \
+      || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
+  fi
+  valgrind --version
+  part "a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
+  scripts/postgres.sh start "$pgdir" >"$STEPS_LOGS/postgres.url"
+}
+go_runtimes() {
+  part "dev node: geth (built from the Go module proxy) and its test"
+  runtime_test nodes/geth "$cache/nodes/geth"
+  part "adapter tests: go (go-ethereum)"
+  runtime_test adapters/go "$cache/adapters/go"
+  part "adapter tests: go-etc (core-geth)"
+  runtime_test adapters/go-etc "$cache/adapters/go-etc"
+}
+java_runtime() {
+  part "adapter tests: java"
+  runtime_test adapters/java "$cache/adapters/java"
+}
+node_runtimes() {
+  part "adapter tests: node"
+  runtime_test adapters/node "$cache/adapters/node"
+  part "dev nodes: anvil and hardhat (npm) and their tests"
+  runtime_test nodes/anvil "$cache/nodes/anvil"
+  runtime_test nodes/hardhat "$cache/nodes/hardhat"
+  part "contracts: solc (pinned npm package) recompiles the checked-in bytecode"
+  npm --prefix contracts ci --no-audit --no-fund --loglevel=error
+  npm --prefix contracts test
+}
+python_runtime() {
+  part "adapter tests: python"
+  runtime_test adapters/python "$cache/adapters/python"
+  part "vector generator tests (Python, pinned venv)"
+  local venv=vectors/gen/.venv
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r vectors/gen/requirements.txt
+  (cd vectors/gen && ../../"$venv"/bin/python -m pytest -q)
+}
+job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
+job go "geth's build and dev-node test; the go and go-etc adapters' set-up and tests" go_runtimes
+job java "the java adapter's set-up and tests" java_runtime
+job node "the node adapter's, anvil's, hardhat's and the contracts' set-up and tests" node_runtimes
+job python "the python adapter's and the vector generator's set-up and tests" python_runtime
 
 step "cargo fmt --check"
 cargo fmt --all --check
 
+# clippy-driver compiles as rustc does and runs clippy's lints on the way,
+# on dyno's own crates only (cargo's workspace wrapper), exactly as `cargo
+# clippy` sets it up; CLIPPY_ARGS carries `-- -D warnings` in the form
+# cargo-clippy passes it.
+export RUSTC_WORKSPACE_WRAPPER
+RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+if [ "${CI:-}" = true ] && [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  # One directory per compiler; another compiler's is never used again.
+  key=$(rustc -vV | sha256sum | cut -c1-16)
+  export CARGO_TARGET_DIR=$cache/cargo-target/$key
+  mkdir -p "$CARGO_TARGET_DIR"
+  find "$cache/cargo-target" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
+  # Each clone's folder builds dyno's own crates anew beside the last
+  # ones; past 40 GiB, start again.
+  if [ "$(du -sm "$CARGO_TARGET_DIR" | cut -f1)" -gt 40960 ]; then
+    echo "the cargo target directory in the cache passed 40 GiB: emptying it" >&2
+    rm -rf "$CARGO_TARGET_DIR"
+    mkdir -p "$CARGO_TARGET_DIR"
+  fi
+fi
+target=${CARGO_TARGET_DIR:-target}
 features=(--features dyno/db-engines)
-step "cargo clippy --all-targets -- -D warnings (with the db engines)"
-cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 
-step "cargo test --no-run: build every test and target/debug/dyno (with the db engines)"
-# The same packages, targets and features as clippy above and \`cargo test\`
-# below, so RocksDB's and MDBX's C/C++ is compiled once: a \`cargo run -p
-# dyno\` here resolved other features and built RocksDB a second time.
-cargo test --workspace --locked "${features[@]}" --no-run
-dyno=target/debug/dyno
+step "clippy can fail: a crate with a known lint is refused by this build's lint set-up"
+probe=$(mktemp -d)
+mkdir -p "$probe/src"
+printf '[package]\nname = "lint-probe"\nversion = "0.0.0"\nedition = "2024"\n[workspace]\n' >"$probe/Cargo.toml"
+printf 'fn main() {\n    let v = vec![1, 2];\n    println!("{}", v.len() == 0);\n}\n' >"$probe/src/main.rs"
+if (cd "$probe" && CARGO_TARGET_DIR="$probe/target" cargo build -q --offline) >"$probe/out" 2>&1; then
+  cat "$probe/out" >&2
+  echo "the lint set-up let a crate with clippy::len_zero through: clippy is not running" >&2
+  exit 1
+fi
+grep -q 'clippy::len_zero' "$probe/out" || { cat "$probe/out" >&2; echo "the probe failed, but not on clippy::len_zero" >&2; exit 1; }
+rm -rf "$probe"
+echo "refused as expected (clippy::len_zero)" >&2
 
-step "set-up: dev nodes for the load lab (geth from the Go module proxy, anvil and hardhat from npm)"
-# The load tests in \`cargo test\` start the pinned geth; build it first.
-"$dyno" setup -q geth anvil hardhat
+step "clippy -D warnings and the build of every target, once (cargo test --no-run, and the benches; with the db engines)"
+# What `cargo test` runs (libraries, binaries, tests, doctests' crates and
+# the examples it builds), then the benches, which `clippy --all-targets`
+# lints too. Not `--all-targets` in one go: it builds the examples as tests,
+# and `cargo test` would build them again as programs.
+cargo test --workspace --locked "${features[@]}" --no-run --timings
+cargo test --workspace --locked "${features[@]}" --no-run --benches
+dyno=$target/debug/dyno
+echo "the build's slowest units (cargo --timings; the whole report: $target/cargo-timings/cargo-timing.html):" >&2
+scripts/cargo-timings.py "$target/cargo-timings/cargo-timing.html" >"$smoke/timings.tsv"
+head -n 9 "$smoke/timings.tsv" | column -t -s $'\t' >&2
+tail -n 1 "$smoke/timings.tsv" >&2
 
-step "set-up: headless Chromium (Debian's package) for the HTML report's browser test"
-scripts/chromium.sh
+await system
+DYNO_TEST_POSTGRES=$(cat "$STEPS_LOGS/postgres.url")
+export DYNO_TEST_POSTGRES
 # The browser test keeps its screenshot here (a CI artifact).
 export DYNO_ARTIFACTS="${DYNO_ARTIFACTS:-$PWD/target/artifacts}"
-
-step "set-up: valgrind (Debian's package) for callgrind instruction counts"
-if ! command -v valgrind >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind \
-    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
-fi
-valgrind --version
-
-step "set-up: a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
-# Installed from Debian's packages if missing; stopped and removed on exit.
-# (One EXIT trap for every clean-up: a second `trap ... EXIT` would replace it.)
-pgdir=$(mktemp -d)
-smoke=$(mktemp -d)
-trap 'rm -rf "$smoke"; scripts/postgres.sh stop "$pgdir" >/dev/null 2>&1 || true' EXIT
-DYNO_TEST_POSTGRES=$(scripts/postgres.sh start "$pgdir")
-export DYNO_TEST_POSTGRES
+# The load tests in `cargo test` start the pinned geth.
+await go
 
 step "cargo test (with the db engines)"
-cargo test --workspace --locked "${features[@]}"
-
-step "vector generator tests (Python, pinned venv)"
-venv=vectors/gen/.venv
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
+cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"
+# Every crate is compiled once, by the build step: a crate compiled here
+# means a second configuration crept in (as a clippy in check mode, or a
+# feature set of its own, once compiled RocksDB's C++ twice).
+if grep -E '^ +Compiling ' "$smoke/cargo-test.log" >&2; then
+  echo "cargo test compiled the crates above a second time: give the build step the same packages, targets, features and environment" >&2
+  exit 1
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r vectors/gen/requirements.txt
-(cd vectors/gen && ../../"$venv"/bin/python -m pytest -q)
-
-step "contracts: solc (pinned npm package) recompiles the checked-in bytecode"
-npm --prefix contracts ci --no-audit --no-fund --loglevel=error
-npm --prefix contracts test
 
 step "smoke run: dyno run --quick (every default suite, verified)"
 "$dyno" run --quick -q --out "$smoke/run.json" >"$smoke/table.txt"
 tail -n 4 "$smoke/table.txt" >&2
 echo "smoke run passed"
 
-# Other runtimes. In CI (CI=true) a missing runtime is an error, not a
-# skip: the machine is meant to have Go, a JDK >= 21, Python 3 and Node.
-step "adapters: dyno setup (pinned dependencies into the cache)"
+await java
+await node
+await python
+
+step "adapters and dev nodes: dyno setup (each install is already there; dyno records it)"
 "$dyno" setup -q
-cache=${DYNO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dyno}
-for dir in adapters/*/; do
-  rt=$(basename "$dir")
-  [ -x "$dir/test" ] || continue
+for rt in go go-etc java node python; do
   if [ ! -x "$cache/adapters/$rt/run" ]; then
     if [ "${CI:-}" = true ]; then
       echo "adapter $rt was not installed by dyno setup" >&2
       exit 1
     fi
-    echo "skipping the $rt adapter's tests: not installed (runtime missing)" >&2
-    continue
+    echo "adapter $rt is not installed (runtime missing): its smoke runs will fail" >&2
   fi
-  step "adapter tests: $rt"
-  "$dir/test" "$cache/adapters/$rt"
-done
-
-for dir in nodes/*/; do
-  name=$(basename "$dir")
-  [ -x "$dir/test" ] || continue
-  step "dev node test: $name"
-  DYNO_CACHE="$cache" "$dir/test"
 done
 
 step "load lab: dyno load --txs 20000 into a temporary geth, every transaction accounted for"
