@@ -5,6 +5,7 @@
 #   job NAME "WHAT" CMD...   runs CMD (a command or a function, with errexit)
 #                            in the background, niced, in a process group of
 #                            its own; output kept in $STEPS_LOGS/NAME.log
+#   after NAME...            (inside a job) waits for other jobs to end
 #   await NAME               waits for job NAME as a step of its own; prints
 #                            its log; a failed job fails the run with the
 #                            log's last lines
@@ -57,10 +58,24 @@ job() {
       "$@"
     )
     rc=$?
-    printf '%s %s\n' "$start" "$SECONDS" >"$STEPS_LOGS/$name.time"
+    printf '%s %s %s\n' "$start" "$SECONDS" "$rc" >"$STEPS_LOGS/$name.time"
     exit $rc
   ) </dev/null >"$STEPS_LOGS/$name.log" 2>&1 &
   _job_pid[$name]=$!
+}
+
+# Inside a job: wait until the jobs named have ended; fail if one failed.
+after() {
+  local name start end rc
+  for name in "$@"; do
+    echo "waiting for the job '$name' to end"
+    until [ -f "$STEPS_LOGS/$name.time" ]; do sleep 1; done
+    read -r start end rc <"$STEPS_LOGS/$name.time"
+    if [ "${rc:-1}" != 0 ]; then
+      echo "this job needs '$name', which failed (exit $rc)"
+      return 1
+    fi
+  done
 }
 
 await() {
@@ -70,7 +85,7 @@ await() {
   wait "$pid" || rc=$?
   unset "_job_pid[$name]"
   local start end
-  read -r start end <"$STEPS_LOGS/$name.time" 2>/dev/null || { start=$_step_start end=$SECONDS; }
+  read -r start end _ <"$STEPS_LOGS/$name.time" 2>/dev/null || { start=$_step_start end=$SECONDS; }
   _step_rows+=("$((end - start))	$start	background	${_job_what[$name]}")
   if [ "$rc" -ne 0 ]; then
     echo "--- last 60 lines of $STEPS_LOGS/$name.log" >&2

@@ -19,7 +19,19 @@ fn main() {
         println!("cargo:rerun-if-changed={git_dir}/HEAD");
         println!("cargo:rerun-if-changed={git_dir}/index");
         if let Some(head) = output("git", &["rev-parse", "--short=12", "HEAD"]) {
-            let dirty = output("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+            // --no-optional-locks: a plain `git status` refreshes and
+            // rewrites the index of a fresh clone, which this script
+            // watches, so the next cargo command would rebuild dyno.
+            let dirty = output(
+                "git",
+                &[
+                    "--no-optional-locks",
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                ],
+            )
+            .is_some();
             let suffix = if dirty { "-dirty" } else { "" };
             println!("cargo:rustc-env=DYNO_GIT_COMMIT={head}{suffix}");
         }
