@@ -20,25 +20,20 @@
 # DIR/run-N.log; the step table is at its end.
 set -euo pipefail
 
-usage() {
+if [ $# -ne 2 ] || { [ "$1" != fresh ] && [ "$1" != warm ]; }; then
   echo "usage: scripts/ci-rehearsal.sh fresh|warm DIR" >&2
   exit 2
-}
-[ $# -eq 2 ] || usage
-mode=$1
-dir=$2
+fi
+mode=$1 dir=$2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-case "$mode" in
-  fresh)
-    [ ! -e "$dir" ] || { echo "ci-rehearsal: $dir exists; a fresh run needs a new DIR" >&2; exit 2; }
-    mkdir -p "$dir/home"
-    ;;
-  warm)
-    [ -d "$dir/home" ] || { echo "ci-rehearsal: $dir/home is missing: run 'fresh' into $dir first" >&2; exit 2; }
-    ;;
-  *) usage ;;
-esac
+if [ "$mode" = fresh ]; then
+  [ ! -e "$dir" ] || { echo "ci-rehearsal: $dir exists; a fresh run needs a new DIR" >&2; exit 2; }
+  mkdir -p "$dir/home"
+elif [ ! -d "$dir/home" ]; then
+  echo "ci-rehearsal: $dir/home is missing: run 'fresh' into $dir first" >&2
+  exit 2
+fi
 dir=$(cd "$dir" && pwd)
 
 n=1

@@ -6,6 +6,7 @@
 #                            in the background, niced, in a process group of
 #                            its own; output kept in $STEPS_LOGS/NAME.log
 #   after NAME...            (inside a job) waits for other jobs to end
+#   jobs_unnice              running and later jobs at normal priority
 #   await NAME               waits for job NAME as a step of its own; prints
 #                            its log; a failed job fails the run with the
 #                            log's last lines
@@ -18,6 +19,8 @@
 
 STEPS_LOGS=${STEPS_LOGS:-$(mktemp -d)}
 STEPS_WARN_MINUTES=${STEPS_WARN_MINUTES:-40}
+# How nice a job started from now on runs (jobs_unnice lowers it).
+STEPS_JOB_NICE=10
 _step_name=""
 _step_start=0
 _step_rows=() # "SECONDS<TAB>START<TAB>KIND<TAB>NAME"
@@ -51,7 +54,7 @@ job() {
   (
     set +e
     start=$SECONDS
-    renice -n 10 -p "$BASHPID" >/dev/null
+    renice -n "$STEPS_JOB_NICE" -p "$BASHPID" >/dev/null
     # Not `( ... ) || rc=$?`: errexit is ignored on the left of `||`.
     (
       set -e
@@ -94,6 +97,18 @@ await() {
     return "$rc"
   fi
   sed 's/^/   | /' "$STEPS_LOGS/$name.log" >&2
+}
+
+# From now on, jobs run at normal priority, and so do the ones still
+# running: once the compile they made way for is done, niceness would only
+# delay what the rest of the run waits on. (Raising priority needs root, as
+# CI has; elsewhere they stay niced.)
+jobs_unnice() {
+  local name
+  STEPS_JOB_NICE=0
+  for name in "${!_job_pid[@]}"; do
+    renice -n 0 -g "${_job_pid[$name]}" >/dev/null 2>&1 || true
+  done
 }
 
 # Stop every job still running (a failed or interrupted run).

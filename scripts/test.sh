@@ -182,6 +182,8 @@ scripts/cargo-timings.py "$target/cargo-timings/cargo-timing.html" >"$smoke/timi
 head -n 9 "$smoke/timings.tsv" | column -t -s $'\t' >&2
 tail -n 1 "$smoke/timings.tsv" >&2
 
+# The compile is done: what is left of the jobs is on the way to the end.
+jobs_unnice
 await system
 DYNO_TEST_POSTGRES=$(cat "$STEPS_LOGS/postgres.url")
 export DYNO_TEST_POSTGRES
