@@ -12,6 +12,7 @@ other features than dyno's code does (resolver 2) is built once for each.
 A unit built twice with the same configuration can only come from a second
 cargo invocation, which scripts/test.sh guards against separately.
 """
+
 import collections
 import json
 import re
@@ -21,8 +22,9 @@ import sys
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    html = open(sys.argv[1], encoding="utf-8").read()
-    found = re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.S)
+    with open(sys.argv[1], encoding="utf-8") as f:
+        html = f.read()
+    found = re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.DOTALL)
     if not found:
         sys.exit(f"{sys.argv[1]}: no UNIT_DATA in this file: is it a cargo --timings report?")
     units = json.loads(found.group(1))
@@ -31,11 +33,13 @@ def main() -> None:
     seen = collections.Counter()
     for u in units:
         target = u["target"].strip() or "lib"
-        print(f'{u["duration"]:.1f}\t{u["name"]}\t{u["version"]}\t{target}\t{u.get("mode", "")}')
+        print(f"{u['duration']:.1f}\t{u['name']}\t{u['version']}\t{target}\t{u.get('mode', '')}")
         seen[(u["name"], u["version"], target)] += 1
     twice = sorted(k for k, n in seen.items() if n > 1)
-    print(f"# {len(units)} units; crates built in more than one configuration: {len(twice)}"
-          + (": " + ", ".join(f"{n} {v} {t}" for n, v, t in twice) if twice else ""))
+    print(
+        f"# {len(units)} units; crates built in more than one configuration: {len(twice)}"
+        + (": " + ", ".join(f"{n} {v} {t}" for n, v, t in twice) if twice else "")
+    )
 
 
 if __name__ == "__main__":

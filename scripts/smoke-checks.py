@@ -4,15 +4,24 @@ exits non-zero with what is wrong.
 
 Usage: scripts/smoke-checks.py CHECK RUN.json   (CHECK: runtimes, engines, net_pow, memory, load)
 """
+
 import json
 import sys
 
 
+def read_run(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def runtimes(path: str) -> None:
-    run = json.load(open(path, encoding="utf-8"))
+    run = read_run(path)
     runtimes = sorted({r["implementation"]["runtime"] for r in run["results"]})
-    wrong = [f'{r["id"]} {r["implementation"]["name"]}' for r in run["results"]
-             if r["verification"]["status"] == "failed"]
+    wrong = [
+        f"{r['id']} {r['implementation']['name']}"
+        for r in run["results"]
+        if r["verification"]["status"] == "failed"
+    ]
     print("runtimes measured:", ", ".join(runtimes), file=sys.stderr)
     want = {"rust", "go", "java", "python", "node"}
     missing = want - set(runtimes)
@@ -21,59 +30,83 @@ def runtimes(path: str) -> None:
 
 
 def engines(path: str) -> None:
-    run = json.load(open(path, encoding="utf-8"))
-    engines = sorted({r["implementation"]["name"] for r in run["results"] if not r["id"].startswith("harness/")})
-    wrong = [f'{r["id"]} {r["implementation"]["name"]}' for r in run["results"]
-             if r["verification"]["status"] != "passed"]
+    run = read_run(path)
+    engines = sorted(
+        {r["implementation"]["name"] for r in run["results"] if not r["id"].startswith("harness/")}
+    )
+    wrong = [
+        f"{r['id']} {r['implementation']['name']}"
+        for r in run["results"]
+        if r["verification"]["status"] != "passed"
+    ]
     missing = {"rocksdb", "mdbx", "redb", "pebble", "leveldb"} - set(engines)
-    unstated = [r["id"] for r in run["results"]
-                if not r["id"].startswith("harness/") and "durability" not in r["parameters"]]
+    unstated = [
+        r["id"]
+        for r in run["results"]
+        if not r["id"].startswith("harness/") and "durability" not in r["parameters"]
+    ]
     print("engines measured:", ", ".join(engines), file=sys.stderr)
     if missing or wrong or unstated or not run["run"]["complete"]:
-        sys.exit(f"missing engines {sorted(missing)}; not verified {wrong}; durability not stated {unstated}; complete {run['run']['complete']}")
+        sys.exit(
+            f"missing engines {sorted(missing)}; not verified {wrong}; "
+            f"durability not stated {unstated}; complete {run['run']['complete']}"
+        )
 
 
 def net_pow(path: str) -> None:
-    run = json.load(open(path, encoding="utf-8"))
-    impls = {r["implementation"]["name"] for r in run["results"] if not r["id"].startswith("harness/")}
-    wrong = [f'{r["id"]} {r["implementation"]["name"]}' for r in run["results"]
-             if r["verification"]["status"] != "passed"]
+    run = read_run(path)
+    impls = {
+        r["implementation"]["name"] for r in run["results"] if not r["id"].startswith("harness/")
+    }
+    wrong = [
+        f"{r['id']} {r['implementation']['name']}"
+        for r in run["results"]
+        if r["verification"]["status"] != "passed"
+    ]
     missing = {"dyno-net", "geth", "ethash", "core-geth"} - impls
     remote = [r for r in run["results"] if r["id"] == "net/handshake/remote-geth"]
     if missing or wrong or not remote or not run["run"]["complete"]:
-        sys.exit(f"missing {sorted(missing)}; not verified {wrong}; remote-geth results {len(remote)}; complete {run['run']['complete']}")
+        sys.exit(
+            f"missing {sorted(missing)}; not verified {wrong}; "
+            f"remote-geth results {len(remote)}; complete {run['run']['complete']}"
+        )
 
 
 def memory(path: str) -> None:
-    run = json.load(open(path, encoding="utf-8"))
+    run = read_run(path)
     rows = [r for r in run["results"] if r["id"].startswith("mem/")]
     runtimes = {r["implementation"]["runtime"] for r in rows}
     problems = []
     if runtimes != {"rust", "go", "java", "node", "python"}:
         problems.append(f"runtimes {sorted(runtimes)}")
     for r in rows:
-        p, name = r["parameters"], f'{r["id"]} {r["implementation"]["name"]}'
+        p, name = r["parameters"], f"{r['id']} {r['implementation']['name']}"
         if r["verification"]["status"] != "passed":
             problems.append(f"{name} not verified")
         if not p.get("rss_peak_bytes") or "rss_start_bytes" not in p:
             problems.append(f"{name} has no peak RSS")
         other = r["implementation"]["runtime"] != "rust"
-        if other and ("gc_count" not in p or "gc_overhead_pct" not in p or not p.get("fresh_worker")):
+        if other and (
+            "gc_count" not in p or "gc_overhead_pct" not in p or not p.get("fresh_worker")
+        ):
             problems.append(f"{name}: GC figures or a fresh worker missing")
         if r["implementation"]["runtime"] == "java" and not p.get("heap_peak_bytes"):
             problems.append(f"{name}: no JVM heap peak")
     if problems or not run["run"]["complete"]:
         sys.exit("; ".join(problems) or "incomplete run")
-    print(f"memory smoke run passed: {len(rows)} scenarios on {', '.join(sorted(runtimes))}", file=sys.stderr)
+    print(
+        f"memory smoke run passed: {len(rows)} scenarios on {', '.join(sorted(runtimes))}",
+        file=sys.stderr,
+    )
 
 
 def load(path: str) -> None:
-    run = json.load(open(path, encoding="utf-8"))
-    l = run["load"][0]
-    c, scan = l["counts"], l["chain_scan"]
+    run = read_run(path)
+    lab = run["load"][0]
+    c, scan = lab["counts"], lab["chain_scan"]
     problems = []
     if not run["run"]["complete"]:
-        problems.append(f'incomplete: {run["run"]["incomplete_reason"]}')
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
     # Every transaction accounted for: each sent one was accepted or rejected
     # with a class, each accepted one is included, pending or dropped, and the
     # included count is what a scan of the chain finds. (How many a slow
@@ -88,12 +121,22 @@ def load(path: str) -> None:
         problems.append(f"chain scan {scan} disagrees with counts {c}")
     if problems:
         sys.exit("; ".join(problems))
-    print(f'load run passed: {c["included"]} of {c["accepted"]} accepted included, chain scan {scan["found"]}, '
-          f'sustained {l["throughput"]["sustained"]:.0f} tx/s, generator ceiling '
-          f'{l["generator"]["self_test_rate"]:.0f} req/s', file=sys.stderr)
+    print(
+        f"load run passed: {c['included']} of {c['accepted']} accepted included, "
+        f"chain scan {scan['found']}, "
+        f"sustained {lab['throughput']['sustained']:.0f} tx/s, generator ceiling "
+        f"{lab['generator']['self_test_rate']:.0f} req/s",
+        file=sys.stderr,
+    )
 
 
-CHECKS = {"runtimes": runtimes, "engines": engines, "net_pow": net_pow, "memory": memory, "load": load}
+CHECKS = {
+    "runtimes": runtimes,
+    "engines": engines,
+    "net_pow": net_pow,
+    "memory": memory,
+    "load": load,
+}
 
 
 def main() -> None:

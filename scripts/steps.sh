@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Timed steps and background jobs for scripts/test.sh (sourced, not run).
 #
 #   step "NAME"              ends the step before it and starts NAME; prints

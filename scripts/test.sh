@@ -112,13 +112,17 @@ python_runtime() {
   fi
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r vectors/gen/requirements.txt
   (cd vectors/gen && ../../"$venv"/bin/python -m pytest -q)
+  part "scripts: ruff on scripts/*.py (the python adapter's pinned ruff and settings)"
+  local ruff=$cache/adapters/python/venv/bin/ruff
+  "$ruff" check --no-cache --config adapters/python/pyproject.toml scripts/
+  "$ruff" format --check --no-cache --config adapters/python/pyproject.toml scripts/
 }
 job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
 job geth "geth's build (Go module proxy) and its dev-node test" geth_node
 job go "the go and go-etc adapters' set-up and tests (after geth's build)" go_runtimes
 job java "the java adapter's set-up and tests" java_runtime
 job node "the node adapter's, anvil's, hardhat's and the contracts' set-up and tests" node_runtimes
-job python "the python adapter's and the vector generator's set-up and tests" python_runtime
+job python "the python adapter's and the vector generator's set-up and tests, ruff on scripts/" python_runtime
 
 step "cargo fmt --check"
 cargo fmt --all --check
