@@ -26,16 +26,8 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
             let (specs, catalog) = load_specs(global)?;
-            let filter = "precompile,opcode/*";
-            let plan = interleave(
-                dyno_spec::plan(&specs, Some(filter), None)
-                    .into_iter()
-                    .filter(|e| e.baseline || e.group != "precompile")
-                    .filter(|e| !(args.quick && dyno_evm::precompile::is_heavy(&e.id)))
-                    .collect(),
-            );
             let measured = measure(
-                plan,
+                gas_plan(&specs, args.quick),
                 catalog,
                 &ctx,
                 &Settings::new(args.quick, &args.output),
@@ -64,6 +56,21 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
     };
     print_stdout(&dyno_report::gas::render(&table, args.output.format.into()))?;
     Ok(outcome)
+}
+
+/// What `dyno gas` measures: every precompile input called directly (its
+/// baseline implementation) and through bytecode, and the opcodes. Each
+/// group is named: a group's name selects that group only, so
+/// `precompile` alone would not reach `precompile-bytecode`.
+fn gas_plan(specs: &[dyno_spec::Spec], quick: bool) -> Vec<dyno_spec::PlanEntry> {
+    let filter = format!("precompile,{},opcode/*", dyno_evm::bytecode::GROUP);
+    interleave(
+        dyno_spec::plan(specs, Some(&filter), None)
+            .into_iter()
+            .filter(|e| e.baseline || e.group != "precompile")
+            .filter(|e| !(quick && dyno_evm::precompile::is_heavy(&e.id)))
+            .collect(),
+    )
 }
 
 /// Each input's direct call, then its bytecode loop, so that the two are
@@ -95,4 +102,43 @@ fn timed(results: &[BenchResult], id: &str) -> Option<Estimate> {
         .iter()
         .filter(|r| r.id == id && r.baseline)
         .find_map(Estimate::of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regression of 8c7ba3a: the plan held no bytecode loop at all.
+    #[test]
+    fn every_direct_input_is_followed_by_its_bytecode_loop_quick_or_not() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let specs = dyno_spec::load_dir(&dir).unwrap();
+        for quick in [false, true] {
+            let plan = gas_plan(&specs, quick);
+            let direct: Vec<_> = plan.iter().filter(|e| e.group == "precompile").collect();
+            assert!(
+                direct.len() > 20,
+                "quick {quick}: {} direct inputs",
+                direct.len()
+            );
+            for d in direct {
+                let twin = format!("{}/{}/{}", dyno_evm::bytecode::GROUP, d.op, d.input);
+                let at = plan.iter().position(|e| e.id == d.id).unwrap();
+                assert_eq!(
+                    plan.get(at + 1).map(|e| e.id.as_str()),
+                    Some(twin.as_str()),
+                    "quick {quick}: {} is not followed by its bytecode loop",
+                    d.id
+                );
+            }
+            assert!(
+                plan.iter().any(|e| e.id == pricing::NOOP_ID),
+                "quick {quick}: no bytecode no-op control"
+            );
+            assert!(
+                plan.iter().any(|e| e.group == "opcode"),
+                "quick {quick}: no opcodes"
+            );
+        }
+    }
 }
