@@ -464,8 +464,8 @@ pub(crate) struct CountArgs {
 #[derive(Debug, Args)]
 pub(crate) struct Output {
     /// At least this many samples per benchmark (default 10, or 5 with
-    /// --quick; never fewer than 5).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(5..))]
+    /// --quick; 5 to 1000000). Past 10000 the run takes that many.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(5..=1_000_000))]
     pub(crate) samples: Option<u32>,
 
     /// Write the JSON result here (and Markdown beside it, as .md).

@@ -246,6 +246,14 @@ fn usage_errors_exit_2_with_advice() {
     let o = dyno(&["run", "--samples", "3"], tmp.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--samples"), "{}", text(&o.stderr));
+    // Past a million, a mistake, not a wish (and no panic: issue 16).
+    let o = dyno(&["gas", "--samples", "4294967295"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--samples") && err.contains("1000000"),
+        "{err}"
+    );
 
     let o = dyno(&["run", "hash", "--impl", "tiny-keccack"], tmp.path());
     assert_eq!(o.status.code(), Some(2));

@@ -40,18 +40,23 @@ pub const LEVEL: f64 = 0.95;
 /// The fewest samples any run may use, `--quick` included.
 pub const MIN_SAMPLES_FLOOR: usize = 5;
 
+/// The most samples a benchmark takes unless more are asked for.
+pub const MAX_SAMPLES: usize = 10_000;
+
 /// Settings for a normal or a `--quick` run. `min_samples` overrides the
-/// default sample floor (never below [`MIN_SAMPLES_FLOOR`]).
+/// default sample floor (never below [`MIN_SAMPLES_FLOOR`]); asking for more
+/// than [`MAX_SAMPLES`] raises the ceiling with it.
 pub fn settings(quick: bool, min_samples: Option<usize>, clock: &Clock) -> Settings {
     const MS: u64 = 1_000_000;
     let min_sample_ns = MS.max((100.0 * clock.resolution_ns).ceil() as u64);
     let default_min = if quick { MIN_SAMPLES_FLOOR } else { 10 };
+    let min_samples = min_samples.unwrap_or(default_min).max(MIN_SAMPLES_FLOOR);
     Settings {
         quick,
         warmup_min_iters: 3,
         warmup_min_ns: if quick { 50 * MS } else { 200 * MS },
-        min_samples: min_samples.unwrap_or(default_min).max(MIN_SAMPLES_FLOOR),
-        max_samples: 10_000,
+        min_samples,
+        max_samples: MAX_SAMPLES.max(min_samples),
         measurement_ns: if quick { 100 * MS } else { 500 * MS },
         min_sample_ns,
         single_threshold_ns: 100_000,
@@ -358,8 +363,11 @@ impl<T: Timer> Engine<T> {
         let s = &self.settings;
         let est = (fastest_ns / 1.1).max(0.1);
         let budget = s.measurement_ns as f64;
+        // A floor above the ceiling (settings made by hand) wins: never a
+        // panicking clamp.
+        let ceiling = s.max_samples.max(s.min_samples);
         let count = |per_sample_ns: f64| -> usize {
-            ((budget / per_sample_ns).ceil() as usize).clamp(s.min_samples, s.max_samples)
+            ((budget / per_sample_ns).ceil() as usize).clamp(s.min_samples, ceiling)
         };
         match mode {
             Mode::Single => vec![1; count(est)],
@@ -682,6 +690,28 @@ pub(crate) mod tests {
             (normal.warmup_min_iters, normal.warmup_min_ns),
             (3, 200_000_000)
         );
+    }
+
+    /// `--samples 20000` panicked in `clamp` (floor above the 10 000
+    /// ceiling): issue 16, defect 1.
+    #[test]
+    fn more_samples_than_the_ceiling_raise_it_instead_of_panicking() {
+        let clock = Clock {
+            source: "simulated".into(),
+            read_cost_ns: READ_NS as f64,
+            resolution_ns: 1.0,
+        };
+        let s = settings(false, Some(20_000), &clock);
+        assert_eq!((s.min_samples, s.max_samples), (20_000, 20_000));
+        assert_eq!(settings(false, None, &clock).max_samples, MAX_SAMPLES);
+        for mode in [Mode::Single, Mode::Batched, Mode::LinearFit] {
+            let engine = Engine::with_timer(s.clone(), SimClock::default());
+            assert!(engine.plan(mode, 1_000_000.0).len() >= 20_000, "{mode:?}");
+            let mut by_hand = sim_settings(false);
+            (by_hand.min_samples, by_hand.max_samples) = (12_000, 10_000);
+            let engine = Engine::with_timer(by_hand, SimClock::default());
+            assert!(engine.plan(mode, 1_000_000.0).len() >= 12_000, "{mode:?}");
+        }
     }
 
     #[test]
