@@ -22,8 +22,11 @@ import sys
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    with open(sys.argv[1], encoding="utf-8") as f:
-        html = f.read()
+    try:
+        with open(sys.argv[1], encoding="utf-8") as f:
+            html = f.read()
+    except OSError as e:
+        sys.exit(f"{sys.argv[1]}: cannot read the timings report: {e}")
     found = re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.DOTALL)
     if not found:
         sys.exit(f"{sys.argv[1]}: no UNIT_DATA in this file: is it a cargo --timings report?")

@@ -10,8 +10,11 @@ import sys
 
 
 def read_run(path: str) -> dict:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read the run's JSON: {e}")
 
 
 def runtimes(path: str) -> None:

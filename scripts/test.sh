@@ -45,10 +45,14 @@ trap 'rc=$?; jobs_stop; steps_report; rm -rf "$smoke"; scripts/postgres.sh stop 
 
 step "set-up: pinned go-ethereum module (precompile vectors), libclang (bindgen), clang in CI"
 scripts/setup.sh
+# Debian's packages, refreshing the package lists once if they are stale.
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" \
+    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; }
+}
 # Before the background jobs, which use apt too (one dpkg at a time).
 if [ "${CI:-}" = true ] && ! command -v clang++-14 >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-14 >&2 \
-    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang-14 >&2; }
+  apt_install clang-14 >&2
 fi
 
 # In CI (CI=true) a missing runtime is an error, not a skip: the machine is
@@ -62,16 +66,13 @@ runtime_test() { # DIR HOME: an adapter's or dev node's own tests
   fi
   return "$rc"
 }
-part() { printf '\n-- [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+part() { printf '\n-- [%s] %s\n' "$(_mmss "$SECONDS")" "$*"; } # a step inside a job
 
 system_packages() {
   part "headless Chromium (Debian's package) for the HTML report's browser test"
   scripts/chromium.sh
   part "valgrind (Debian's package) for callgrind instruction counts"
-  if ! command -v valgrind >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind \
-      || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
-  fi
+  command -v valgrind >/dev/null || apt_install valgrind
   valgrind --version
   part "a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
   scripts/postgres.sh start "$pgdir" >"$STEPS_LOGS/postgres.url"
