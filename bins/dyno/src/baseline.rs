@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use dyno_format::Run;
+use dyno_format::{Run, VerificationStatus};
+use dyno_format::destination::Destination;
 use dyno_format::baseline::{BASELINE_FORMAT, Baseline, BaselineVersion};
 
 use crate::cli::{BaselineAction, BaselineArgs, Global};
@@ -39,10 +40,34 @@ fn save(global: &Global, name: &str, from: &str, reason: &str) -> anyhow::Result
     if reason.trim().is_empty() {
         anyhow::bail!("--reason is empty: say why this baseline version exists");
     }
-    let (run, label) = history::resolve_run(global, from)?;
+    let (mut run, label) = history::resolve_run(global, from)?;
     if run.results.is_empty() {
         anyhow::bail!("{label} has no benchmark results to keep as a baseline");
     }
+    // A baseline keeps verified timings only: a wrong result has no time
+    // to compare with, and kept, it would fail every later check with a
+    // message about the baseline rather than the code.
+    let wrong: Vec<String> = run
+        .results
+        .iter()
+        .filter(|r| r.verification.status == VerificationStatus::Failed)
+        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
+        .collect();
+    if wrong.len() == run.results.len() {
+        for w in &wrong {
+            eprintln!("dyno: WRONG result: {w}");
+        }
+        eprintln!(
+            "dyno: nothing saved: every result in {label} is a wrong result; fix them and \
+             measure again"
+        );
+        return Ok(Outcome::Failed);
+    }
+    for w in &wrong {
+        eprintln!("dyno: warning: left out of the baseline: {w} (a wrong result)");
+    }
+    run.results
+        .retain(|r| r.verification.status != VerificationStatus::Failed);
     if !run.run.complete {
         eprintln!(
             "dyno: warning: {label} is incomplete ({}); saving it anyway",
@@ -75,7 +100,7 @@ fn save(global: &Global, name: &str, from: &str, reason: &str) -> anyhow::Result
 }
 
 fn list(global: &Global) -> anyhow::Result<Outcome> {
-    let mut store = history::open(global)?;
+    let mut store = history::open_read(global)?;
     let rows = store.baselines()?;
     if rows.is_empty() {
         eprintln!(
@@ -100,7 +125,7 @@ fn list(global: &Global) -> anyhow::Result<Outcome> {
 
 /// A baseline by name from the history, with a helpful error.
 pub(crate) fn by_name(global: &Global, name: &str) -> anyhow::Result<Baseline> {
-    let mut store = history::open(global)?;
+    let mut store = history::open_read(global)?;
     match store.baseline(name)? {
         Some(b) => Ok(b),
         None => {
@@ -155,15 +180,16 @@ fn show(global: &Global, name: &str, json: bool) -> anyhow::Result<Outcome> {
 }
 
 fn export(global: &Global, name: &str, out: &Path) -> anyhow::Result<Outcome> {
+    let dest = Destination::check(out).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
     let b = by_name(global, name)?;
-    if out.as_os_str() == "-" {
+    if dest == Destination::Stdout {
         print_stdout(&b.to_json())?;
     } else {
-        b.write(out)?;
+        dest.write(b.to_json().as_bytes())?;
         eprintln!(
             "dyno: baseline {name} ({} versions) written to {}",
             b.versions.len(),
-            out.display()
+            dest
         );
     }
     Ok(Outcome::Ok)
@@ -209,6 +235,14 @@ pub(crate) fn resolve(global: &Global, what: &str) -> anyhow::Result<(Run, Strin
             )
         })?;
         return Ok((run, what.to_string()));
+    }
+    // A name with a slash or a .json ending is a file someone meant: say
+    // that it is missing, not that no baseline has that name.
+    if what.contains('/') || what.ends_with(".json") {
+        anyhow::bail!(
+            "--baseline {what}: no such file; give an existing baseline or result file, or the \
+             name of a baseline in the history (`dyno baseline list`)"
+        );
     }
     let b = by_name(global, what)?;
     let v = b.latest().expect("stored baselines have versions");

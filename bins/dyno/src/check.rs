@@ -47,14 +47,33 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
             let mut m = measure_keys(global, &base, &keys, None, args.quiet)?;
             if counting {
                 crate::instructions::count_run(global, &mut m.run, args.quiet)?;
-                m.run.write(&m.json)?;
+                m.rewrite()?;
             }
-            history::save(global, &m.run, &m.json, args.quiet);
-            let label = format!("run {} (measured now, {})", m.run.run.id, m.json.display());
+            history::save(global, &m.run, m.file(), args.quiet);
+            m.check_written()?;
+            let label = format!("run {} (measured now, {})", m.run.run.id, m.json);
             (m.run, label, true)
         }
     };
-    let first = dyno_gate::compare(&base, &new, &base_label, &new_label, &opts)?;
+    let wrong: Vec<String> = new
+        .results
+        .iter()
+        .filter(|r| r.verification.status == VerificationStatus::Failed)
+        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
+        .collect();
+    let first = match dyno_gate::compare(&base, &new, &base_label, &new_label, &opts) {
+        Ok(c) => c,
+        // Nothing left to compare because every result is wrong: that is
+        // a wrong result (exit 1), not a usage error.
+        Err(e) if !wrong.is_empty() => {
+            for w in &wrong {
+                eprintln!("dyno: WRONG result: {w}");
+            }
+            eprintln!("dyno: nothing to compare ({e}): the results above are wrong");
+            return Ok(Outcome::Failed);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let rounds = if args.no_remeasure { 0 } else { args.remeasure };
     let result = if first.count(dyno_gate::Verdict::Regressed) == 0 || rounds == 0 {
         first
@@ -77,12 +96,6 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&render(&result, args.format, color)?)?;
 
-    let wrong: Vec<String> = new
-        .results
-        .iter()
-        .filter(|r| r.verification.status == VerificationStatus::Failed)
-        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
-        .collect();
     for w in &wrong {
         eprintln!("dyno: WRONG result: {w}");
     }
@@ -90,11 +103,20 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
     if regressed > 0 {
         eprintln!("dyno: {regressed} confirmed regression(s)");
     }
-    Ok(if regressed > 0 || !wrong.is_empty() {
-        Outcome::Failed
-    } else {
-        Outcome::Ok
-    })
+    if regressed > 0 || !wrong.is_empty() {
+        return Ok(Outcome::Failed);
+    }
+    // A gate that did not see every benchmark has not passed.
+    if !new.run.complete {
+        anyhow::bail!(
+            "the check is incomplete: {new_label} is incomplete ({}), so {} of {} benchmarks \
+             have insufficient data; the gate did not pass",
+            new.run.incomplete_reason.as_deref().unwrap_or("stopped"),
+            result.count(dyno_gate::Verdict::Insufficient),
+            result.rows.len()
+        );
+    }
+    Ok(Outcome::Ok)
 }
 
 /// How to look again at flagged benchmarks.
@@ -236,7 +258,7 @@ fn measure_keys(
             only: Some(keys),
             quick,
         },
-        &Settings::new(quick, &output),
+        &Settings::new(quick, &output)?,
     )
 }
 

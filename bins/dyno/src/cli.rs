@@ -38,14 +38,14 @@ pub(crate) struct Cli {
 /// Options shared by every command.
 #[derive(Debug, Args)]
 pub(crate) struct Global {
-    /// Folder of benchmark specs (*.toml). Default: ./specs, else the one
-    /// dyno was built with.
-    #[arg(long, global = true, env = "DYNO_SPECS", value_name = "DIR")]
+    /// Folder of benchmark specs (*.toml). Default: $DYNO_SPECS, else
+    /// ./specs, else the one dyno was built with.
+    #[arg(long, global = true, value_name = "DIR")]
     pub(crate) specs: Option<PathBuf>,
 
-    /// Folder of test vectors. Default: ./vectors, else the one dyno was
-    /// built with.
-    #[arg(long, global = true, env = "DYNO_VECTORS", value_name = "DIR")]
+    /// Folder of test vectors. Default: $DYNO_VECTORS, else ./vectors, else
+    /// the one dyno was built with.
+    #[arg(long, global = true, value_name = "DIR")]
     pub(crate) vectors: Option<PathBuf>,
 
     /// When to colour output: auto colours a terminal unless NO_COLOR is set
@@ -54,20 +54,65 @@ pub(crate) struct Global {
     pub(crate) color: ColorChoice,
 
     /// The run history: a SQLite file, or a `postgres://user:pass@host/db`
-    /// URL a team shares. Default: $DYNO_DATA/history.sqlite, else
-    /// $XDG_DATA_HOME/dyno/history.sqlite, else ~/.local/share/dyno/history.sqlite.
-    #[arg(long, global = true, env = "DYNO_STORE", value_name = "PATH|URL")]
+    /// URL a team shares. Default: $DYNO_STORE, else
+    /// $DYNO_DATA/history.sqlite, else $XDG_DATA_HOME/dyno/history.sqlite,
+    /// else ~/.local/share/dyno/history.sqlite.
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub(crate) store: Option<String>,
 
     /// Do not save runs to the history (their JSON is still written).
-    /// DYNO_NO_STORE takes 1/0, true/false, yes/no, on/off.
-    #[arg(
-        long,
-        global = true,
-        env = "DYNO_NO_STORE",
-        value_parser = clap::builder::BoolishValueParser::new()
-    )]
+    /// Also set by DYNO_NO_STORE=1 (or true, yes, on; 0, false, no, off
+    /// leave it off).
+    #[arg(long, global = true)]
     pub(crate) no_store: bool,
+}
+
+/// The environment variables behind [`Global`]'s flags.
+pub(crate) const ENV_SPECS: &str = "DYNO_SPECS";
+pub(crate) const ENV_VECTORS: &str = "DYNO_VECTORS";
+pub(crate) const ENV_STORE: &str = "DYNO_STORE";
+pub(crate) const ENV_NO_STORE: &str = "DYNO_NO_STORE";
+
+impl Global {
+    /// Fill what the flags left unset from the environment (`var` reads
+    /// it). A flag wins over its variable; an empty variable counts as
+    /// unset, for every variable alike; a malformed one is an error that
+    /// names the variable, not the flag.
+    pub(crate) fn with_env(
+        mut self,
+        var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> anyhow::Result<Self> {
+        let set = |name: &str| var(name).filter(|v| !v.is_empty());
+        if self.specs.is_none() {
+            self.specs = set(ENV_SPECS).map(PathBuf::from);
+        }
+        if self.vectors.is_none() {
+            self.vectors = set(ENV_VECTORS).map(PathBuf::from);
+        }
+        if self.store.is_none() {
+            self.store = match set(ENV_STORE) {
+                Some(v) => Some(v.into_string().map_err(|_| {
+                    anyhow::anyhow!("{ENV_STORE}: not valid UTF-8; give a path or a postgres:// URL")
+                })?),
+                None => None,
+            };
+        }
+        if !self.no_store
+            && let Some(v) = set(ENV_NO_STORE)
+        {
+            let text = v.to_string_lossy().trim().to_ascii_lowercase();
+            self.no_store = match text.as_str() {
+                "1" | "true" | "yes" | "on" | "y" => true,
+                "0" | "false" | "no" | "off" | "n" => false,
+                _ => anyhow::bail!(
+                    "{ENV_NO_STORE}={:?}: not a yes or no; use 1/0, true/false, yes/no or \
+                     on/off, or unset it",
+                    v.to_string_lossy()
+                ),
+            };
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -732,9 +777,9 @@ pub(crate) struct ReportArgs {
     /// Add a trend chart of this id over the history (repeatable).
     #[arg(long, value_name = "ID")]
     pub(crate) trend: Vec<String>,
-    /// Runs of history in a trend.
-    #[arg(long, default_value_t = 50, value_name = "N")]
-    pub(crate) trend_runs: usize,
+    /// Runs of history in a trend (at least 2: a trend needs two points).
+    #[arg(long, default_value_t = 50, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub(crate) trend_runs: u32,
     /// The fork whose schedule prices precompiles in the gas chart.
     #[arg(long, default_value = "osaka", value_name = "FORK")]
     pub(crate) fork: String,

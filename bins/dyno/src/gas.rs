@@ -3,6 +3,7 @@
 
 use anyhow::Context as _;
 use dyno_evm::gas::Schedule;
+use dyno_format::destination::Destination;
 use dyno_evm::pricing::{self, Estimate};
 use dyno_format::{BenchResult, Run};
 use dyno_report::gas::GasTable;
@@ -25,17 +26,20 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
     let (run, outcome) = match &args.from {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
+            let settings = Settings::new(args.quick, &args.output)?;
+            if settings.out == Some(Destination::Stdout) {
+                anyhow::bail!(
+                    "-o -: `dyno gas` prints its table on stdout; give -o a file for the \
+                     run's JSON (or price a saved run with --from)"
+                );
+            }
             let (specs, catalog) = load_specs(global)?;
-            let measured = measure(
-                gas_plan(&specs, args.quick),
-                catalog,
-                &ctx,
-                &Settings::new(args.quick, &args.output),
-            )?;
+            let measured = measure(gas_plan(&specs, args.quick), catalog, &ctx, &settings)?;
             measured.announce();
-            crate::history::save(global, &measured.run, &measured.json, args.output.quiet);
-            let outcome = report_problems(&measured.run, &measured.errors, false)?;
-            (measured.run, outcome)
+            crate::history::save(global, &measured.run, measured.file(), args.output.quiet);
+            let outcome = report_problems(&measured.run, &measured.errors, false);
+            measured.check_written()?;
+            (measured.run, outcome?)
         }
     };
 

@@ -13,7 +13,7 @@ use crate::{Outcome, print_stdout};
 /// The store `--store` (or `DYNO_STORE`) names, else the default file.
 pub(crate) fn location(global: &Global) -> anyhow::Result<Location> {
     match &global.store {
-        Some(s) if !s.trim().is_empty() => Ok(Location::parse(s.trim())),
+        Some(s) if !s.trim().is_empty() => Ok(Location::parse(s.trim())?),
         _ => Ok(Location::default_location()?),
     }
 }
@@ -24,10 +24,17 @@ pub(crate) fn open(global: &Global) -> anyhow::Result<Store> {
     Store::open(&loc).with_context(|| "opening the run history (--store)".to_string())
 }
 
+/// Open the history for a command that only reads it: a store that does
+/// not exist is an error naming it, never created empty.
+pub(crate) fn open_read(global: &Global) -> anyhow::Result<Store> {
+    let loc = location(global)?;
+    Store::open_existing(&loc).with_context(|| "opening the run history (--store)".to_string())
+}
+
 /// Save a finished run whose JSON is already on disk at `json`. A failure
 /// is a warning, never an error: the run is safe in its file, and the
 /// message says how to add it later.
-pub(crate) fn save(global: &Global, run: &Run, json: &Path, quiet: bool) {
+pub(crate) fn save(global: &Global, run: &Run, json: Option<&Path>, quiet: bool) {
     if global.no_store {
         return;
     }
@@ -38,14 +45,18 @@ pub(crate) fn save(global: &Global, run: &Run, json: &Path, quiet: bool) {
     match saved {
         Ok(loc) if !quiet => eprintln!("dyno: saved run {} to the history ({loc})", run.run.id),
         Ok(_) => {}
-        Err(e) => {
-            eprintln!(
+        Err(e) => match json {
+            Some(json) => eprintln!(
                 "dyno: warning: the run was not saved to the history: {e:#}\n  \
                  its results are safe in {}; add them later with `dyno history --import {}`",
                 json.display(),
                 json.display()
-            );
-        }
+            ),
+            None => eprintln!(
+                "dyno: warning: the run was not saved to the history: {e:#}\n  \
+                 its results went to the -o destination only"
+            ),
+        },
     }
 }
 
@@ -68,7 +79,7 @@ pub(crate) fn resolve_run(global: &Global, what: &str) -> anyhow::Result<(Run, S
             })
             .transpose()?,
     };
-    let mut store = open(global)?;
+    let mut store = open_read(global)?;
     let loc = store.location().to_string();
     let found = match back {
         Some(0) => store.latest_run()?,
@@ -81,6 +92,17 @@ pub(crate) fn resolve_run(global: &Global, what: &str) -> anyhow::Result<(Run, S
     match found {
         Some(run) => {
             let label = format!("run {}", run.run.id);
+            if back.is_some() {
+                // Say which run `latest` is, so a gate never compares an
+                // older run than the one it thinks.
+                eprintln!(
+                    "dyno: {what} is run {} (started {}, {} results{}) in {loc}",
+                    run.run.id,
+                    run.run.started_at,
+                    run.results.len(),
+                    if run.run.complete { "" } else { ", incomplete" }
+                );
+            }
             Ok((run, label))
         }
         None if back.is_some() => anyhow::bail!(
@@ -111,7 +133,11 @@ fn looks_like_path(s: &str) -> bool {
 
 /// `dyno history`.
 pub(crate) fn history(global: &Global, args: &HistoryArgs) -> anyhow::Result<Outcome> {
-    let mut store = open(global)?;
+    let mut store = if args.import.is_empty() {
+        open_read(global)?
+    } else {
+        open(global)?
+    };
     if !args.import.is_empty() {
         for file in &args.import {
             let run = Run::read(file)?;

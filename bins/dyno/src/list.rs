@@ -7,6 +7,9 @@ use crate::{Outcome, load_specs, print_stdout};
 
 pub(crate) fn list(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> {
     let (specs, catalog) = load_specs(global)?;
+    if let Some(filter) = &args.filter {
+        dyno_spec::check_filter(&specs, filter)?;
+    }
     // With no filter, list everything, default suites or not.
     let filter = args.filter.as_deref().or(Some("*"));
     let entries = dyno_spec::plan(&specs, filter, None);

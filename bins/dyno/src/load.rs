@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use dyno_format::Run;
+use dyno_format::destination::Destination;
 use dyno_load::lab::{self, Options, Outcome, SignerMode, Target};
 use dyno_load::read;
 use dyno_load::schedule::Schedule;
@@ -164,7 +165,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
                 dyno_load::node::kill_all();
                 std::process::exit(130);
             }
-            eprintln!("\ndyno: interrupted; stopping the load, saving what was measured and stopping the node (Ctrl-C again to quit now)");
+            eprintln!("\ndyno: interrupted (Ctrl-C or a termination signal); stopping the load, saving what was measured and stopping the node (Ctrl-C again to quit now)");
         })
         .context("installing the Ctrl-C handler")?;
     }
@@ -190,7 +191,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
     let environment = dyno_runner::env::capture(clock, env!("DYNO_RUSTC_VERSION"));
     let mut run = dyno_runner::new_run(
         dyno_runner::Invocation {
-            command_line: std::env::args().collect(),
+            command_line: dyno_format::redact::command_line(std::env::args()),
             dyno_version: env!("CARGO_PKG_VERSION").into(),
             git_commit: option_env!("DYNO_GIT_COMMIT").map(String::from),
         },
@@ -201,6 +202,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}-load.json", run.run.id)));
+    let out = load_destination(&out)?;
     let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
     let base = out
         .file_stem()
@@ -323,7 +325,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
     run.run.incomplete_reason = if run.run.complete {
         None
     } else if interrupt.load(Ordering::Relaxed) {
-        Some("interrupted (Ctrl-C)".into())
+        Some("interrupted (Ctrl-C or a termination signal)".into())
     } else {
         failure
             .as_ref()
@@ -347,7 +349,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
                 }
             );
         }
-        crate::history::save(global, &run, &out, quiet);
+        crate::history::save(global, &run, Some(&out), quiet);
         let text = match args.format {
             LoadFormat::Table => dyno_report::load::table(&run),
             LoadFormat::Json => run.to_json(),
@@ -426,6 +428,26 @@ fn is_wrong(o: &Outcome) -> bool {
         .rejected_by_class
         .contains_key("hash_mismatch")
         || o.result.chain_scan.as_ref().is_some_and(|s| !s.matches)
+}
+
+/// The result file, checked before any node starts: a file (the CSV and
+/// plots go beside it), writable, and not its own Markdown twin. A
+/// symbolic link is followed.
+fn load_destination(out: &Path) -> anyhow::Result<PathBuf> {
+    let dest = Destination::check(out).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+    dest.beside("md").map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+    match dest {
+        Destination::File(path) => Ok(path),
+        Destination::Stdout => anyhow::bail!(
+            "-o -: the load lab writes CSV and plots beside its result file, so -o names a \
+             file; for the result JSON on stdout use --format json"
+        ),
+        Destination::Special(p) => anyhow::bail!(
+            "-o {}: not a regular file; the load lab writes CSV and plots beside its result \
+             file, so -o names a file (for the JSON on stdout use --format json)",
+            p.display()
+        ),
+    }
 }
 
 fn save(run: &mut Run, out: &Path) -> anyhow::Result<()> {

@@ -39,21 +39,11 @@ enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::List(args) => list::list(&cli.global, args),
-        Command::Run(args) => run::run(&cli.global, args),
-        Command::Gas(args) => gas::gas(&cli.global, args),
-        Command::Setup(args) => setup::setup(args),
-        Command::Doctor(args) => setup::doctor(args),
-        Command::Load(args) => load::load(&cli.global, args),
-        Command::Baseline(args) => baseline::baseline(&cli.global, args),
-        Command::Check(args) => check::check(&cli.global, args),
-        Command::Compare(args) => check::compare(&cli.global, args),
-        Command::Report(args) => report::report(&cli.global, args),
-        Command::History(args) => history::history(&cli.global, args),
-        Command::Count(args) => instructions::count(&cli.global, args),
-    };
+    let Cli { command, global } = Cli::parse_from(help_args(std::env::args_os()));
+    let color = global.color;
+    let result = global
+        .with_env(|name| std::env::var_os(name))
+        .and_then(|global| dispatch(&command, &global));
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
@@ -61,19 +51,65 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            let color = use_color(cli.global.color, std::io::stderr().is_terminal());
+            let color = use_color(color, std::io::stderr().is_terminal());
             let label = if color {
                 "\x1b[1;31merror\x1b[0m"
             } else {
                 "error"
             };
-            eprintln!("{label}: {e}");
-            for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+            for (k, line) in error_lines(&e).iter().enumerate() {
+                if k == 0 {
+                    eprintln!("{label}: {line}");
+                } else {
+                    eprintln!("  caused by: {line}");
+                }
             }
             ExitCode::from(2)
         }
     }
+}
+
+fn dispatch(command: &Command, global: &cli::Global) -> anyhow::Result<Outcome> {
+    match command {
+        Command::List(args) => list::list(global, args),
+        Command::Run(args) => run::run(global, args),
+        Command::Gas(args) => gas::gas(global, args),
+        Command::Setup(args) => setup::setup(args),
+        Command::Doctor(args) => setup::doctor(args),
+        Command::Load(args) => load::load(global, args),
+        Command::Baseline(args) => baseline::baseline(global, args),
+        Command::Check(args) => check::check(global, args),
+        Command::Compare(args) => check::compare(global, args),
+        Command::Report(args) => report::report(global, args),
+        Command::History(args) => history::history(global, args),
+        Command::Count(args) => instructions::count(global, args),
+    }
+}
+
+/// `dyno help [COMMAND] --help` means `dyno help [COMMAND]` (clap's help
+/// subcommand takes no flags of its own).
+fn help_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let args: Vec<_> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "help") {
+        let mut kept: Vec<_> = args[..2].to_vec();
+        kept.extend(args[2..].iter().filter(|a| *a != "--help" && *a != "-h").cloned());
+        return kept;
+    }
+    args
+}
+
+/// An error and its causes, one line each, leaving out a cause that the
+/// line before already says in full (an OS error the message quoted).
+fn error_lines(e: &anyhow::Error) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if lines.last().is_some_and(|prev| prev.contains(&text)) {
+            continue;
+        }
+        lines.push(text);
+    }
+    lines
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -114,10 +150,11 @@ fn color_enabled(
 /// Write data to stdout; a closed pipe surfaces as an error that `main`
 /// treats as success.
 fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context as _;
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing to stdout")
 }
 
 /// A data folder: the flag, else `./NAME` if present, else the repository
@@ -169,6 +206,70 @@ fn load_specs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cause_already_quoted_is_not_repeated() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let quoted = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::NotFound))
+            .context(format!("x.json: {io}"));
+        assert_eq!(error_lines(&quoted), [format!("x.json: {io}")]);
+        let new = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_lines(&new), ["outer", "inner"]);
+    }
+
+    #[test]
+    fn help_takes_help() {
+        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(help_args(os(&["dyno", "help", "--help"])), os(&["dyno", "help"]));
+        assert_eq!(
+            help_args(os(&["dyno", "help", "run", "-h"])),
+            os(&["dyno", "help", "run"])
+        );
+        assert_eq!(
+            help_args(os(&["dyno", "run", "--help"])),
+            os(&["dyno", "run", "--help"])
+        );
+    }
+
+    #[test]
+    fn empty_variables_are_unset_and_bad_ones_are_named() {
+        use clap::Parser as _;
+        let parse = |args: &[&str], env: &'static [(&'static str, &'static str)]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            cli.global.with_env(move |name| {
+                env.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            })
+        };
+        let empty: &'static [_] = &[
+            ("DYNO_SPECS", ""),
+            ("DYNO_VECTORS", ""),
+            ("DYNO_STORE", ""),
+            ("DYNO_NO_STORE", ""),
+        ];
+        let g = parse(&["dyno", "list"], empty).unwrap();
+        assert_eq!((g.specs, g.vectors, g.store, g.no_store), (None, None, None, false));
+        let set: &'static [_] = &[
+            ("DYNO_SPECS", "s"),
+            ("DYNO_VECTORS", "v"),
+            ("DYNO_STORE", "h.sqlite"),
+            ("DYNO_NO_STORE", "yes"),
+        ];
+        let g = parse(&["dyno", "list"], set).unwrap();
+        assert_eq!(g.specs, Some("s".into()));
+        assert_eq!(g.vectors, Some("v".into()));
+        assert_eq!(g.store.as_deref(), Some("h.sqlite"));
+        assert!(g.no_store);
+        // A flag wins over its variable.
+        let g = parse(&["dyno", "list", "--specs", "flag"], set).unwrap();
+        assert_eq!(g.specs, Some("flag".into()));
+        let e = parse(&["dyno", "list"], &[("DYNO_NO_STORE", "maybe")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("DYNO_NO_STORE=\"maybe\""), "{e}");
+        assert!(!e.contains("--no-store"), "{e}");
+    }
 
     #[test]
     fn colour_only_on_a_terminal_without_no_color_or_dumb_term() {

@@ -5,12 +5,28 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use dyno_format::Run;
+use dyno_format::destination::Destination;
 use dyno_report::html::{GasInput, HtmlInput, RunInput, Trend, TrendPoint};
 
 use crate::cli::{Global, ReportArgs, ReportFormat};
 use crate::{Outcome, data_dir, history, print_stdout};
 
 pub(crate) fn report(global: &Global, args: &ReportArgs) -> anyhow::Result<Outcome> {
+    let dest = match &args.out {
+        Some(path) => Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?,
+        None => Destination::Stdout,
+    };
+    if let Some(out) = dest.path() {
+        for what in &args.runs {
+            if same_file(Path::new(what), out) {
+                anyhow::bail!(
+                    "-o {}: that is also the input {what}, which the report would overwrite; \
+                     choose another name",
+                    out.display()
+                );
+            }
+        }
+    }
     let mut runs: Vec<(Run, Option<PathBuf>)> = Vec::new();
     for what in &args.runs {
         let (run, _) = history::resolve_run(global, what)?;
@@ -51,14 +67,22 @@ pub(crate) fn report(global: &Global, args: &ReportArgs) -> anyhow::Result<Outco
             one(dyno_report::gobench::render)
         }
     };
-    match &args.out {
-        Some(path) => {
-            dyno_format::write_atomic(path, text.as_bytes())?;
-            eprintln!("dyno: wrote {}", path.display());
+    match dest {
+        Destination::Stdout => print_stdout(&text)?,
+        dest => {
+            dest.write(text.as_bytes())?;
+            eprintln!("dyno: wrote {dest}");
         }
-        None => print_stdout(&text)?,
     }
     Ok(Outcome::Ok)
+}
+
+/// Whether two paths name one existing file (through links and `..`).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn html(
@@ -121,10 +145,10 @@ fn history_trends(global: &Global, args: &ReportArgs) -> anyhow::Result<Vec<Tren
     if args.trend.is_empty() {
         return Ok(Vec::new());
     }
-    let mut store = history::open(global)?;
+    let mut store = history::open_read(global)?;
     let mut out: Vec<Trend> = Vec::new();
     for id in &args.trend {
-        let points = store.history(id, None, args.trend_runs)?;
+        let points = store.history(id, None, args.trend_runs as usize)?;
         if points.is_empty() {
             anyhow::bail!(
                 "--trend {id}: no saved run in {} measured it; check the id with `dyno history`",

@@ -2,11 +2,12 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use anyhow::Context as _;
+use dyno_format::destination::Destination;
 use dyno_format::{Implementation, Run, VerificationStatus};
 use dyno_runner::{Engine, Invocation, Job, Progress};
 use dyno_workload::{BenchDef, Ctx};
@@ -18,8 +19,15 @@ use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     check_knobs()?;
+    let settings = Settings::new(args.quick, &args.output)?;
     if args.instructions {
         crate::instructions::check_valgrind()?;
+        if settings.out == Some(Destination::Stdout) {
+            anyhow::bail!(
+                "-o - with --instructions: the counts are added after the run is written; \
+                 give -o a file name"
+            );
+        }
     }
     let mut measured = select_and_measure(
         global,
@@ -29,21 +37,27 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
             only: None,
             quick: args.quick,
         },
-        &Settings::new(args.quick, &args.output),
+        &settings,
     )?;
     if args.instructions {
         crate::instructions::count_run(global, &mut measured.run, args.output.quiet)?;
-        measured.run.write(&measured.json)?;
+        measured.rewrite()?;
     }
-    let color = use_color(global.color, std::io::stdout().is_terminal());
-    print_stdout(&dyno_report::render(
-        &measured.run,
-        args.output.format.into(),
-        color,
-    ))?;
     measured.announce();
-    crate::history::save(global, &measured.run, &measured.json, args.output.quiet);
-    report_problems(&measured.run, &measured.errors, args.fail_on_target)
+    // The history first: a failure to print (a full stdout) must not
+    // cost the run its place there.
+    crate::history::save(global, &measured.run, measured.file(), args.output.quiet);
+    if measured.json != Destination::Stdout {
+        let color = use_color(global.color, std::io::stdout().is_terminal());
+        print_stdout(&dyno_report::render(
+            &measured.run,
+            args.output.format.into(),
+            color,
+        ))?;
+    }
+    let outcome = report_problems(&measured.run, &measured.errors, args.fail_on_target);
+    measured.check_written()?;
+    outcome
 }
 
 /// Refuse a malformed test-only knob before measuring anything.
@@ -74,7 +88,21 @@ pub(crate) fn select_and_measure(
     what: &Selected<'_>,
     how: &Settings,
 ) -> anyhow::Result<Measured> {
+    if let Some(impls) = what.impls
+        && impls.iter().all(|i| i.trim().is_empty())
+    {
+        anyhow::bail!(
+            "--impl is empty; give implementation names (k256,geth), runtimes (rust, {}) or all",
+            others::RUNTIMES.join(", ")
+        );
+    }
     let (specs, catalog) = load_specs(global)?;
+    // A filter someone typed must select what it says; the ids `dyno
+    // check` builds from a baseline (`only`) may name benchmarks the specs
+    // no longer have, which the comparison then reports.
+    if let (Some(filter), None) = (what.filter, what.only) {
+        dyno_spec::check_filter(&specs, filter)?;
+    }
     let sel = Selection::parse(what.impls);
     let plan = dyno_spec::plan(&specs, what.filter, None);
     if plan.is_empty() {
@@ -127,21 +155,38 @@ pub(crate) fn context(global: &Global) -> Ctx {
 pub(crate) struct Settings {
     pub(crate) quick: bool,
     pub(crate) samples: Option<u32>,
-    /// The JSON result's path (Markdown beside it); default
-    /// `dyno-results/<run-id>.json`.
-    pub(crate) out: Option<PathBuf>,
+    /// Where the JSON result goes (Markdown beside it), checked; `None`
+    /// for the default, `dyno-results/<run-id>.json`.
+    pub(crate) out: Option<Destination>,
     pub(crate) quiet: bool,
 }
 
+/// The folder results go to when `-o` is not given.
+pub(crate) const RESULTS_DIR: &str = "dyno-results";
+
 impl Settings {
-    /// From `--quick` and the shared output options.
-    pub(crate) fn new(quick: bool, output: &Output) -> Self {
-        Self {
+    /// From `--quick` and the shared output options, with `-o` (or the
+    /// default folder) checked before anything is measured.
+    pub(crate) fn new(quick: bool, output: &Output) -> anyhow::Result<Self> {
+        let out = match &output.out {
+            Some(path) => {
+                let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+                dest.beside("md")
+                    .map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+                Some(dest)
+            }
+            None => {
+                Destination::check(&PathBuf::from(RESULTS_DIR).join("run.json"))
+                    .map_err(|e| anyhow::anyhow!("{RESULTS_DIR}/, where results go without -o: {e}; or give -o FILE"))?;
+                None
+            }
+        };
+        Ok(Self {
             quick,
             samples: output.samples,
-            out: output.out.clone(),
+            out,
             quiet: output.quiet,
-        }
+        })
     }
 }
 
@@ -150,18 +195,49 @@ impl Settings {
 pub(crate) struct Measured {
     pub(crate) run: Run,
     pub(crate) errors: Vec<(String, dyno_workload::BuildError)>,
-    pub(crate) json: PathBuf,
-    pub(crate) markdown: PathBuf,
+    /// Where the JSON went: `-o`, the default file, or, if writing there
+    /// failed, the fallback file.
+    pub(crate) json: Destination,
+    /// The Markdown beside a JSON file.
+    pub(crate) markdown: Option<PathBuf>,
+    /// What failed at the end, said in full (where the results are instead).
+    pub(crate) write_error: Option<String>,
 }
 
 impl Measured {
     /// Say on stderr where the results went.
     pub(crate) fn announce(&self) {
-        eprintln!(
-            "dyno: wrote {} and {}",
-            self.json.display(),
-            self.markdown.display()
-        );
+        match (&self.json, &self.markdown) {
+            (Destination::Stdout, _) => eprintln!("dyno: wrote the result JSON to stdout"),
+            (json, Some(md)) => eprintln!("dyno: wrote {json} and {}", md.display()),
+            (json, None) => eprintln!("dyno: wrote {json}"),
+        }
+    }
+
+    /// The file that holds the JSON, for messages that point at it.
+    pub(crate) fn file(&self) -> Option<&Path> {
+        match &self.json {
+            Destination::File(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Write the JSON again after adding to the run (instruction counts).
+    pub(crate) fn rewrite(&self) -> anyhow::Result<()> {
+        if let Destination::File(p) = &self.json {
+            self.run
+                .write(p)
+                .with_context(|| format!("saving results to {}", p.display()))?;
+        }
+        Ok(())
+    }
+
+    /// An error (exit 2) if the results could not be written where asked.
+    pub(crate) fn check_written(&self) -> anyhow::Result<()> {
+        match &self.write_error {
+            Some(e) => Err(anyhow::anyhow!("{e}")),
+            None => Ok(()),
+        }
     }
 }
 
@@ -187,12 +263,18 @@ fn interrupt() -> anyhow::Result<Arc<AtomicBool>> {
     }
     let flag = Arc::new(AtomicBool::new(false));
     let stop = flag.clone();
+    // With ctrlc's `termination` feature this is SIGINT, SIGTERM and
+    // SIGHUP alike: CI timeouts, `timeout`, `docker stop` and systemd send
+    // SIGTERM, and a closed terminal SIGHUP.
     ctrlc::set_handler(move || {
         if stop.swap(true, Ordering::SeqCst) {
             eprintln!("\ndyno: second interrupt, exiting now; results so far are saved");
             std::process::exit(130);
         }
-        eprintln!("\ndyno: interrupted; finishing the current sample and saving (Ctrl-C again to quit now)");
+        eprintln!(
+            "\ndyno: interrupted (Ctrl-C or a termination signal); finishing the current \
+             sample and saving (interrupt again to quit now)"
+        );
     })
     .context("installing the Ctrl-C handler")?;
     Ok(FLAG.get_or_init(|| flag).clone())
@@ -205,17 +287,18 @@ pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Mea
     let settings = dyno_runner::settings(how.quick, how.samples.map(|n| n as usize), &clock);
     let environment = dyno_runner::env::capture(clock, env!("DYNO_RUSTC_VERSION"));
     let invocation = Invocation {
-        command_line: std::env::args().collect(),
+        command_line: dyno_format::redact::command_line(std::env::args()),
         dyno_version: env!("CARGO_PKG_VERSION").into(),
         git_commit: option_env!("DYNO_GIT_COMMIT").map(String::from),
     };
     let engine = Engine::new(settings.clone()).with_stop(interrupt()?);
     let mut run = dyno_runner::new_run(invocation, settings, environment);
-    let out = how
+    let default = PathBuf::from(RESULTS_DIR).join(format!("{}.json", run.run.id));
+    let dest = how
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}.json", run.run.id)));
-    let md = out.with_extension("md");
+        .unwrap_or_else(|| Destination::File(default.clone()));
+    let md = dest.beside("md").map_err(|e| anyhow::anyhow!("-o: {e}"))?;
 
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;
@@ -231,8 +314,11 @@ pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Mea
         } => progress.start(index, total, id, implementation),
         Progress::Done { run, .. } => {
             progress.done();
-            if save_error.is_none()
-                && let Err(e) = run.write(&out)
+            // A checkpoint after every benchmark, so that a crash loses
+            // at most one; only a file can take them.
+            if let Destination::File(path) = &dest
+                && save_error.is_none()
+                && let Err(e) = run.write(path)
             {
                 save_error = Some(e);
             }
@@ -240,19 +326,93 @@ pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Mea
     });
     progress.finish();
 
-    run.write(&out)
-        .with_context(|| format!("saving results to {}", out.display()))?;
-    if let Some(e) = save_error {
-        eprintln!("dyno: warning: a partial save failed ({e}); the final save succeeded");
+    let (json, write_error) = match dest.write(run.to_json().as_bytes()) {
+        Ok(()) => {
+            if let Some(e) = save_error {
+                eprintln!("dyno: warning: a checkpoint save failed ({e}); the final save succeeded");
+            }
+            (dest, None)
+        }
+        Err(e) => {
+            let (kept, said) = fallback(&run, &dest, &default, save_error.is_some());
+            (kept, Some(format!("could not write the results to {dest}: {}; {said}", source_of(&e))))
+        }
+    };
+    let mut markdown = None;
+    let mut write_error = write_error;
+    if let (Some(md), None) = (&md, &write_error) {
+        match md.write(dyno_report::markdown::render(&run).as_bytes()) {
+            Ok(()) => markdown = md.path().map(Path::to_path_buf),
+            Err(e) => {
+                write_error = Some(format!(
+                    "could not write the Markdown: {e}; the JSON is complete in {json}"
+                ))
+            }
+        }
     }
-    std::fs::write(&md, dyno_report::markdown::render(&run))
-        .with_context(|| format!("writing {}", md.display()))?;
     Ok(Measured {
         run,
         errors,
-        json: out,
-        markdown: md,
+        json,
+        markdown,
+        write_error,
     })
+}
+
+/// The OS error of a failed write, without the path (the message names
+/// the destination once).
+fn source_of(e: &dyno_format::destination::DestinationError) -> String {
+    match e {
+        dyno_format::destination::DestinationError::Write { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Where the results go when their destination refuses them at the end
+/// (a full disk, a device that fails): the default result file, else the
+/// temporary folder. Returns where they went and a sentence saying so,
+/// and what the requested file still holds.
+fn fallback(
+    run: &Run,
+    failed: &Destination,
+    default: &Path,
+    checkpoint_failed: bool,
+) -> (Destination, String) {
+    let tmp = std::env::temp_dir().join(format!("dyno-{}.json", run.run.id));
+    let stale = match failed {
+        Destination::File(p) if p.exists() && !checkpoint_failed => format!(
+            " ({} still holds the last checkpoint: an incomplete run, marked in progress)",
+            p.display()
+        ),
+        Destination::File(p) if p.exists() => format!(
+            " ({} holds an earlier checkpoint: an incomplete run, marked in progress)",
+            p.display()
+        ),
+        _ => String::new(),
+    };
+    for candidate in [default, tmp.as_path()] {
+        if failed.path() == Some(candidate) {
+            continue;
+        }
+        if run.write(candidate).is_ok() {
+            return (
+                Destination::File(candidate.to_path_buf()),
+                format!(
+                    "the whole run is saved in {} instead{stale}",
+                    candidate.display()
+                ),
+            );
+        }
+    }
+    (
+        failed.clone(),
+        format!(
+            "no fallback file could be written either ({} nor {}){stale}; \
+             the run is only in the history, if it is saved there",
+            default.display(),
+            tmp.display()
+        ),
+    )
 }
 
 /// Refuse `--impl` names that neither a built-in suite nor a started

@@ -254,8 +254,7 @@ const FILE: &str = "opcode.json";
 fn arith(ctx: &Ctx, name: &str, what: &str) -> Result<Bench, BuildError> {
     let path = ctx.path(FILE);
     let bad = |reason: String| BuildError::vectors(&path, reason);
-    let file: OpcodeFile = serde_json::from_str(&ctx.vector_file(FILE)?)
-        .map_err(|e| bad(format!("not an opcode vector file: {e}")))?;
+    let file: OpcodeFile = ctx.vector_json(FILE)?;
     let case = file
         .cases
         .iter()

@@ -8,17 +8,18 @@
 //! with a clear error rather than misreading them.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
+pub mod destination;
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub mod load;
 pub mod read;
+pub mod redact;
 pub mod time;
 
 /// The schema version this crate writes and reads.
@@ -413,35 +414,52 @@ pub(crate) fn parse_versioned<T: serde::de::DeserializeOwned>(
         reason: e.to_string(),
     };
     let value: serde_json::Value = serde_json::from_str(text).map_err(parse_err)?;
-    match value.get(field).and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(version) => serde_json::from_str(text).map_err(parse_err),
-        Some(found) => Err(wrong(found)),
-        None => Err(FormatError::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            reason: missing.to_string(),
-        }),
+    let at_top = |reason: String| FormatError::Parse {
+        path: path.to_path_buf(),
+        line: 1,
+        column: 1,
+        reason,
+    };
+    if !value.is_object() {
+        return Err(at_top(format!(
+            "{missing} (the file holds a JSON {}, not an object)",
+            json_kind(&value)
+        )));
+    }
+    match value.get(field) {
+        Some(v) => match v.as_u64() {
+            Some(v) if v == u64::from(version) => serde_json::from_str(text).map_err(parse_err),
+            Some(found) => Err(wrong(found)),
+            None => Err(at_top(format!(
+                "{field} is {v}, a {}; it must be the number {version}",
+                json_kind(v)
+            ))),
+        },
+        None => Err(at_top(missing.to_string())),
+    }
+}
+
+/// What kind of JSON value this is, in words.
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
     }
 }
 
 /// Write `bytes` to `path` through a synced temporary file and a rename, so
-/// a reader or a crash never sees half a file. Creates the parent folder.
+/// a reader or a crash never sees half a file; a failed write leaves no
+/// temporary file behind. Creates the parent folder. (For a path the user
+/// gave, check it first with [`destination::Destination::check`].)
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
-    let io = |source| FormatError::Io {
+    destination::write_replacing(path, bytes).map_err(|source| FormatError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(bytes).map_err(io)?;
-    f.sync_all().map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    })
 }
 
 #[cfg(test)]

@@ -179,6 +179,18 @@ fn parse_errors_name_the_file_and_line() {
     assert!(msg.starts_with("r.json:3:"), "{msg}");
     let err = Run::parse("{\"hello\": 1}", Path::new("x.json")).unwrap_err();
     assert!(err.to_string().contains("not a dyno result file"));
+    // A version written as a string is named as such, not as missing.
+    let text = example()
+        .to_json()
+        .replace("\"schema_version\": 1", "\"schema_version\": \"1\"");
+    let msg = Run::parse(&text, Path::new("s.json")).unwrap_err().to_string();
+    assert!(
+        msg.contains("schema_version is \"1\", a string; it must be the number 1"),
+        "{msg}"
+    );
+    // A file that is not an object says what it is.
+    let msg = Run::parse("[]", Path::new("a.json")).unwrap_err().to_string();
+    assert!(msg.contains("a JSON array, not an object"), "{msg}");
 }
 
 #[test]

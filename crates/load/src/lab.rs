@@ -279,8 +279,8 @@ pub async fn connect(
         info: NodeInfo {
             name: target.name(),
             version,
-            command,
-            url,
+            command: dyno_format::redact::command_line(&command),
+            url: dyno_format::redact::url(&url),
             chain_id,
             local: !matches!(target, Target::Rpc(_)),
         },

@@ -53,8 +53,7 @@ mod vectors {
             cases: Vec<T>,
         }
         let path = ctx.path(name);
-        let parsed: Cases<T> = serde_json::from_str(&ctx.vector_file(name)?)
-            .map_err(|e| BuildError::vectors(&path, format!("malformed vector file: {e}")))?;
+        let parsed: Cases<T> = ctx.vector_json(name)?;
         if parsed.cases.is_empty() {
             return Err(BuildError::vectors(&path, "the file lists no cases"));
         }

@@ -185,8 +185,10 @@ impl Def {
                     len,
                     &format!("hash/{alg}/{input} {implementation}"),
                 )?;
+                let numbers = cases.iter().map(|c| c.number).collect();
                 let op = move |c: &HashCase| hash(&c.data);
-                let workload: Box<dyn Workload> = Box::new(Cases::checked(cases, op, check::<O>));
+                let workload: Box<dyn Workload> =
+                    Box::new(Cases::checked(cases, op, check::<O>).numbered(numbers));
                 Ok(workload)
             }),
         }
@@ -200,6 +202,8 @@ pub struct HashCase {
     pub data: Vec<u8>,
     /// Its digest per `vectors/hash.json`.
     pub digest: Vec<u8>,
+    /// Its index in the file's `cases` (from 0), as errors number it.
+    pub number: usize,
 }
 
 fn check<O: AsRef<[u8]>>(case: &HashCase, out: &O) -> Result<(), (String, String)> {
@@ -228,8 +232,7 @@ struct HashVector {
 /// SHA-256 and RIPEMD-160 precompiles) use the same vectors through this.
 pub fn load(ctx: &Ctx, alg: &str, len: usize, what: &str) -> Result<Vec<HashCase>, BuildError> {
     let path = ctx.path(FILE);
-    let file: HashFile = serde_json::from_str(&ctx.vector_file(FILE)?)
-        .map_err(|e| BuildError::vectors(&path, format!("not a hash vector file: {e}")))?;
+    let file: HashFile = ctx.vector_json(FILE)?;
     let want = digest_len(alg).ok_or_else(|| BuildError::NoVector {
         path: path.clone(),
         what: what.to_string(),
@@ -243,6 +246,7 @@ pub fn load(ctx: &Ctx, alg: &str, len: usize, what: &str) -> Result<Vec<HashCase
         cases.push(HashCase {
             data: seq(v.seed, len),
             digest,
+            number: k,
         });
     }
     if cases.is_empty() {
@@ -321,13 +325,14 @@ mod tests {
         // Flip the last hex digit of the first keccak256/32B digest.
         let mut original = String::new();
         let mut corrupted = String::new();
+        let mut number = 0;
         let dir = edited_vectors("corrupt", |json| {
-            let case = json["cases"]
-                .as_array_mut()
-                .unwrap()
-                .iter_mut()
-                .find(|c| c["algorithm"] == "keccak256" && c["len"] == 32)
+            let cases = json["cases"].as_array_mut().unwrap();
+            number = cases
+                .iter()
+                .position(|c| c["algorithm"] == "keccak256" && c["len"] == 32)
                 .unwrap();
+            let case = &mut cases[number];
             original = case["digest"].as_str().unwrap().to_string();
             let mut s = original.clone();
             let last = s.pop().unwrap();
@@ -345,13 +350,28 @@ mod tests {
         assert_eq!(defs.len(), 3);
         for def in defs {
             let err = (def.build)(&ctx).unwrap().verify().unwrap_err();
-            assert_eq!(err.case, "0", "{}", def.implementation);
+            // Numbered as in the file, as a parse error of it would be.
+            assert_ne!(number, 0);
+            assert_eq!(err.case, number.to_string(), "{}", def.implementation);
             assert_eq!(err.expected, corrupted, "{}", def.implementation);
             assert_eq!(err.actual, original, "{}", def.implementation);
         }
         // The other sizes are untouched and still pass.
         let other = defs_for("hash/keccak256/1B");
         (other.build)(&ctx).unwrap().verify().unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        // A digest that does not parse names the same number.
+        let dir = edited_vectors("unparsable", |json| {
+            json["cases"][number]["digest"] = "0xZZ".into();
+        });
+        let ctx = Ctx {
+            vectors: dir.clone(),
+        };
+        let Err(e) = (defs_for("hash/keccak256/32B").build)(&ctx) else {
+            panic!("an unparsable digest built");
+        };
+        let e = e.to_string();
+        assert!(e.contains(&format!("case {number}:")), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -414,10 +434,23 @@ mod tests {
         .expect("build error")
         .to_string();
         assert!(
-            err.contains("hash.json") && err.contains("not a hash vector file"),
+            err.contains("hash.json") && err.contains("malformed vector file"),
             "{err}"
         );
-        for d in [dir, dir2, dir3] {
+        // A top-level array is named in dyno's words, not serde's.
+        let dir4 = edited_vectors("array", |json| *json = serde_json::json!([]));
+        let err = (defs_for("hash/sha512/1KiB").build)(&Ctx {
+            vectors: dir4.clone(),
+        })
+        .err()
+        .expect("build error")
+        .to_string();
+        assert!(
+            err.contains("hash.json: the file holds an array; a vector file is a JSON object"),
+            "{err}"
+        );
+        assert!(!err.contains("invalid type"), "{err}");
+        for d in [dir, dir2, dir3, dir4] {
             std::fs::remove_dir_all(d).unwrap();
         }
     }

@@ -329,8 +329,7 @@ impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> Input<A, P> {
         encodings: &[Vec<u8>],
     ) -> Result<(), BuildError> {
         let path = ctx.path(VECTORS);
-        let file: VectorFile = serde_json::from_str(&ctx.vector_file(VECTORS)?)
-            .map_err(|e| BuildError::vectors(&path, e))?;
+        let file: VectorFile = ctx.vector_json(VECTORS)?;
         let listed: Vec<&VectorCase> = file.cases.iter().filter(|c| c.input == self.id).collect();
         if listed.is_empty() {
             return Err(BuildError::NoVector {

@@ -257,8 +257,7 @@ enum Want {
 /// Read the expected root for `want` from the vector file.
 fn expected_root(ctx: &Ctx, want: Want, what: &str) -> Result<[u8; 32], BuildError> {
     let path = ctx.path(VECTOR_FILE);
-    let text = ctx.vector_file(VECTOR_FILE)?;
-    let v: TrieVectors = serde_json::from_str(&text).map_err(|e| BuildError::vectors(&path, e))?;
+    let v: TrieVectors = ctx.vector_json(VECTOR_FILE)?;
     let root = |s: &str| -> Result<[u8; 32], BuildError> {
         let b = unhex(s).map_err(|e| BuildError::vectors(&path, format!("root {s:?}: {e}")))?;
         b.try_into().map_err(|b: Vec<u8>| {

@@ -39,7 +39,7 @@ impl Endpoint {
     /// form; every error names the URL and says how to fix it.
     pub fn parse(url: &str) -> Result<Endpoint, RpcError> {
         let bad = |reason: String| RpcError::InvalidEndpoint {
-            url: url.to_owned(),
+            url: without_credentials(url),
             reason,
         };
         let trimmed = url.trim();
@@ -235,6 +235,19 @@ impl FromStr for Endpoint {
     }
 }
 
+/// `url` with any `user:password@` replaced by `***@`, for messages: dyno
+/// refuses credentials in an RPC URL, and must not print them doing so.
+fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
 impl fmt::Display for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.url)
@@ -296,8 +309,10 @@ mod tests {
         assert!(m.contains("unterminated IPv6"), "{m}");
         let m = err("http://[zz]:1");
         assert!(m.contains("not an IPv6 address"), "{m}");
-        let m = err("http://u:p@h:1");
+        let m = err("http://u:SECRET@h:1");
         assert!(m.contains("credentials"), "{m}");
+        assert!(!m.contains("SECRET"), "the refusal prints the password: {m}");
+        assert!(m.contains("http://***@h:1"), "{m}");
         let m = err("http://h:1/#x");
         assert!(m.contains("fragment"), "{m}");
         let m = err("http://ho st:1");

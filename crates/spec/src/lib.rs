@@ -41,7 +41,7 @@ mod plan;
 mod quantity;
 
 pub use error::SpecError;
-pub use plan::{Known, PlanEntry, plan};
+pub use plan::{FilterError, Known, PlanEntry, check_filter, plan};
 pub use quantity::{Stat, parse_duration_ns, parse_threshold};
 
 /// The regression threshold when a spec gives none: 20%.

@@ -118,6 +118,67 @@ fn glob(p: &[u8], s: &[u8]) -> bool {
     }
 }
 
+/// Why a filter selects nothing it was meant to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    /// Only commas and spaces: it would silently mean "the default suites".
+    #[error(
+        "the filter {0:?} holds no pattern; give a group (`hash`), a substring (`keccak`) or a \
+         glob (`hash/*/32B`), or leave it out for the default suites"
+    )]
+    Empty(String),
+    /// A pattern that selects no benchmark id.
+    #[error(
+        "{pattern:?} matches no benchmark id{}; see `dyno list` for every id",
+        suggestion.as_ref().map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default()
+    )]
+    Unmatched {
+        /// The pattern.
+        pattern: String,
+        /// The nearest group, op, input or id.
+        suggestion: Option<String>,
+    },
+}
+
+/// Check a filter the user gave: it must hold a pattern, and every
+/// comma-separated pattern must select at least one id of `specs` (default
+/// suite or not), or the run would quietly do less than was asked.
+pub fn check_filter(specs: &[Spec], filter: &str) -> Result<(), FilterError> {
+    let patterns: Vec<&str> = filter
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if patterns.is_empty() {
+        return Err(FilterError::Empty(filter.to_string()));
+    }
+    let groups: BTreeSet<&str> = specs.iter().map(|s| s.group.as_str()).collect();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut ids = Vec::new();
+    for spec in specs {
+        names.insert(spec.group.clone());
+        for b in &spec.benches {
+            names.insert(b.op.value.clone());
+            for input in &b.inputs {
+                names.insert(input.value.clone());
+                let id = format!("{}/{}/{}", spec.group, b.op.value, input.value);
+                names.insert(id.clone());
+                ids.push(id);
+            }
+        }
+    }
+    for p in patterns {
+        if !ids.iter().any(|id| matches(p, id, &groups)) {
+            let names: Vec<String> = names.iter().cloned().collect();
+            return Err(FilterError::Unmatched {
+                pattern: p.to_string(),
+                suggestion: crate::error::nearest(p, &names),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The benchmarks to run, in spec order. With no filter, only specs marked
 /// `default = true`; with a filter (comma-separated patterns), any spec.
 /// `impls` keeps only the named implementations.
@@ -171,6 +232,31 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filters_that_select_nothing_are_named() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let specs = crate::load_dir(&dir).unwrap();
+        assert_eq!(check_filter(&specs, "hash,crypto"), Ok(()));
+        assert_eq!(check_filter(&specs, "keccak,hash/*/32B"), Ok(()));
+        for empty in ["", ",", " , "] {
+            assert_eq!(
+                check_filter(&specs, empty),
+                Err(FilterError::Empty(empty.into()))
+            );
+        }
+        let e = check_filter(&specs, "hash,crpyto").unwrap_err();
+        assert_eq!(
+            e,
+            FilterError::Unmatched {
+                pattern: "crpyto".into(),
+                suggestion: Some("crypto".into())
+            }
+        );
+        assert!(e.to_string().contains("did you mean \"crypto\""), "{e}");
+        let e = check_filter(&specs, "zzzzqqq").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+    }
 
     #[test]
     fn globs_group_names_and_substrings() {

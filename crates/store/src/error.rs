@@ -13,6 +13,30 @@ pub enum StoreError {
     )]
     NoHome,
 
+    /// A URL whose scheme is neither PostgreSQL's nor a file path.
+    #[error(
+        "{location}: unknown store scheme {scheme:?}; the history is a SQLite file (give its \
+         path) or a PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+    )]
+    UnknownScheme {
+        /// The location, password masked.
+        location: String,
+        /// The scheme given.
+        scheme: String,
+    },
+
+    /// A command that only reads found no store where it was pointed.
+    #[error(
+        "{}: no run history there: nothing has been saved to it yet, and a command that \
+         only reads does not create one; check --store (or DYNO_STORE), or save a run first \
+         (`dyno run`)",
+        path.display()
+    )]
+    Missing {
+        /// The SQLite file that does not exist.
+        path: PathBuf,
+    },
+
     /// The folder for a SQLite file could not be created.
     #[error(
         "{}: cannot create the folder for the history store: {source}; \

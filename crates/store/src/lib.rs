@@ -357,6 +357,18 @@ impl Store {
         Self::open_with_migrations(loc, MIGRATIONS)
     }
 
+    /// [`Store::open`] for a command that only reads: a SQLite file that
+    /// does not exist is [`StoreError::Missing`], not created.
+    pub fn open_existing(loc: &Location) -> Result<Store, StoreError> {
+        if let Location::Sqlite(path) = loc
+            && !path.as_os_str().is_empty()
+            && !path.exists()
+        {
+            return Err(StoreError::Missing { path: path.clone() });
+        }
+        Self::open(loc)
+    }
+
     /// [`Store::open`] with another migration list than
     /// [`migrations::MIGRATIONS`]: a prefix of it, to make a store at an
     /// older schema, or a test's own. The store's queries expect the full
@@ -445,7 +457,7 @@ impl Store {
         let json = run_json(run, &what)?;
         let env = &run.environment;
         let machine = format!("{}|{}|{}|{}", env.cpu_model, env.cores, env.arch, env.os);
-        let command = info.command_line.join(" ");
+        let command = dyno_format::redact::command_line(&info.command_line).join(" ");
         let action = format!("saving {what}");
         self.db.write(&action, |db| {
             let id = Param::Text(&info.id);

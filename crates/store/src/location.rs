@@ -4,6 +4,8 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 
+use dyno_format::redact::url as mask_url;
+
 use crate::StoreError;
 
 /// A store's location: a SQLite file, or a PostgreSQL database by URL.
@@ -22,15 +24,26 @@ pub enum Location {
 }
 
 impl Location {
-    /// A `postgres://` or `postgresql://` URL is PostgreSQL; anything else
-    /// is a SQLite file path.
-    pub fn parse(s: &str) -> Location {
+    /// A `postgres://` or `postgresql://` URL is PostgreSQL; another
+    /// `SCHEME://` is refused (it is no file name anyone means); anything
+    /// else is a SQLite file path.
+    pub fn parse(s: &str) -> Result<Location, StoreError> {
         let lower = s.get(..13).unwrap_or(s).to_ascii_lowercase();
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Location::Postgres(s.to_string())
-        } else {
-            Location::Sqlite(PathBuf::from(s))
+            return Ok(Location::Postgres(s.to_string()));
         }
+        if let Some((scheme, _)) = s.split_once("://")
+            && !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        {
+            return Err(StoreError::UnknownScheme {
+                location: mask_url(s),
+                scheme: scheme.to_string(),
+            });
+        }
+        Ok(Location::Sqlite(PathBuf::from(s)))
     }
 
     /// The default store, a SQLite file: `$DYNO_DATA/history.sqlite`, else
@@ -54,41 +67,6 @@ pub(crate) fn default_from(var: impl Fn(&str) -> Option<OsString>) -> Result<Loc
         return Err(StoreError::NoHome);
     };
     Ok(Location::Sqlite(dir.join("history.sqlite")))
-}
-
-/// `url` with the password (in the user part, or a `password=` query
-/// parameter) replaced by `***`.
-pub(crate) fn mask_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    // The user part ends at the last '@': a password may hold '/', '?' or
-    // '@' unencoded. (An '@' further on, in the query, masks more than the
-    // password: never less.)
-    let (user, rest) = match rest.rfind('@') {
-        Some(at) => match rest[..at].split_once(':') {
-            Some((name, _password)) => (format!("{name}:***@"), &rest[at + 1..]),
-            None => (rest[..=at].to_string(), &rest[at + 1..]),
-        },
-        None => (String::new(), rest),
-    };
-    let mut out = format!("{scheme}://{user}");
-    match rest.split_once('?') {
-        Some((main, query)) => {
-            out.push_str(main);
-            out.push('?');
-            let masked: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            out.push_str(&masked.join("&"));
-        }
-        None => out.push_str(rest),
-    }
-    out
 }
 
 impl fmt::Display for Location {
@@ -116,21 +94,25 @@ mod tests {
     #[test]
     fn parse_tells_urls_from_paths() {
         assert_eq!(
-            Location::parse("postgres://u@h/db"),
+            Location::parse("postgres://u@h/db").unwrap(),
             Location::Postgres("postgres://u@h/db".into())
         );
         assert_eq!(
-            Location::parse("PostgreSQL://u@h/db"),
+            Location::parse("PostgreSQL://u@h/db").unwrap(),
             Location::Postgres("PostgreSQL://u@h/db".into())
         );
         assert_eq!(
-            Location::parse("runs/history.sqlite"),
+            Location::parse("runs/history.sqlite").unwrap(),
             Location::Sqlite("runs/history.sqlite".into())
         );
-        assert_eq!(Location::parse(""), Location::Sqlite("".into()));
-        assert_eq!(Location::parse("pg"), Location::Sqlite("pg".into()));
+        assert_eq!(Location::parse("").unwrap(), Location::Sqlite("".into()));
+        assert_eq!(Location::parse("pg").unwrap(), Location::Sqlite("pg".into()));
+        let e = Location::parse("mysql://user:SECRET@host/db").unwrap_err().to_string();
+        assert!(e.contains("\"mysql\""), "{e}");
+        assert!(e.contains("postgres://"), "{e}");
+        assert!(!e.contains("SECRET"), "{e}");
         assert_eq!(
-            Location::parse("postgres:/x"),
+            Location::parse("postgres:/x").unwrap(),
             Location::Sqlite("postgres:/x".into())
         );
     }
@@ -138,23 +120,14 @@ mod tests {
     #[test]
     fn passwords_are_masked() {
         let loc =
-            Location::parse("postgres://dyno:s3cr%40t@127.0.0.1:5432/dyno_test?sslmode=disable");
+            Location::parse("postgres://dyno:s3cr%40t@127.0.0.1:5432/dyno_test?sslmode=disable")
+                .unwrap();
         let shown = loc.to_string();
         assert_eq!(
             shown,
             "postgres://dyno:***@127.0.0.1:5432/dyno_test?sslmode=disable"
         );
         assert!(!format!("{loc:?}").contains("s3cr"));
-        assert_eq!(
-            mask_url("postgresql://a:b:c@h/d?user=x&password=y&x=1"),
-            "postgresql://a:***@h/d?user=x&password=***&x=1"
-        );
-        assert_eq!(mask_url("postgres://h/d"), "postgres://h/d");
-        assert_eq!(mask_url("postgres://u@h"), "postgres://u@h");
-        assert_eq!(mask_url("postgres://u:p@h"), "postgres://u:***@h");
-        // An '@' in the password (unencoded) still hides all of it.
-        assert_eq!(mask_url("postgres://u:p@ss@h/d"), "postgres://u:***@h/d");
-        assert_eq!(mask_url("postgres://u:p/w?x@h/d"), "postgres://u:***@h/d");
     }
 
     #[test]

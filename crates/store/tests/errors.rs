@@ -56,13 +56,13 @@ fn a_path_below_a_file() {
 
 #[test]
 fn an_empty_path() {
-    let e = open_err(&Location::parse(""));
+    let e = open_err(&Location::parse("").unwrap());
     assert!(e.to_string().contains("the path is empty"), "{e}");
 }
 
 #[test]
 fn a_malformed_url() {
-    let loc = Location::parse("postgres://dyno:hunter2@127.0.0.1:notaport/db");
+    let loc = Location::parse("postgres://dyno:hunter2@127.0.0.1:notaport/db").unwrap();
     let e = open_err(&loc);
     let msg = e.to_string();
     assert!(msg.contains("not a valid PostgreSQL URL"), "{msg}");
@@ -82,7 +82,7 @@ fn no_server_listening() {
         .local_addr()
         .unwrap()
         .port();
-    let loc = Location::parse(&format!("postgresql://dyno:hunter2@127.0.0.1:{port}/db"));
+    let loc = Location::parse(&format!("postgresql://dyno:hunter2@127.0.0.1:{port}/db")).unwrap();
     let e = open_err(&loc);
     assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
     let msg = e.to_string();
@@ -97,7 +97,7 @@ fn a_wrong_password() {
     let Ok(url) = std::env::var("DYNO_TEST_POSTGRES") else {
         return; // suite.rs says loudly that PostgreSQL tests are skipped
     };
-    let Location::Postgres(_) = Location::parse(&url) else {
+    let Ok(Location::Postgres(_)) = Location::parse(&url) else {
         panic!("DYNO_TEST_POSTGRES is not a postgres:// URL: {url}");
     };
     // Swap the password for a wrong one.
@@ -108,7 +108,7 @@ fn a_wrong_password() {
         return;
     };
     let name = user.split(':').next().unwrap_or(user);
-    let loc = Location::parse(&format!("postgres://{name}:wrong-hunter2@{host}"));
+    let loc = Location::parse(&format!("postgres://{name}:wrong-hunter2@{host}")).unwrap();
     let msg = open_err(&loc).to_string();
     assert!(msg.contains("check the user name and password"), "{msg}");
     assert!(!msg.contains("wrong-hunter2"), "{msg}");
@@ -120,7 +120,7 @@ fn tls_demanded() {
         return; // suite.rs says loudly that PostgreSQL tests are skipped
     };
     let sep = if url.contains('?') { '&' } else { '?' };
-    let e = open_err(&Location::parse(&format!("{url}{sep}sslmode=require")));
+    let e = open_err(&Location::parse(&format!("{url}{sep}sslmode=require")).unwrap());
     let msg = e.to_string();
     assert!(msg.contains("TLS (not supported yet)"), "{msg}");
     assert!(msg.contains("sslmode=require"), "{msg}");

@@ -625,7 +625,7 @@ fn unreadable_rows_are_reported(t: &TestStore) {
 
 #[test]
 fn location_display_hides_the_password() {
-    let loc = Location::parse("postgres://dyno:hunter2@127.0.0.1:5432/dyno_test");
+    let loc = Location::parse("postgres://dyno:hunter2@127.0.0.1:5432/dyno_test").unwrap();
     assert_eq!(
         loc.to_string(),
         "postgres://dyno:***@127.0.0.1:5432/dyno_test"

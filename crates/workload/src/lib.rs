@@ -103,6 +103,9 @@ pub struct Cases<I, O, F> {
     op: F,
     check: Check<I, O>,
     next: usize,
+    /// Each input's number in its vector file, for mismatch messages
+    /// (default: its place in `inputs`).
+    numbers: Option<Vec<usize>>,
 }
 
 impl<I, O, F> Debug for Cases<I, O, F> {
@@ -131,6 +134,7 @@ where
                 show: |o| truncate(format!("{o:?}")),
             },
             next: 0,
+            numbers: None,
         }
     }
 
@@ -160,7 +164,19 @@ where
             op,
             check: Check::Holds(Box::new(check)),
             next: 0,
+            numbers: None,
         }
+    }
+}
+
+impl<I, O, F> Cases<I, O, F> {
+    /// Number each input as its vector file does (its index in the file's
+    /// `cases`, from 0), so a wrong result names the same case a parse
+    /// error of that file would.
+    pub fn numbered(mut self, numbers: Vec<usize>) -> Self {
+        assert_eq!(numbers.len(), self.inputs.len(), "one number per input");
+        self.numbers = Some(numbers);
+        self
     }
 }
 
@@ -179,8 +195,9 @@ where
                 Check::Holds(check) => check(input, &actual).err(),
             };
             if let Some((expected, actual)) = failed {
+                let case = self.numbers.as_ref().map_or(k, |n| n[k]);
                 return Err(Mismatch {
-                    case: k.to_string(),
+                    case: case.to_string(),
                     expected,
                     actual,
                 });
@@ -354,6 +371,33 @@ impl Ctx {
             path: path.clone(),
             reason: format!("{e} (pass --vectors DIR to point at the vectors folder)"),
         })
+    }
+
+    /// A vector file parsed as `T`. A file that is not JSON names its line
+    /// and column; one that is JSON but not an object (`[]`) says so in
+    /// dyno's words rather than serde's.
+    pub fn vector_json<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, BuildError> {
+        let path = self.path(name);
+        let bad = |reason: String| BuildError::Vectors {
+            path: path.clone(),
+            reason,
+        };
+        let value: serde_json::Value = serde_json::from_str(&self.vector_file(name)?)
+            .map_err(|e| bad(format!("not JSON: {e}")))?;
+        if !value.is_object() {
+            let kind = match value {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Err(bad(format!(
+                "the file holds {kind}; a vector file is a JSON object with a \"cases\" list \
+                 and its \"provenance\" (restore it with `git checkout -- vectors/{name}`)"
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| bad(format!("malformed vector file: {e}")))
     }
 
     /// The path of a vector file, for error messages.
