@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use dyno_format::{Run, VerificationStatus};
-use dyno_format::destination::Destination;
 use dyno_format::baseline::{BASELINE_FORMAT, Baseline, BaselineVersion};
+use dyno_format::destination::Destination;
+use dyno_format::{Run, VerificationStatus};
 
 use crate::cli::{BaselineAction, BaselineArgs, Global};
 use crate::history::{self, short};

@@ -15,6 +15,7 @@ use crate::{Outcome, history, print_stdout, use_color};
 
 pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome> {
     check_knobs()?;
+    history::check_location(global)?;
     let (base, base_label) = crate::baseline::resolve(global, &args.baseline)?;
     let opts = Options {
         alpha: args.alpha,

@@ -92,7 +92,9 @@ impl Global {
         if self.store.is_none() {
             self.store = match set(ENV_STORE) {
                 Some(v) => Some(v.into_string().map_err(|_| {
-                    anyhow::anyhow!("{ENV_STORE}: not valid UTF-8; give a path or a postgres:// URL")
+                    anyhow::anyhow!(
+                        "{ENV_STORE}: not valid UTF-8; give a path or a postgres:// URL"
+                    )
                 })?),
                 None => None,
             };

@@ -3,8 +3,8 @@
 
 use anyhow::Context as _;
 use dyno_evm::gas::Schedule;
-use dyno_format::destination::Destination;
 use dyno_evm::pricing::{self, Estimate};
+use dyno_format::destination::Destination;
 use dyno_format::{BenchResult, Run};
 use dyno_report::gas::GasTable;
 
@@ -27,6 +27,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
             let settings = Settings::new(args.quick, &args.output)?;
+            crate::history::check_location(global)?;
             if settings.out == Some(Destination::Stdout) {
                 anyhow::bail!(
                     "-o -: `dyno gas` prints its table on stdout; give -o a file for the \

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use dyno_format::Run;
 use dyno_store::{Location, Store};
 
@@ -18,17 +17,26 @@ pub(crate) fn location(global: &Global) -> anyhow::Result<Location> {
     }
 }
 
+/// Refuse a store location that can never work (an unknown scheme, no
+/// home) before a command measures anything it would then save there.
+pub(crate) fn check_location(global: &Global) -> anyhow::Result<()> {
+    if !global.no_store {
+        location(global)?;
+    }
+    Ok(())
+}
+
 /// Open the history (creating and migrating it as needed).
 pub(crate) fn open(global: &Global) -> anyhow::Result<Store> {
     let loc = location(global)?;
-    Store::open(&loc).with_context(|| "opening the run history (--store)".to_string())
+    Ok(Store::open(&loc)?)
 }
 
 /// Open the history for a command that only reads it: a store that does
 /// not exist is an error naming it, never created empty.
 pub(crate) fn open_read(global: &Global) -> anyhow::Result<Store> {
     let loc = location(global)?;
-    Store::open_existing(&loc).with_context(|| "opening the run history (--store)".to_string())
+    Ok(Store::open_existing(&loc)?)
 }
 
 /// Save a finished run whose JSON is already on disk at `json`. A failure
@@ -67,6 +75,11 @@ pub(crate) fn resolve_run(global: &Global, what: &str) -> anyhow::Result<(Run, S
     if path.is_file() {
         let run = Run::read(&path)?;
         return Ok((run, what.to_string()));
+    }
+    if looks_like_path(what) {
+        anyhow::bail!(
+            "{what}: no such file; name a result file, a run id from `dyno history`, or latest"
+        );
     }
     let back = match what {
         "latest" => Some(0),
@@ -109,9 +122,6 @@ pub(crate) fn resolve_run(global: &Global, what: &str) -> anyhow::Result<(Run, S
             "{what}: the history at {loc} does not hold that many runs; \
              see `dyno history`, or name a result file"
         ),
-        None if looks_like_path(what) => {
-            anyhow::bail!("{what}: no such file (and no run with that id in the history at {loc})")
-        }
         None => anyhow::bail!(
             "{what}: no file of that name, and no run with that id in the history at {loc}; \
              see `dyno history` for the saved runs"

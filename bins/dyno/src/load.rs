@@ -148,6 +148,9 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
     } else {
         targets(args)?
     };
+    if !args.self_test {
+        crate::history::check_location(global)?;
+    }
     let quiet = args.quiet;
     let live = !quiet && std::io::stderr().is_terminal();
     let say = move |m: &str| {

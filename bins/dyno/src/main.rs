@@ -92,7 +92,12 @@ fn help_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi
     let args: Vec<_> = args.into_iter().collect();
     if args.get(1).is_some_and(|a| a == "help") {
         let mut kept: Vec<_> = args[..2].to_vec();
-        kept.extend(args[2..].iter().filter(|a| *a != "--help" && *a != "-h").cloned());
+        kept.extend(
+            args[2..]
+                .iter()
+                .filter(|a| *a != "--help" && *a != "-h")
+                .cloned(),
+        );
         return kept;
     }
     args
@@ -220,7 +225,10 @@ mod tests {
     #[test]
     fn help_takes_help() {
         let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
-        assert_eq!(help_args(os(&["dyno", "help", "--help"])), os(&["dyno", "help"]));
+        assert_eq!(
+            help_args(os(&["dyno", "help", "--help"])),
+            os(&["dyno", "help"])
+        );
         assert_eq!(
             help_args(os(&["dyno", "help", "run", "-h"])),
             os(&["dyno", "help", "run"])
@@ -249,7 +257,10 @@ mod tests {
             ("DYNO_NO_STORE", ""),
         ];
         let g = parse(&["dyno", "list"], empty).unwrap();
-        assert_eq!((g.specs, g.vectors, g.store, g.no_store), (None, None, None, false));
+        assert_eq!(
+            (g.specs, g.vectors, g.store, g.no_store),
+            (None, None, None, false)
+        );
         let set: &'static [_] = &[
             ("DYNO_SPECS", "s"),
             ("DYNO_VECTORS", "v"),

@@ -19,6 +19,7 @@ use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     check_knobs()?;
+    crate::history::check_location(global)?;
     let settings = Settings::new(args.quick, &args.output)?;
     if args.instructions {
         crate::instructions::check_valgrind()?;
@@ -171,13 +172,15 @@ impl Settings {
         let out = match &output.out {
             Some(path) => {
                 let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
-                dest.beside("md")
-                    .map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+                dest.beside("md").map_err(|e| anyhow::anyhow!("-o: {e}"))?;
                 Some(dest)
             }
             None => {
-                Destination::check(&PathBuf::from(RESULTS_DIR).join("run.json"))
-                    .map_err(|e| anyhow::anyhow!("{RESULTS_DIR}/, where results go without -o: {e}; or give -o FILE"))?;
+                Destination::check(&PathBuf::from(RESULTS_DIR).join("run.json")).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{RESULTS_DIR}/, where results go without -o: {e}; or give -o FILE"
+                    )
+                })?;
                 None
             }
         };
@@ -329,13 +332,21 @@ pub(crate) fn measure_jobs(jobs: Vec<Job>, how: &Settings) -> anyhow::Result<Mea
     let (json, write_error) = match dest.write(run.to_json().as_bytes()) {
         Ok(()) => {
             if let Some(e) = save_error {
-                eprintln!("dyno: warning: a checkpoint save failed ({e}); the final save succeeded");
+                eprintln!(
+                    "dyno: warning: a checkpoint save failed ({e}); the final save succeeded"
+                );
             }
             (dest, None)
         }
         Err(e) => {
             let (kept, said) = fallback(&run, &dest, &default, save_error.is_some());
-            (kept, Some(format!("could not write the results to {dest}: {}; {said}", source_of(&e))))
+            (
+                kept,
+                Some(format!(
+                    "could not write the results to {dest}: {}; {said}",
+                    source_of(&e)
+                )),
+            )
         }
     };
     let mut markdown = None;

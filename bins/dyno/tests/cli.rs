@@ -266,7 +266,7 @@ fn usage_errors_exit_2_with_advice() {
     let o = dyno(&["run", "no-such-benchmark"], tmp.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("no benchmark matches"),
+        text(&o.stderr).contains("\"no-such-benchmark\" matches no benchmark id"),
         "{}",
         text(&o.stderr)
     );

@@ -292,6 +292,18 @@ fn unknown_runs_and_baselines_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("history.sqlite");
     let store = store.to_str().unwrap();
+    // A read command does not create the store it is pointed at.
+    let o = dyno(store, &["check", "--baseline", "nope", "latest"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("no run history there"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.path().join("history.sqlite").exists());
+    // With a store, an unknown baseline is named.
+    let o = run(store, &dir.path().join("run.json"), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let o = dyno(store, &["check", "--baseline", "nope", "latest"], &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -327,7 +327,10 @@ mod tests {
                     .is_char_device()
             );
         }
-        assert_eq!(Destination::check(Path::new("-")).unwrap(), Destination::Stdout);
+        assert_eq!(
+            Destination::check(Path::new("-")).unwrap(),
+            Destination::Stdout
+        );
     }
 
     #[test]

@@ -183,13 +183,17 @@ fn parse_errors_name_the_file_and_line() {
     let text = example()
         .to_json()
         .replace("\"schema_version\": 1", "\"schema_version\": \"1\"");
-    let msg = Run::parse(&text, Path::new("s.json")).unwrap_err().to_string();
+    let msg = Run::parse(&text, Path::new("s.json"))
+        .unwrap_err()
+        .to_string();
     assert!(
         msg.contains("schema_version is \"1\", a string; it must be the number 1"),
         "{msg}"
     );
     // A file that is not an object says what it is.
-    let msg = Run::parse("[]", Path::new("a.json")).unwrap_err().to_string();
+    let msg = Run::parse("[]", Path::new("a.json"))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("a JSON array, not an object"), "{msg}");
 }
 

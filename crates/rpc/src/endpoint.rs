@@ -311,7 +311,10 @@ mod tests {
         assert!(m.contains("not an IPv6 address"), "{m}");
         let m = err("http://u:SECRET@h:1");
         assert!(m.contains("credentials"), "{m}");
-        assert!(!m.contains("SECRET"), "the refusal prints the password: {m}");
+        assert!(
+            !m.contains("SECRET"),
+            "the refusal prints the password: {m}"
+        );
         assert!(m.contains("http://***@h:1"), "{m}");
         let m = err("http://h:1/#x");
         assert!(m.contains("fragment"), "{m}");

@@ -349,6 +349,18 @@ fn json_facts(json: &str) -> Result<(usize, usize, String), String> {
     Ok((len("results"), len("load"), id))
 }
 
+/// Up to `n` bytes from the start of a file, if it exists and can be read.
+fn first_bytes(path: &std::path::Path, n: u64) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(n)
+        .read_to_end(&mut head)
+        .ok()?;
+    Some(head)
+}
+
 impl Store {
     /// Open the store at `loc`, creating it (and a SQLite file's folder) if
     /// needed, and apply the migrations it has not had. A store whose
@@ -410,6 +422,21 @@ impl Store {
                         path: dir.to_path_buf(),
                         source,
                     })?;
+                }
+                // SQLite takes a short file of anything for an empty
+                // database and overwrites it; a file that is not one is
+                // refused instead, whatever its size.
+                if let Some(head) = first_bytes(path, 16)
+                    && !head.is_empty()
+                    && head != b"SQLite format 3\0"
+                {
+                    return Err(StoreError::Open {
+                        location: label,
+                        reason: "the file is not a SQLite database".into(),
+                        hint: "it is left as it is: move it aside or choose another location \
+                               (a new file, or an existing dyno history)"
+                            .into(),
+                    });
                 }
                 Box::new(sqlite::Sqlite::open(path).map_err(open_error)?)
             }

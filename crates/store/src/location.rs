@@ -106,8 +106,13 @@ mod tests {
             Location::Sqlite("runs/history.sqlite".into())
         );
         assert_eq!(Location::parse("").unwrap(), Location::Sqlite("".into()));
-        assert_eq!(Location::parse("pg").unwrap(), Location::Sqlite("pg".into()));
-        let e = Location::parse("mysql://user:SECRET@host/db").unwrap_err().to_string();
+        assert_eq!(
+            Location::parse("pg").unwrap(),
+            Location::Sqlite("pg".into())
+        );
+        let e = Location::parse("mysql://user:SECRET@host/db")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("\"mysql\""), "{e}");
         assert!(e.contains("postgres://"), "{e}");
         assert!(!e.contains("SECRET"), "{e}");

@@ -21,6 +21,13 @@ fn a_file_that_is_not_a_database() {
         "these are not the pages you are looking for\n".repeat(200),
     )
     .unwrap();
+    // SQLite alone would take a file shorter than its header for an
+    // empty database and overwrite it.
+    let short = dir.path().join("short.txt");
+    std::fs::write(&short, "x").unwrap();
+    let e = open_err(&Location::Sqlite(short.clone()));
+    assert!(e.to_string().contains("not a SQLite database"), "{e}");
+    assert_eq!(std::fs::read_to_string(&short).unwrap(), "x");
     let e = open_err(&Location::Sqlite(path.clone()));
     assert!(matches!(e, StoreError::Open { .. }), "{e:?}");
     let msg = e.to_string();

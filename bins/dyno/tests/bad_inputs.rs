@@ -1,0 +1,745 @@
+//! The reliability suite: dyno tried as a hostile new user would (issue
+//! 16). One table of bad inputs and awkward outputs, each row asserting
+//! the exit code, the first line of the message, that no secret is
+//! printed, and that nothing measured is lost.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The benchmark the rows that measure use: one id, one implementation,
+/// about a second.
+const ONE: &[&str] = &[
+    "run",
+    "hash/keccak256/32B",
+    "--impl",
+    "tiny-keccak",
+    "--quick",
+    "-q",
+];
+
+/// Run dyno in `cwd` with the repository's specs and vectors, no history
+/// unless a row names one, and `env` on top (a `None` value unsets).
+fn dyno(cwd: &Path, args: &[String], env: &[(&str, Option<String>)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    cmd.current_dir(cwd)
+        .args(args)
+        .env("DYNO_SPECS", repo().join("specs"))
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .env("DYNO_NO_STORE", "1")
+        .env("DYNO_DATA", cwd.join("data"))
+        .env_remove("DYNO_STORE")
+        .env_remove("NO_COLOR");
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    cmd.output().expect("dyno runs")
+}
+
+/// The files every row may use, made once.
+struct Fixtures {
+    dir: tempfile::TempDir,
+}
+
+impl Fixtures {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let f = Self { dir };
+        let root = f.root();
+        // A real run, and a real run whose every result is wrong (its
+        // vectors corrupted), both measured by dyno.
+        let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
+        args.extend(["-o".into(), root.join("ok.json").display().to_string()]);
+        let o = dyno(&root, &args, &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let vt = root.join("vt");
+        copy_dir(&repo().join("vectors"), &vt);
+        let hash = vt.join("hash.json");
+        let mut json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&hash).unwrap()).unwrap();
+        for c in json["cases"].as_array_mut().unwrap() {
+            c["digest"] = format!("0x{}", "00".repeat(32)).into();
+        }
+        std::fs::write(&hash, json.to_string()).unwrap();
+        let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
+        args.extend(["-o".into(), root.join("wrong.json").display().to_string()]);
+        args.extend(["--vectors".into(), vt.display().to_string()]);
+        let o = dyno(&root, &args, &[]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        // Vectors whose hash file is a bare array.
+        let va = root.join("varray");
+        copy_dir(&repo().join("vectors"), &va);
+        std::fs::write(va.join("hash.json"), "[]").unwrap();
+        // A spec with an unknown key on line 3.
+        let sb = root.join("specs-bad");
+        std::fs::create_dir(&sb).unwrap();
+        std::fs::write(
+            sb.join("hash.toml"),
+            "group = \"hash\"\ndefault = true\nthreshhold = 0.05\n",
+        )
+        .unwrap();
+        // Result files that are not quite result files.
+        let ok = std::fs::read_to_string(root.join("ok.json")).unwrap();
+        std::fs::write(root.join("notjson.json"), "oops").unwrap();
+        std::fs::write(root.join("array.json"), "[]").unwrap();
+        std::fs::write(
+            root.join("v7.json"),
+            ok.replace("\"schema_version\": 1", "\"schema_version\": 7"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("vstr.json"),
+            ok.replace("\"schema_version\": 1", "\"schema_version\": \"1\""),
+        )
+        .unwrap();
+        // Places that cannot take a result.
+        std::fs::write(root.join("afile"), "x").unwrap();
+        std::fs::create_dir(root.join("adir")).unwrap();
+        std::fs::write(root.join("ro.json"), "keep").unwrap();
+        set_mode(&root.join("ro.json"), 0o444);
+        std::fs::create_dir(root.join("rodir")).unwrap();
+        set_mode(&root.join("rodir"), 0o555);
+        // A history holding the good run.
+        let o = dyno(
+            &root,
+            &[
+                "history".into(),
+                "--import".into(),
+                root.join("ok.json").display().to_string(),
+                "--store".into(),
+                root.join("h.sqlite").display().to_string(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        f
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// What a row expects.
+struct Row {
+    /// Arguments; `@` at the start of one is replaced by the fixtures'
+    /// folder, `ONE` expands to the one-benchmark run.
+    args: &'static str,
+    env: &'static [(&'static str, Option<&'static str>)],
+    code: i32,
+    /// In the first `error:` line (exit 2), or anywhere on stderr.
+    says: &'static str,
+    /// Where the measured run must be, complete JSON (relative to the
+    /// row's own working folder, or `@/...`), if the row measures.
+    kept: Option<&'static str>,
+}
+
+const fn row(args: &'static str, code: i32, says: &'static str) -> Row {
+    Row {
+        args,
+        env: &[],
+        code,
+        says,
+        kept: None,
+    }
+}
+
+const fn measured(args: &'static str, code: i32, says: &'static str, kept: &'static str) -> Row {
+    Row {
+        args,
+        env: &[],
+        code,
+        says,
+        kept: Some(kept),
+    }
+}
+
+const fn with_env(
+    args: &'static str,
+    env: &'static [(&'static str, Option<&'static str>)],
+    code: i32,
+    says: &'static str,
+) -> Row {
+    Row {
+        args,
+        env,
+        code,
+        says,
+        kept: None,
+    }
+}
+
+/// A secret that appears in some rows' arguments and must never be
+/// printed.
+const SECRET: &str = "HUNTER2SECRET";
+
+const ROWS: &[Row] = &[
+    // Flags.
+    row(
+        "run --samples 4",
+        2,
+        "invalid value '4' for '--samples <N>'",
+    ),
+    row(
+        "run --samples 0",
+        2,
+        "invalid value '0' for '--samples <N>'",
+    ),
+    row(
+        "run --samples lots",
+        2,
+        "invalid value 'lots' for '--samples <N>'",
+    ),
+    row("run --bogus", 2, "unexpected argument '--bogus'"),
+    row("frobnicate", 2, "unrecognized subcommand 'frobnicate'"),
+    row("help --help", 0, ""),
+    row("gas --fork nosuch", 2, "--fork"),
+    row("gas --factor 1", 2, "--factor 1 cannot flag anything"),
+    row("gas --anchor fast", 2, "\"fast\" is not an anchor"),
+    row(
+        "report @/ok.json --trend-runs 0",
+        2,
+        "invalid value '0' for '--trend-runs <N>'",
+    ),
+    // Filters.
+    row("run ''", 2, "the filter \"\" holds no pattern"),
+    row("run ,", 2, "the filter \",\" holds no pattern"),
+    row(
+        "run hash,crpyto",
+        2,
+        "\"crpyto\" matches no benchmark id (did you mean \"crypto\"?)",
+    ),
+    row(
+        "run zzzzqq",
+        2,
+        "\"zzzzqq\" matches no benchmark id; see `dyno list`",
+    ),
+    row("list crpyto", 2, "(did you mean \"crypto\"?)"),
+    row("run hash --impl ''", 2, "--impl is empty"),
+    row(
+        "run hash --impl k257",
+        2,
+        "--impl: unknown implementation \"k257\"",
+    ),
+    // Where results go: refused before anything is measured.
+    row("ONE -o @/adir", 2, "adir: is a directory"),
+    row(
+        "ONE -o @/afile/run.json",
+        2,
+        "afile is a file, not a folder",
+    ),
+    row(
+        "ONE -o @/afile/x/y/run.json",
+        2,
+        "afile is a file, not a folder",
+    ),
+    row("ONE -o @/ro.json", 2, "ro.json: the file is read-only"),
+    row(
+        "ONE -o @/rodir/run.json",
+        2,
+        "rodir: the folder is read-only",
+    ),
+    row(
+        "ONE -o out.md",
+        2,
+        "the .md file written beside it would be the same file",
+    ),
+    row("ONE -o ''", 2, "a value is required for '--out <FILE>'"),
+    row("ONE --instructions -o -", 2, "-o - with --instructions"),
+    row(
+        "gas --quick -o -",
+        2,
+        "-o -: `dyno gas` prints its table on stdout",
+    ),
+    // ... and where a write fails at the end: the run is kept elsewhere.
+    measured(
+        "ONE -o /dev/full",
+        2,
+        "could not write the results to /dev/full",
+        "dyno-results/*.json",
+    ),
+    measured("ONE -o /dev/null", 0, "dyno: wrote /dev/null", "-"),
+    measured("ONE -o -", 0, "wrote the result JSON to stdout", "stdout"),
+    measured("ONE -o link.json", 0, "dyno: wrote", "target.json"),
+    row("report @/ok.json -o @/ok.json", 2, "that is also the input"),
+    // Specs and vectors.
+    row(
+        "--specs @/specs-bad list",
+        2,
+        "hash.toml:2: unknown field `default`",
+    ),
+    row("--specs /nonexistent/specs list", 2, "/nonexistent/specs"),
+    measured(
+        "--vectors @/vt ONE -o run.json",
+        1,
+        "dyno: FAILED hash/keccak256/32B on tiny-keccak",
+        "run.json",
+    ),
+    measured(
+        "--vectors @/varray ONE -o run.json",
+        2,
+        "the file holds an array; a vector file is a JSON object",
+        "run.json",
+    ),
+    // Result files.
+    row(
+        "compare @/ok.json @/nosuch.json",
+        2,
+        "nosuch.json: no such file",
+    ),
+    row("compare @/ok.json @/notjson.json", 2, "notjson.json:1:"),
+    row(
+        "compare @/ok.json @/array.json",
+        2,
+        "a JSON array, not an object",
+    ),
+    row(
+        "compare @/ok.json @/v7.json",
+        2,
+        "schema_version 7 is not supported",
+    ),
+    row(
+        "compare @/ok.json @/vstr.json",
+        2,
+        "schema_version is \"1\", a string; it must be the number 1",
+    ),
+    row("check --baseline @/nosuch.json @/ok.json", 2, "--baseline"),
+    row(
+        "check --baseline @/ok.json @/wrong.json",
+        1,
+        "dyno: WRONG result",
+    ),
+    row("check --baseline @/ok.json @/ok.json", 0, ""),
+    // Baselines.
+    row(
+        "baseline save main --from @/wrong.json --reason x --no-store",
+        1,
+        "nothing saved: every result in",
+    ),
+    row(
+        "baseline save 'bad name' --from @/ok.json --reason x",
+        2,
+        "baseline name",
+    ),
+    row(
+        "baseline save main --from @/ok.json --reason ' '",
+        2,
+        "--reason is empty",
+    ),
+    // Stores.
+    row(
+        "history --store missing.sqlite",
+        2,
+        "missing.sqlite: no run history there",
+    ),
+    row(
+        "compare latest latest~1 --store missing.sqlite",
+        2,
+        "no run history there",
+    ),
+    row(
+        "baseline list --store missing.sqlite",
+        2,
+        "no run history there",
+    ),
+    row(
+        "history --store mysql://u:HUNTER2SECRET@h/db",
+        2,
+        "unknown store scheme \"mysql\"",
+    ),
+    with_env(
+        "ONE --store mysql://u:HUNTER2SECRET@h/db",
+        &[("DYNO_NO_STORE", None)],
+        2,
+        "mysql://u:***@h/db: unknown store scheme \"mysql\"",
+    ),
+    row("history --store @/adir", 2, "it is a folder"),
+    row(
+        "history --store @/afile",
+        2,
+        "the file is not a SQLite database",
+    ),
+    row(
+        "history --store @/h.sqlite --import @/notjson.json",
+        2,
+        "notjson.json:1:",
+    ),
+    row(
+        "history --import /nonexistent/r.json",
+        2,
+        "/nonexistent/r.json: No such file",
+    ),
+    row(
+        "compare latest latest~1 --store @/h.sqlite",
+        2,
+        "does not hold that many runs",
+    ),
+    row(
+        "compare latest~x latest --store @/h.sqlite",
+        2,
+        "write latest~N",
+    ),
+    // The environment.
+    with_env(
+        "list hash",
+        &[("DYNO_NO_STORE", Some("maybe"))],
+        2,
+        "DYNO_NO_STORE=\"maybe\": not a yes or no",
+    ),
+    with_env("list hash", &[("DYNO_SPECS", Some(""))], 0, ""),
+    with_env("list hash", &[("DYNO_NO_STORE", Some(""))], 0, ""),
+    with_env(
+        "history",
+        &[("DYNO_STORE", Some(""))],
+        2,
+        "no run history there",
+    ),
+    // The load lab refuses before it starts a node.
+    row(
+        "load --rpc http://u:HUNTER2SECRET@127.0.0.1:1",
+        2,
+        "credentials in the URL",
+    ),
+    row("load --rpc ftp://127.0.0.1:1", 2, "unsupported scheme"),
+    row(
+        "load --rpc http://127.0.0.1:1 -o -",
+        2,
+        "-o -: the load lab writes CSV",
+    ),
+    row(
+        "load --rpc http://127.0.0.1:1 -o out.md",
+        2,
+        "would be the same file",
+    ),
+];
+
+/// Split a row's arguments like a shell would (single quotes only).
+fn split(args: &str, root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in args.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        out.push(cur);
+    }
+    out.into_iter()
+        .flat_map(|a| {
+            if a == "ONE" {
+                ONE.iter().map(|s| s.to_string()).collect()
+            } else if let Some(rest) = a.strip_prefix('@') {
+                vec![format!("{}{rest}", root.display())]
+            } else {
+                vec![a]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn bad_inputs_get_the_right_exit_code_a_clear_first_line_and_lose_nothing() {
+    let fx = Fixtures::new();
+    let root = fx.root();
+    assert!(ROWS.len() >= 50, "{} rows", ROWS.len());
+    let mut failures = Vec::new();
+    for (k, r) in ROWS.iter().enumerate() {
+        let cwd = root.join(format!("row{k}"));
+        std::fs::create_dir(&cwd).unwrap();
+        if r.args.contains("link.json") {
+            std::os::unix::fs::symlink("target.json", cwd.join("link.json")).unwrap();
+        }
+        let args = split(r.args, &root);
+        let env: Vec<(&str, Option<String>)> = r
+            .env
+            .iter()
+            .map(|(k, v)| (*k, v.map(String::from)))
+            .collect();
+        let o = dyno(&cwd, &args, &env);
+        let stderr = text(&o.stderr);
+        let stdout = text(&o.stdout);
+        let mut wrong = Vec::new();
+        if o.status.code() != Some(r.code) {
+            wrong.push(format!("exit {:?}, expected {}", o.status.code(), r.code));
+        }
+        let line = if r.code == 2 {
+            stderr
+                .lines()
+                .find(|l| l.starts_with("error:"))
+                .unwrap_or("")
+                .to_string()
+        } else {
+            stderr.clone()
+        };
+        if !line.contains(r.says) {
+            wrong.push(format!("message lacks {:?}", r.says));
+        }
+        if r.code == 2 && line.is_empty() {
+            wrong.push("no error: line".into());
+        }
+        if stderr.contains(SECRET) || stdout.contains(SECRET) {
+            wrong.push("printed the secret".into());
+        }
+        if stderr.contains("panicked") || o.status.code() == Some(101) {
+            wrong.push("panicked".into());
+        }
+        // A cause never repeats the line before it.
+        let lines: Vec<&str> = stderr.lines().collect();
+        for w in lines.windows(2) {
+            if let Some(cause) = w[1].strip_prefix("  caused by: ")
+                && w[0].contains(cause)
+            {
+                wrong.push(format!("cause printed twice: {cause}"));
+            }
+        }
+        // Nothing is left half-written, and nothing measured is lost.
+        for e in walk(&cwd) {
+            if e.to_string_lossy().ends_with(".partial") {
+                wrong.push(format!("left {}", e.display()));
+            }
+        }
+        match r.kept {
+            None => {}
+            Some("-") => {}
+            Some("stdout") => match serde_json::from_str::<serde_json::Value>(&stdout) {
+                Ok(v) if v["results"].as_array().is_some_and(|a| !a.is_empty()) => {
+                    if cwd.join("-").exists() || cwd.join("-.md").exists() {
+                        wrong.push("wrote a file named -".into());
+                    }
+                }
+                _ => wrong.push("stdout is not the result JSON".into()),
+            },
+            Some(pattern) => {
+                let found: Vec<PathBuf> = walk(&cwd)
+                    .into_iter()
+                    .filter(|p| {
+                        let rel = p.strip_prefix(&cwd).unwrap().to_string_lossy().into_owned();
+                        glob_match(pattern, &rel)
+                    })
+                    .collect();
+                match found.first() {
+                    Some(p) => {
+                        let json: serde_json::Value =
+                            serde_json::from_str(&std::fs::read_to_string(p).unwrap())
+                                .unwrap_or_default();
+                        if json["results"].as_array().is_none_or(|a| a.is_empty()) {
+                            wrong.push(format!("{} holds no results", p.display()));
+                        }
+                    }
+                    None => wrong.push(format!("the run is not kept at {pattern}")),
+                }
+            }
+        }
+        if !wrong.is_empty() {
+            failures.push(format!(
+                "row {k}: dyno {}\n  {}\n  stderr: {}",
+                r.args,
+                wrong.join("; "),
+                stderr.trim().replace('\n', "\n          ")
+            ));
+        }
+    }
+    // What the rows must not have changed.
+    use std::os::unix::fs::FileTypeExt as _;
+    for dev in ["/dev/null", "/dev/full"] {
+        let kind = std::fs::metadata(dev).unwrap().file_type();
+        assert!(kind.is_char_device(), "{dev} is no longer a device");
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("ro.json")).unwrap(),
+        "keep"
+    );
+    // `--store afile` did not turn the file into a database.
+    assert_eq!(std::fs::read_to_string(root.join("afile")).unwrap(), "x");
+    for k in 0..ROWS.len() {
+        let cwd = root.join(format!("row{k}"));
+        assert!(
+            !cwd.join("missing.sqlite").exists(),
+            "row {k} created a store"
+        );
+        assert!(
+            !cwd.join("mysql:").exists(),
+            "row {k} made a folder of a URL"
+        );
+    }
+    let link = root.join(format!(
+        "row{}/link.json",
+        ROWS.iter()
+            .position(|r| r.args.contains("link.json"))
+            .unwrap()
+    ));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    set_mode(&root.join("rodir"), 0o755);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// `*` within one path part.
+fn glob_match(pattern: &str, s: &str) -> bool {
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], s) || (!s.is_empty() && s[0] != b'/' && go(p, &s[1..])),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    go(pattern.as_bytes(), s.as_bytes())
+}
+
+#[test]
+fn a_password_never_reaches_any_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let url = format!("postgres://dyno:{SECRET}@127.0.0.1:9/dyno?connect_timeout=2");
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    let mut keep = |what: &str, o: &Output| {
+        outputs.push((format!("{what} stdout"), text(&o.stdout)));
+        outputs.push((format!("{what} stderr"), text(&o.stderr)));
+    };
+    // A run whose history is a PostgreSQL URL with a password, given as a
+    // flag and as the variable (nothing listens there: the save fails
+    // with a warning, and the run is kept).
+    let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
+    args.extend([
+        "-o".into(),
+        "flag.json".into(),
+        "--store".into(),
+        url.clone(),
+    ]);
+    let o = dyno(cwd, &args, &[("DYNO_NO_STORE", None)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    keep("run --store", &o);
+    let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
+    args.extend(["-o".into(), "env.json".into()]);
+    let o = dyno(
+        cwd,
+        &args,
+        &[("DYNO_NO_STORE", None), ("DYNO_STORE", Some(url.clone()))],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    keep("run DYNO_STORE", &o);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.join("flag.json")).unwrap()).unwrap();
+    let recorded: Vec<&str> = json["run"]["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        recorded.contains(&"postgres://dyno:***@127.0.0.1:9/dyno?connect_timeout=2"),
+        "{recorded:?}"
+    );
+    // Every way the run is shown again.
+    let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for (what, args) in [
+        (
+            "import",
+            s(&[
+                "history",
+                "--import",
+                "flag.json",
+                "env.json",
+                "--store",
+                "h.sqlite",
+            ]),
+        ),
+        ("history", s(&["history", "--store", "h.sqlite"])),
+        (
+            "history --json",
+            s(&["history", "--json", "--store", "h.sqlite"]),
+        ),
+        (
+            "report html",
+            s(&["report", "flag.json", "-o", "report.html"]),
+        ),
+        (
+            "report markdown",
+            s(&["report", "flag.json", "--format", "markdown"]),
+        ),
+        (
+            "report json",
+            s(&[
+                "report", "latest", "--format", "json", "--store", "h.sqlite",
+            ]),
+        ),
+        ("history at the URL", s(&["history", "--store", &url])),
+    ] {
+        let o = dyno(cwd, &args, &[]);
+        keep(what, &o);
+    }
+    // Every file the commands left: results, Markdown, the report, and
+    // the history database with its write-ahead log.
+    for file in walk(cwd) {
+        let bytes = std::fs::read(&file).unwrap();
+        outputs.push((
+            file.display().to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    let leaks: Vec<&String> = outputs
+        .iter()
+        .filter(|(_, t)| t.contains(SECRET))
+        .map(|(w, _)| w)
+        .collect();
+    assert!(leaks.is_empty(), "the password is in: {leaks:?}");
+    assert!(cwd.join("h.sqlite").exists() && cwd.join("report.html").exists());
+}
