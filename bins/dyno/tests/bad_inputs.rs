@@ -328,7 +328,11 @@ const ROWS: &[Row] = &[
         2,
         "schema_version is \"1\", a string; it must be the number 1",
     ),
-    row("check --baseline @/nosuch.json @/ok.json", 2, "--baseline"),
+    row(
+        "check --baseline @/nosuch.json @/ok.json",
+        2,
+        "nosuch.json: no such file; give an existing baseline or result file",
+    ),
     row(
         "check --baseline @/ok.json @/wrong.json",
         1,
@@ -742,4 +746,53 @@ fn a_password_never_reaches_any_output() {
         .collect();
     assert!(leaks.is_empty(), "the password is in: {leaks:?}");
     assert!(cwd.join("h.sqlite").exists() && cwd.join("report.html").exists());
+}
+
+/// `dyno run > /dev/full`: the error says it was stdout, and the run is in
+/// its file and in the history all the same.
+#[test]
+fn a_full_stdout_is_named_and_the_run_is_still_saved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
+    args.extend([
+        "-o".into(),
+        "run.json".into(),
+        "--store".into(),
+        "h.sqlite".into(),
+    ]);
+    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+        .current_dir(cwd)
+        .args(&args)
+        .env("DYNO_SPECS", repo().join("specs"))
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .env_remove("DYNO_NO_STORE")
+        .env_remove("DYNO_STORE")
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let first = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or("");
+    assert!(first.contains("writing to stdout"), "{stderr}");
+    assert!(cwd.join("run.json").exists());
+    let h = dyno(
+        cwd,
+        &[
+            "history".into(),
+            "--json".into(),
+            "--store".into(),
+            "h.sqlite".into(),
+        ],
+        &[],
+    );
+    let rows: serde_json::Value = serde_json::from_str(&text(&h.stdout)).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{}", text(&h.stderr));
 }

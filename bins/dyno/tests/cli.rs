@@ -408,3 +408,54 @@ fn gas_refuses_bad_flags_with_advice() {
     assert_eq!(anchor.status.code(), Some(2));
     assert!(text(&anchor.stderr).contains("60mgas"));
 }
+
+/// The regression of 8c7ba3a, end to end: `dyno gas --quick` measured no
+/// bytecode loop at all. Every precompile input it calls directly must
+/// also be measured through bytecode, and priced with both columns.
+#[test]
+fn gas_quick_measures_every_direct_input_through_bytecode_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gas.json");
+    let o = dyno(
+        &[
+            "gas",
+            "--quick",
+            "-q",
+            "--format",
+            "json",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let timed: std::collections::HashSet<&str> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["stats"].is_object())
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let direct: Vec<&str> = timed
+        .iter()
+        .copied()
+        .filter(|id| id.starts_with("precompile/"))
+        .collect();
+    assert!(direct.len() > 20, "{} direct inputs", direct.len());
+    for id in &direct {
+        let twin = id.replacen("precompile/", "precompile-bytecode/", 1);
+        assert!(timed.contains(twin.as_str()), "{id} has no bytecode result");
+    }
+    let table: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for row in table["rows"].as_array().unwrap() {
+        if row["kind"] == "opcode" {
+            continue;
+        }
+        assert!(
+            row["bytecode_ns"]["value"].as_f64().is_some(),
+            "no bytecode time in {row}"
+        );
+    }
+}
