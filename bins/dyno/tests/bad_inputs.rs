@@ -28,7 +28,7 @@ const ONE: &[&str] = &[
 /// Run dyno in `cwd` with the repository's specs and vectors, no history
 /// unless a row names one, and `env` on top (a `None` value unsets).
 fn dyno(cwd: &Path, args: &[String], env: &[(&str, Option<String>)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut cmd = Command::new(bin());
     cmd.current_dir(cwd)
         .args(args)
         .env("DYNO_SPECS", repo().join("specs"))
@@ -46,16 +46,48 @@ fn dyno(cwd: &Path, args: &[String], env: &[(&str, Option<String>)]) -> Output {
     cmd.output().expect("dyno runs")
 }
 
+/// The dyno under test: this build's, or `DYNO_BAD_INPUTS_BIN` to run the
+/// table against another build (an older one, to see which rows it
+/// fails).
+fn bin() -> PathBuf {
+    std::env::var_os("DYNO_BAD_INPUTS_BIN")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_dyno")), PathBuf::from)
+}
+
 /// The files every row may use, made once.
 struct Fixtures {
     dir: tempfile::TempDir,
+    /// A null and a full device: private copies of /dev/null and /dev/full
+    /// made with mknod where the test may (as root, where a dyno that
+    /// replaced its -o would otherwise replace the machine's own), else
+    /// the machine's (which a non-root dyno cannot replace).
+    null: PathBuf,
+    full: PathBuf,
+}
+
+/// A character device node `1, minor` at `path`, else `fallback`.
+fn device(path: &Path, minor: &str, fallback: &str) -> PathBuf {
+    let made = Command::new("mknod")
+        .args([path.to_str().unwrap(), "c", "1", minor])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        set_mode(path, 0o666);
+        path.to_path_buf()
+    } else {
+        PathBuf::from(fallback)
+    }
 }
 
 impl Fixtures {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let f = Self { dir };
-        let root = f.root();
+        let root = dir.path().to_path_buf();
+        let null = device(&root.join("null"), "3", "/dev/null");
+        let full = device(&root.join("full"), "7", "/dev/full");
+        let f = Self { dir, null, full };
         // A real run, and a real run whose every result is wrong (its
         // vectors corrupted), both measured by dyno.
         let mut args: Vec<String> = ONE.iter().map(|s| s.to_string()).collect();
@@ -278,12 +310,12 @@ const ROWS: &[Row] = &[
     ),
     // ... and where a write fails at the end: the run is kept elsewhere.
     measured(
-        "ONE -o /dev/full",
+        "ONE -o %full",
         2,
-        "could not write the results to /dev/full",
+        "could not write the results to ",
         "dyno-results/*.json",
     ),
-    measured("ONE -o /dev/null", 0, "dyno: wrote /dev/null", "-"),
+    measured("ONE -o %null", 0, "dyno: wrote ", "-"),
     measured("ONE -o -", 0, "wrote the result JSON to stdout", "stdout"),
     measured("ONE -o link.json", 0, "dyno: wrote", "target.json"),
     row("report @/ok.json -o @/ok.json", 2, "that is also the input"),
@@ -443,7 +475,7 @@ const ROWS: &[Row] = &[
 ];
 
 /// Split a row's arguments like a shell would (single quotes only).
-fn split(args: &str, root: &Path) -> Vec<String> {
+fn split(args: &str, root: &Path, fx: &Fixtures) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -472,6 +504,10 @@ fn split(args: &str, root: &Path) -> Vec<String> {
                 ONE.iter().map(|s| s.to_string()).collect()
             } else if let Some(rest) = a.strip_prefix('@') {
                 vec![format!("{}{rest}", root.display())]
+            } else if a == "%null" {
+                vec![fx.null.display().to_string()]
+            } else if a == "%full" {
+                vec![fx.full.display().to_string()]
             } else {
                 vec![a]
             }
@@ -491,7 +527,7 @@ fn bad_inputs_get_the_right_exit_code_a_clear_first_line_and_lose_nothing() {
         if r.args.contains("link.json") {
             std::os::unix::fs::symlink("target.json", cwd.join("link.json")).unwrap();
         }
-        let args = split(r.args, &root);
+        let args = split(r.args, &root, &fx);
         let env: Vec<(&str, Option<String>)> = r
             .env
             .iter()
@@ -583,9 +619,13 @@ fn bad_inputs_get_the_right_exit_code_a_clear_first_line_and_lose_nothing() {
     }
     // What the rows must not have changed.
     use std::os::unix::fs::FileTypeExt as _;
-    for dev in ["/dev/null", "/dev/full"] {
+    for dev in [&fx.null, &fx.full] {
         let kind = std::fs::metadata(dev).unwrap().file_type();
-        assert!(kind.is_char_device(), "{dev} is no longer a device");
+        assert!(
+            kind.is_char_device(),
+            "{} is no longer a device",
+            dev.display()
+        );
     }
     assert_eq!(
         std::fs::read_to_string(root.join("ro.json")).unwrap(),
@@ -765,7 +805,7 @@ fn a_full_stdout_is_named_and_the_run_is_still_saved() {
         "--store".into(),
         "h.sqlite".into(),
     ]);
-    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+    let o = Command::new(bin())
         .current_dir(cwd)
         .args(&args)
         .env("DYNO_SPECS", repo().join("specs"))
