@@ -47,12 +47,7 @@ fn save(global: &Global, name: &str, from: &str, reason: &str) -> anyhow::Result
     // A baseline keeps verified timings only: a wrong result has no time
     // to compare with, and kept, it would fail every later check with a
     // message about the baseline rather than the code.
-    let wrong: Vec<String> = run
-        .results
-        .iter()
-        .filter(|r| r.verification.status == VerificationStatus::Failed)
-        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
-        .collect();
+    let wrong = run.wrong_results();
     if wrong.len() == run.results.len() {
         for w in &wrong {
             eprintln!("dyno: WRONG result: {w}");

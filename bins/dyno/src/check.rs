@@ -56,12 +56,7 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> anyhow::Result<Outcome
             (m.run, label, true)
         }
     };
-    let wrong: Vec<String> = new
-        .results
-        .iter()
-        .filter(|r| r.verification.status == VerificationStatus::Failed)
-        .map(|r| format!("{} [{}]", r.id, r.implementation.name))
-        .collect();
+    let wrong = new.wrong_results();
     let first = match dyno_gate::compare(&base, &new, &base_label, &new_label, &opts) {
         Ok(c) => c,
         // Nothing left to compare because every result is wrong: that is

@@ -619,30 +619,31 @@ fn bad_inputs_get_the_right_exit_code_a_clear_first_line_and_lose_nothing() {
     }
     // What the rows must not have changed.
     use std::os::unix::fs::FileTypeExt as _;
+    let mut broke = |what: String| failures.push(what);
     for dev in [&fx.null, &fx.full] {
-        let kind = std::fs::metadata(dev).unwrap().file_type();
-        assert!(
-            kind.is_char_device(),
-            "{} is no longer a device",
-            dev.display()
-        );
+        if !std::fs::metadata(dev).is_ok_and(|m| m.file_type().is_char_device()) {
+            broke(format!("{} is no longer a device", dev.display()));
+        }
     }
-    assert_eq!(
-        std::fs::read_to_string(root.join("ro.json")).unwrap(),
-        "keep"
-    );
+    if std::fs::read_to_string(root.join("ro.json"))
+        .ok()
+        .as_deref()
+        != Some("keep")
+    {
+        broke("the read-only ro.json was overwritten".into());
+    }
     // `--store afile` did not turn the file into a database.
-    assert_eq!(std::fs::read_to_string(root.join("afile")).unwrap(), "x");
+    if std::fs::read_to_string(root.join("afile")).ok().as_deref() != Some("x") {
+        broke("afile was turned into a database".into());
+    }
     for k in 0..ROWS.len() {
         let cwd = root.join(format!("row{k}"));
-        assert!(
-            !cwd.join("missing.sqlite").exists(),
-            "row {k} created a store"
-        );
-        assert!(
-            !cwd.join("mysql:").exists(),
-            "row {k} made a folder of a URL"
-        );
+        if cwd.join("missing.sqlite").exists() {
+            broke(format!("row {k} created a store"));
+        }
+        if cwd.join("mysql:").exists() {
+            broke(format!("row {k} made a folder of a URL"));
+        }
     }
     let link = root.join(format!(
         "row{}/link.json",
@@ -650,12 +651,9 @@ fn bad_inputs_get_the_right_exit_code_a_clear_first_line_and_lose_nothing() {
             .position(|r| r.args.contains("link.json"))
             .unwrap()
     ));
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    if !std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()) {
+        broke("link.json is no longer a link".into());
+    }
     set_mode(&root.join("rodir"), 0o755);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

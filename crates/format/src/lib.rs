@@ -361,6 +361,16 @@ impl Run {
         s
     }
 
+    /// The results that failed verification (wrong results), each as
+    /// `ID [IMPLEMENTATION]`.
+    pub fn wrong_results(&self) -> Vec<String> {
+        self.results
+            .iter()
+            .filter(|r| r.verification.status == VerificationStatus::Failed)
+            .map(|r| format!("{} [{}]", r.id, r.implementation.name))
+            .collect()
+    }
+
     /// Write to `path` atomically (temporary file, then rename), so a reader
     /// or a crash never sees half a file.
     pub fn write(&self, path: &Path) -> Result<(), FormatError> {
