@@ -303,6 +303,28 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_write_leaves_no_partial_file_and_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.json");
+        std::fs::write(&file, "checkpoint").unwrap();
+        let d = Destination::check(&file).unwrap();
+        // The rename fails: a directory now holds the temporary name.
+        std::fs::create_dir(dir.path().join("run.json.partial")).unwrap();
+        let e = d.write(b"whole").unwrap_err().to_string();
+        assert!(e.starts_with(&file.display().to_string()), "{e}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "checkpoint");
+        std::fs::remove_dir(dir.path().join("run.json.partial")).unwrap();
+        // A failure after the temporary file was made removes it.
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let target = sub.join("run.json");
+        let d = Destination::check(&target).unwrap();
+        std::fs::create_dir(&target).unwrap();
+        assert!(d.write(b"whole").is_err());
+        assert!(!sub.join("run.json.partial").exists());
+    }
+
+    #[test]
     fn special_files_are_written_in_place() {
         let d = Destination::check(Path::new("/dev/null")).unwrap();
         assert_eq!(d, Destination::Special("/dev/null".into()));
