@@ -68,7 +68,7 @@ fn targets(args: &LoadArgs) -> anyhow::Result<Vec<Target>> {
     args.node
         .iter()
         .map(|n| {
-            let kind = dyno_load::node::Kind::parse(n).ok_or_else(|| {
+            let kind = dyno_node::Kind::parse(n).ok_or_else(|| {
                 anyhow::anyhow!("--node {n:?}: dyno starts geth, anvil or hardhat; use --rpc URL or --node-cmd CMD for others")
             })?;
             let home = nodes
@@ -165,7 +165,7 @@ pub(crate) fn load(global: &Global, args: &LoadArgs) -> anyhow::Result<Exit> {
         ctrlc::set_handler(move || {
             if interrupt.swap(true, Ordering::SeqCst) {
                 eprintln!("\ndyno: second interrupt, stopping the node and exiting now");
-                dyno_load::node::kill_all();
+                dyno_node::kill_all();
                 std::process::exit(130);
             }
             eprintln!("\ndyno: interrupted (Ctrl-C or a termination signal); stopping the load, saving what was measured and stopping the node (Ctrl-C again to quit now)");

@@ -27,7 +27,7 @@ pub(crate) fn jit_warmup_ns(quick: bool) -> u64 {
 /// Where `dyno setup` installs workers: `$DYNO_CACHE`, else
 /// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
 pub(crate) fn cache_dir() -> PathBuf {
-    dyno_load::node::cache_dir()
+    dyno_node::cache_dir()
 }
 
 /// Every adapter in the repository (`$DYNO_ADAPTERS`, else `./adapters`,

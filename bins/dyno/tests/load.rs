@@ -24,7 +24,7 @@ fn dyno() -> Command {
 
 /// The installed geth's home, or `None` (skip) outside CI.
 fn geth_home() -> Option<PathBuf> {
-    dyno_load::node::installed_for_tests(dyno_load::node::Kind::Geth)
+    dyno_node::installed_for_tests(dyno_node::Kind::Geth)
 }
 
 fn read_json(p: &Path) -> Value {

@@ -15,7 +15,6 @@ use dyno_format::load::{ChainScan, FeeInfo, GeneratorInfo, LoadResult, NodeInfo,
 use dyno_rpc::{Client, ClientOptions, Endpoint};
 
 use crate::chain::{self, ChainError, Funder, SetupTx};
-use crate::node::{self, LocalNode};
 use crate::procstat::ProcSampler;
 use crate::record::{Mark, TxRecord};
 use crate::schedule::Schedule;
@@ -23,6 +22,7 @@ use crate::send::{self, Outgoing, Progress};
 use crate::summary;
 use crate::track::{self, Seen};
 use crate::txs::{self, Fees, GasLimits, Kind, Mix, SignedTx, SigningReport, Targets};
+use dyno_node::{self as node, LocalNode};
 
 /// Where the load goes.
 #[derive(Debug, Clone, PartialEq)]

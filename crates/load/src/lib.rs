@@ -5,7 +5,6 @@
 
 pub mod chain;
 pub mod lab;
-pub mod node;
 pub mod output;
 pub mod procstat;
 pub mod read;

@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dyno_load::lab::{self, Options, Target};
-use dyno_load::node::Kind;
 use dyno_load::read::{self, LogsOptions, ReadLoadOptions, ReadMethod};
 use dyno_load::txs::{self, Mix};
+use dyno_node::Kind;
 
 /// The installed geth's home, or `None` (skip) outside CI.
 fn geth_home() -> Option<PathBuf> {
-    dyno_load::node::installed_for_tests(dyno_load::node::Kind::Geth)
+    dyno_node::installed_for_tests(dyno_node::Kind::Geth)
 }
 
 fn options() -> Options {

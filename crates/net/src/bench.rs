@@ -395,7 +395,7 @@ fn build_remote() -> Result<Box<dyn Workload>, BuildError> {
         what: "a geth p2p node on loopback".into(),
         reason,
     };
-    let (mut node, port) = dyno_load::node::LocalNode::start_geth_p2p(&home, GETH_NODEKEY)
+    let (mut node, port) = dyno_node::LocalNode::start_geth_p2p(&home, GETH_NODEKEY)
         .map_err(|e| setup(e.to_string()))?;
     let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
     let deadline = Instant::now() + Duration::from_secs(60);

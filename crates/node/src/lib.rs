@@ -1,5 +1,8 @@
-//! The node under load: a temporary local dev node that dyno starts and
-//! always tears down, or any RPC URL.
+//! The nodes dyno starts: a temporary local dev node (geth, anvil, hardhat,
+//! or any client from a command line) that dyno always tears down, and the
+//! cache folder where `dyno setup` installs them. The load lab drives them
+//! under load, the devp2p suite talks to geth over the wire, and `dyno
+//! setup` builds them.
 //!
 //! A started node gets a fresh data directory in a temporary folder and
 //! loopback-only ports, runs in its own process group (so a Ctrl-C reaches
