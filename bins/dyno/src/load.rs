@@ -462,7 +462,7 @@ fn save(run: &mut Run, out: &Path) -> anyhow::Result<()> {
 /// node: transfers signed for chain 1337.
 fn self_test_bodies(opts: &Options) -> Vec<dyno_load::send::Outgoing> {
     let n = opts.txs.clamp(1, 2000);
-    let signers = dyno_evm::block::signer::Signer::derive_many(opts.seed.as_bytes(), 10);
+    let signers = dyno_eth::signer::Signer::derive_many(opts.seed.as_bytes(), 10);
     let plan = dyno_load::txs::plan(n, &[0; 10], &Mix::only(Kind::Transfer));
     let fees = dyno_load::txs::Fees {
         chain_id: 1337,

@@ -39,7 +39,7 @@ use crate::vm::REVM_VERSION;
 pub mod executor;
 pub mod genesis;
 pub mod producer;
-pub mod signer;
+pub use dyno_eth::signer;
 pub mod trie;
 pub mod validator;
 pub mod world;

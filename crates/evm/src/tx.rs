@@ -25,10 +25,10 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use dyno_workload::{BenchDef, BuildError, Ctx, Mismatch, Param, Workload, hex, unhex};
+use dyno_workload::{BenchDef, BuildError, Ctx, Mismatch, Param, Workload, hex};
 use revm::context::TxEnv;
 use revm::context::result::{ExecutionResult, Output, ResultAndState};
-use revm::primitives::{Address, Bytes, TxKind, U256, address, keccak256};
+use revm::primitives::{Address, TxKind, U256, address, keccak256};
 
 use crate::vm::{CALLER, REVM_VERSION, Vm};
 
@@ -57,61 +57,15 @@ pub fn contracts_dir(ctx: &Ctx) -> PathBuf {
     )
 }
 
-/// A compiled contract.
-#[derive(Debug, Clone)]
-pub struct Contract {
-    /// Creation code.
-    pub bytecode: Vec<u8>,
-    /// Runtime code.
-    pub deployed: Vec<u8>,
-}
-
-#[derive(serde::Deserialize)]
-struct BuildFile {
-    bytecode: String,
-    #[serde(rename = "deployedBytecode")]
-    deployed_bytecode: String,
-}
+pub use dyno_eth::abi::{calldata, selector};
+pub use dyno_eth::contracts::Contract;
 
 /// Load `contracts/build/<name>.json`.
 pub fn contract(ctx: &Ctx, name: &str) -> Result<Contract, BuildError> {
-    contract_at(&contracts_dir(ctx), name)
-}
-
-/// Load `<dir>/<name>.json`, a build file written by `contracts/compile.mjs`.
-pub fn contract_at(dir: &std::path::Path, name: &str) -> Result<Contract, BuildError> {
-    let path = dir.join(format!("{name}.json"));
-    let bad = |reason: String| BuildError::Vectors {
-        path: path.clone(),
-        reason,
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        bad(format!(
-            "{e} (the compiled contracts live in contracts/build; set DYNO_CONTRACTS to point elsewhere)"
-        ))
-    })?;
-    let file: BuildFile =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a solc build file: {e}")))?;
-    let code = |field: &str, s: &str| unhex(s).map_err(|e| bad(format!("{field}: {e}")));
-    Ok(Contract {
-        bytecode: code("bytecode", &file.bytecode)?,
-        deployed: code("deployedBytecode", &file.deployed_bytecode)?,
+    dyno_eth::contracts::contract_at(&contracts_dir(ctx), name).map_err(|e| BuildError::Vectors {
+        path: e.path,
+        reason: e.reason,
     })
-}
-
-/// The 4-byte selector of a function signature.
-pub fn selector(signature: &str) -> [u8; 4] {
-    let h = keccak256(signature.as_bytes());
-    [h[0], h[1], h[2], h[3]]
-}
-
-/// ABI-encode a call: the selector, then each argument as a word.
-pub fn calldata(signature: &str, args: &[U256]) -> Bytes {
-    let mut d = selector(signature).to_vec();
-    for a in args {
-        d.extend_from_slice(&a.to_be_bytes::<32>());
-    }
-    d.into()
 }
 
 fn address_word(a: Address) -> U256 {

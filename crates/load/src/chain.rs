@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use alloy_consensus::TxEip1559;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U64, U128, U256};
-use dyno_evm::block::signer::Signer;
+use dyno_eth::signer::Signer;
 use dyno_rpc::{Client, RpcError};
 use serde::Deserialize;
 use serde_json::{Value, json};

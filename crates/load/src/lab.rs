@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
-use dyno_evm::block::signer::Signer;
+use dyno_eth::signer::Signer;
 use dyno_format::load::{ChainScan, FeeInfo, GeneratorInfo, LoadResult, NodeInfo, SigningInfo};
 use dyno_rpc::{Client, ClientOptions, Endpoint};
 
@@ -369,7 +369,7 @@ pub async fn prepare(
         max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
     };
     let contract = |name: &str| {
-        dyno_evm::tx::contract_at(&opts.contracts, name)
+        dyno_eth::contracts::contract_at(&opts.contracts, name)
             .map(|c| Bytes::from(c.bytecode))
             .map_err(|e| LoadError::Other(e.to_string()))
     };

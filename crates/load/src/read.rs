@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use alloy_consensus::TxEip1559;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U64, U256, keccak256};
 use alloy_rpc_types_eth::Log;
-use dyno_evm::block::signer::Signer;
+use dyno_eth::signer::Signer;
 use dyno_format::read::{LogsSize, LogsStudy, ReadLoad, ReadMethodStats};
 use dyno_rpc::{Client, ClientOptions, RawResponse, RpcError};
 use serde::Deserialize;
@@ -123,7 +123,7 @@ async fn deploy(
     wait_receipts(c, &hashes, "the read-path deployer's funding").await?;
 
     let code = |name: &str| {
-        dyno_evm::tx::contract_at(&opts.contracts, name)
+        dyno_eth::contracts::contract_at(&opts.contracts, name)
             .map(|c| c.bytecode)
             .map_err(|e| LoadError::Other(e.to_string()))
     };
@@ -184,7 +184,7 @@ async fn deploy(
 
 /// `emitTransfers(start, n)` calldata.
 pub fn emit_calldata(start: u64, n: u64) -> Bytes {
-    let mut d = dyno_evm::tx::selector("emitTransfers(uint256,uint256)").to_vec();
+    let mut d = dyno_eth::abi::selector("emitTransfers(uint256,uint256)").to_vec();
     d.extend_from_slice(&U256::from(start).to_be_bytes::<32>());
     d.extend_from_slice(&U256::from(n).to_be_bytes::<32>());
     d.into()
@@ -894,7 +894,7 @@ pub async fn read_load(
         m.extend_from_slice(&j.to_be_bytes());
         addresses.push((Address::from_word(keccak256(&m)), U256::ZERO));
     }
-    let balance_of = dyno_evm::tx::selector("balanceOf(address)");
+    let balance_of = dyno_eth::abi::selector("balanceOf(address)");
     let recent = (head + 1).min(64);
     let reqs: Vec<ReadRequest> = sequence(&ro.mix, ro.requests)
         .into_iter()

@@ -10,8 +10,8 @@ use std::time::Instant;
 use alloy_consensus::TxEip1559;
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
-use dyno_evm::block::signer::Signer;
-use dyno_evm::tx::calldata;
+use dyno_eth::abi::calldata;
+use dyno_eth::signer::Signer;
 use serde::{Deserialize, Serialize};
 
 /// What a transaction does.
@@ -519,7 +519,7 @@ mod tests {
             let env = alloy_consensus::TxEnvelope::decode_2718(&mut raw.as_slice()).unwrap();
             let tx = env.as_eip1559().unwrap();
             assert_eq!(tx.tx().nonce, p[i].nonce);
-            let from = dyno_evm::block::signer::recover(tx).unwrap();
+            let from = dyno_eth::signer::recover(tx).unwrap();
             assert_eq!(from, signers[p[i].sender].address);
         }
     }
