@@ -22,8 +22,6 @@
 //!   below it by more than the factor (overpriced).
 
 use dyno_format::BenchResult;
-use dyno_stats::Interval;
-use serde::Serialize;
 
 use crate::bytecode;
 
@@ -34,164 +32,7 @@ pub const ANCHOR_GAS: f64 = 3000.0;
 /// The no-op control's id.
 pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
 
-/// A figure with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Estimate {
-    /// The point estimate.
-    pub value: f64,
-    /// Lower bound.
-    pub lower: f64,
-    /// Upper bound.
-    pub upper: f64,
-}
-
-impl Estimate {
-    /// A value known exactly.
-    pub fn exact(value: f64) -> Self {
-        Self {
-            value,
-            lower: value,
-            upper: value,
-        }
-    }
-
-    fn from_interval(value: f64, i: &Interval) -> Self {
-        Self {
-            value,
-            lower: i.lower,
-            upper: i.upper,
-        }
-    }
-
-    /// The time per operation of a result: if it was fitted, the
-    /// Theil-Sen slope of its raw samples (robust to samples the scheduler
-    /// interrupted, which can flip an OLS slope's sign), else the P50;
-    /// `None` if nothing was timed.
-    pub fn of(r: &BenchResult) -> Option<Self> {
-        if r.fit.is_some() {
-            let x: Vec<f64> = r.samples.iter().map(|s| s.iters as f64).collect();
-            let y: Vec<f64> = r.samples.iter().map(|s| s.ns as f64).collect();
-            if let Some((slope, ci)) = dyno_stats::theil_sen(&x, &y, 0.95) {
-                return Some(Self::from_interval(slope, &ci));
-            }
-        }
-        if let Some(fit) = &r.fit {
-            return Some(Self::from_interval(fit.slope, &fit.slope_ci));
-        }
-        r.stats
-            .as_ref()
-            .map(|s| Self::from_interval(s.p50, &s.median_ci))
-    }
-
-    /// `self - other` for independent estimates: half-widths add in
-    /// quadrature.
-    pub fn minus(self, other: Self) -> Self {
-        let below =
-            ((self.value - self.lower).powi(2) + (other.upper - other.value).powi(2)).sqrt();
-        let above =
-            ((self.upper - self.value).powi(2) + (other.value - other.lower).powi(2)).sqrt();
-        let value = self.value - other.value;
-        Self {
-            value,
-            lower: value - below,
-            upper: value + above,
-        }
-    }
-
-    /// `self × k` for a constant `k ≥ 0`.
-    pub fn scale(self, k: f64) -> Self {
-        Self {
-            value: self.value * k,
-            lower: self.lower * k,
-            upper: self.upper * k,
-        }
-    }
-
-    /// `k × self / anchor`, conservatively: the bounds pair the lowest
-    /// numerator with the highest denominator and the other way round.
-    pub fn ratio(self, anchor: Self, k: f64) -> Self {
-        Self {
-            value: k * self.value / anchor.value,
-            lower: k * self.lower / anchor.upper,
-            upper: k * self.upper / anchor.lower.max(f64::MIN_POSITIVE),
-        }
-    }
-
-    /// `k / self` (a rate from a time), bounds swapped.
-    pub fn inverse(self, k: f64) -> Self {
-        Self {
-            value: k / self.value,
-            lower: k / self.upper,
-            upper: k / self.lower.max(f64::MIN_POSITIVE),
-        }
-    }
-}
-
-/// What calculated gas is measured against, besides ECRECOVER.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Anchor {
-    /// Gas the time would buy at this many MGas/s.
-    Throughput(f64),
-    /// The median gas per ns of the arithmetic opcode sequences.
-    Arithmetic,
-}
-
-impl std::fmt::Display for Anchor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Throughput(m) => write!(f, "{m} MGas/s"),
-            Self::Arithmetic => f.write_str("arithmetic opcodes"),
-        }
-    }
-}
-
-/// Whether a precompile looks mispriced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Pricing {
-    /// Calculated gas above nominal by more than the factor.
-    #[serde(rename = "underpriced")]
-    Under,
-    /// Calculated gas below nominal by more than the factor.
-    #[serde(rename = "overpriced")]
-    Over,
-}
-
-impl Pricing {
-    /// `underpriced` or `overpriced`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Under => "underpriced",
-            Self::Over => "overpriced",
-        }
-    }
-}
-
-/// One line of the gas table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
-    /// `precompile` or `opcode`: the id's group.
-    pub kind: String,
-    /// The op name, e.g. `ecrecover` or `arith-add`.
-    pub name: String,
-    /// A precompile's address; empty for an opcode.
-    pub address: String,
-    /// The input's name.
-    pub input: String,
-    /// The fork schedule's price for this input.
-    pub nominal_gas: u64,
-    /// Direct call time, ns.
-    pub direct_ns: Estimate,
-    /// Bytecode call time beyond the no-op loop, ns.
-    pub bytecode_ns: Option<Estimate>,
-    /// ns × 3000 / ns(ECRECOVER).
-    pub calculated_gas: Estimate,
-    /// Calculated gas against the second anchor.
-    pub second: Option<Estimate>,
-    /// Nominal gas / time, in MGas/s.
-    pub mgas_per_s: Estimate,
-    /// A mispricing beyond the factor, if any.
-    pub flag: Option<Pricing>,
-}
+pub use dyno_format::gas::{Anchor, Estimate, Pricing, Row};
 
 /// Why a gas table cannot be made from the results.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -377,7 +218,7 @@ pub fn table(
 mod tests {
     use super::*;
     use dyno_format::{VerificationStatus, fixture};
-    use dyno_stats::LinearFit;
+    use dyno_stats::{Interval, LinearFit};
 
     /// A passed revm result fitted with `slope` ns per operation, ± `half`.
     fn result(id: &str, slope: f64, half: f64) -> BenchResult {

@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod destination;
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
+pub mod gas;
 pub mod load;
 pub mod read;
 pub mod redact;

@@ -1,10 +1,10 @@
 //! The `dyno gas` table, in every output format: aligned text, Markdown,
-//! CSV and JSON. The figures come from `dyno_evm::pricing`; this module
+//! CSV and JSON. The figures come from `dyno_evm::pricing` (the rows are `dyno_format::gas`); this module
 //! only lays them out.
 
 use std::fmt::Write as _;
 
-use dyno_evm::pricing::{Anchor, Estimate, Row};
+use dyno_format::gas::{Anchor, Estimate, Row};
 use serde::Serialize;
 
 use crate::Format;
@@ -238,7 +238,7 @@ fn csv(t: &GasTable<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyno_evm::pricing::Pricing;
+    use dyno_format::gas::Pricing;
 
     fn table_rows() -> Vec<Row> {
         let e = |v: f64, h: f64| Estimate {

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use dyno_evm::pricing::{Pricing as Flag, Row as GasRow};
+use dyno_format::gas::{Pricing as Flag, Row as GasRow};
 use dyno_format::load::{LatencyStats, LoadResult};
 use dyno_format::{BenchResult, Run, VerificationStatus};
 
@@ -49,7 +49,7 @@ pub struct RunInput<'a> {
     pub load_svgs: Vec<(String, String)>,
 }
 
-/// A run's gas table, from `dyno_evm::pricing::price_run`.
+/// A run's gas table, priced by `dyno_evm::pricing::price_run`.
 #[derive(Debug, Clone)]
 pub struct GasInput {
     /// The priced rows.
@@ -1478,7 +1478,7 @@ fn row_name(r: &GasRow) -> String {
     }
 }
 
-fn time_ci(e: &dyno_evm::pricing::Estimate) -> String {
+fn time_ci(e: &dyno_format::gas::Estimate) -> String {
     let half = (e.upper - e.lower) / 2.0;
     if e.value > 0.0 && half > 0.0 && half.is_finite() {
         format!(
@@ -1491,7 +1491,7 @@ fn time_ci(e: &dyno_evm::pricing::Estimate) -> String {
     }
 }
 
-fn gas_ci(e: &dyno_evm::pricing::Estimate) -> String {
+fn gas_ci(e: &dyno_format::gas::Estimate) -> String {
     let g = |v: f64| {
         if v.is_finite() {
             units::sig3(v)

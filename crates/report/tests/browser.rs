@@ -28,10 +28,6 @@ fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn read(path: &Path) -> Run {
     Run::read(path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }
@@ -146,16 +142,19 @@ fn build_page() -> String {
     let gas_run = read(&dir.join("gas.json"));
     let load = read(&dir.join("load/load.json"));
 
-    // Priced as `dyno gas` priced it: the default fork and factor.
-    let (fork, factor) = ("osaka", 2.0);
-    let schedule = dyno_evm::gas::Schedule::for_fork(&repo().join("specs"), fork)
-        .unwrap_or_else(|e| panic!("gas schedule: {e}"));
-    let ctx = dyno_workload::Ctx {
-        vectors: repo().join("vectors"),
-    };
-    let (rows, left_out) =
-        dyno_evm::pricing::price_run(&gas_run.results, &schedule, &ctx, None, factor)
-            .unwrap_or_else(|e| panic!("pricing the gas fixture: {e}"));
+    // Priced as `dyno gas` priced it (the default fork and factor): the
+    // rows `dyno gas --from gas.json --format json` printed, kept beside
+    // the run (tests/data/README.md), so the report is tested on figures
+    // it did not compute.
+    let priced: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("gas-priced.json")).unwrap())
+            .unwrap();
+    let (fork, factor) = (
+        priced["fork"].as_str().unwrap().to_string(),
+        priced["factor"].as_f64().unwrap(),
+    );
+    let rows: Vec<dyno_format::gas::Row> = serde_json::from_value(priced["rows"].clone()).unwrap();
+    let left_out: Vec<String> = Vec::new();
     assert!(rows.len() > 20, "{} gas rows", rows.len());
 
     let svgs = html::load_svgs(&load, &dir.join("load"));
@@ -183,7 +182,7 @@ fn build_page() -> String {
                 run: &gas_run,
                 gas: Some(GasInput {
                     rows,
-                    fork: fork.into(),
+                    fork,
                     factor,
                     left_out,
                 }),

@@ -2,7 +2,7 @@
 //! present exactly when its data is, no `NaN` in any chart, and WRONG for a
 //! failed verification.
 
-use dyno_evm::pricing::{Estimate, Pricing as Flag, Row as GasRow};
+use dyno_format::gas::{Estimate, Pricing as Flag, Row as GasRow};
 use dyno_format::*;
 
 use super::*;
