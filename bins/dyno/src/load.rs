@@ -16,7 +16,7 @@ use dyno_load::schedule::Schedule;
 use dyno_load::txs::{Kind, Mix};
 
 use crate::cli::{Global, LoadArgs, LoadFormat};
-use crate::{Outcome as Exit, data_dir, others, print_stdout};
+use crate::{Outcome as Exit, data_dir, print_stdout};
 
 /// Connections of the null-sink self-test: with two cores, four keep-alive
 /// connections gave the highest rate (crates/rpc/benches/null_sink.rs).
@@ -64,7 +64,7 @@ fn targets(args: &LoadArgs) -> anyhow::Result<Vec<Target>> {
             url: args.node_url.clone(),
         }]);
     }
-    let nodes = others::nodes();
+    let nodes = dyno_lab::adapters::nodes();
     args.node
         .iter()
         .map(|n| {
@@ -75,7 +75,7 @@ fn targets(args: &LoadArgs) -> anyhow::Result<Vec<Target>> {
                 .iter()
                 .find(|a| a.runtime == n.as_str())
                 .map(|a| a.home.clone())
-                .unwrap_or_else(|| others::cache_dir().join("nodes").join(n));
+                .unwrap_or_else(|| dyno_lab::paths::cache_dir().join("nodes").join(n));
             Ok(Target::Start(kind, home))
         })
         .collect()

@@ -6,7 +6,6 @@
 //! error. A closed stdout (`dyno run | head`) is not an error.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -19,8 +18,6 @@ mod history;
 mod instructions;
 mod list;
 mod load;
-mod others;
-mod portable;
 mod report;
 mod run;
 mod setup;
@@ -162,20 +159,7 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
         .context("writing to stdout")
 }
 
-/// A data folder: the flag, else `./NAME` if present, else the repository
-/// folder dyno was built from.
-fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
-    if let Some(p) = flag {
-        return p.to_path_buf();
-    }
-    let here = PathBuf::from(name);
-    if here.is_dir() {
-        return here;
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(name)
-}
+use dyno_lab::paths::data_dir;
 
 /// Every benchmark the built-in suites can build.
 fn catalog() -> Vec<dyno_workload::BenchDef> {

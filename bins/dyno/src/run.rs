@@ -14,8 +14,8 @@ use dyno_workload::{BenchDef, Ctx};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{Global, Output, RunArgs};
-use crate::others::{self, Selection};
 use crate::{Outcome, data_dir, load_specs, print_stdout, use_color};
+use dyno_lab::adapters::{self, Selection};
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> anyhow::Result<Outcome> {
     check_knobs()?;
@@ -94,7 +94,7 @@ pub(crate) fn select_and_measure(
     {
         anyhow::bail!(
             "--impl is empty; give implementation names (k256,geth), runtimes (rust, {}) or all",
-            others::RUNTIMES.join(", ")
+            adapters::RUNTIMES.join(", ")
         );
     }
     let (specs, catalog) = load_specs(global)?;
@@ -113,7 +113,8 @@ pub(crate) fn select_and_measure(
         );
     }
     let ctx = context(global);
-    let started = others::start(&sel, how.quiet);
+    let (started, notices) = adapters::start(&sel);
+    say(&notices, how.quiet);
     check_impls(&sel, &catalog, &started)?;
     let rust_plan: Vec<_> = plan
         .iter()
@@ -121,7 +122,7 @@ pub(crate) fn select_and_measure(
         .cloned()
         .collect();
     let rust = jobs(rust_plan, catalog, &ctx);
-    let mut jobs = others::interleave(rust, &plan, &started, &sel, &ctx, what.quick);
+    let mut jobs = adapters::interleave(rust, &plan, &started, &sel, &ctx, what.quick);
     if let Some(only) = what.only {
         jobs.retain(|j| {
             j.id == dyno_protocol::NOOP_ID
@@ -142,6 +143,29 @@ pub(crate) fn select_and_measure(
     let measured = measure_jobs(jobs, how);
     drop(started);
     measured
+}
+
+/// Print what starting the adapters said, one line each: a skipped
+/// runtime always (a run that does less than asked says so), a stale
+/// install unless `quiet`.
+fn say(notices: &[adapters::Notice], quiet: bool) {
+    for n in notices {
+        match n {
+            adapters::Notice::Stale(_) if quiet => {}
+            adapters::Notice::Stale(runtime) => eprintln!(
+                "dyno: warning: the {runtime} adapter changed since `dyno setup` installed it; \
+                 run `dyno setup` to rebuild"
+            ),
+            adapters::Notice::Skipped { runtime, reason } => {
+                let line = dyno_report::one_line(reason);
+                let prefix = format!("{runtime}: ");
+                eprintln!(
+                    "dyno: skipping {runtime}: {}",
+                    line.strip_prefix(&prefix).unwrap_or(&line)
+                );
+            }
+        }
+    }
 }
 
 /// Where the suites find their vectors.
@@ -431,7 +455,7 @@ fn fallback(
 fn check_impls(
     sel: &Selection,
     catalog: &[BenchDef],
-    started: &[others::Started],
+    started: &[adapters::Started],
 ) -> anyhow::Result<()> {
     let mut known: Vec<String> = catalog
         .iter()
@@ -458,7 +482,7 @@ fn check_impls(
                 .unwrap_or_default();
             anyhow::bail!(
                 "--impl: unknown implementation {name:?}{near}; known: all, rust, {}, {} (other runtimes' names need their adapters: see `dyno doctor`)",
-                others::RUNTIMES.join(", "),
+                adapters::RUNTIMES.join(", "),
                 known.join(", ")
             );
         }

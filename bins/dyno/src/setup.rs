@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use dyno_protocol::{NOOP_ID, Reply, Request};
 
 use crate::cli::{DoctorArgs, SetupArgs};
-use crate::{Outcome, others, portable, print_stdout};
+use crate::{Outcome, print_stdout};
 
 /// Run every selected adapter's `setup`. A missing runtime is skipped with
 /// its reason; a failed build is an error once the others are done.
 pub(crate) fn setup(args: &SetupArgs) -> anyhow::Result<Outcome> {
-    let mut all = others::adapters();
-    all.extend(others::nodes());
+    let mut all = dyno_lab::adapters::adapters();
+    all.extend(dyno_lab::adapters::nodes());
     check_names(&args.runtimes, &all)?;
     let mut failed = Vec::new();
     for a in all
@@ -69,7 +69,7 @@ fn check_names(names: &[String], all: &[dyno_adapter::Adapter]) -> anyhow::Resul
 /// Describe every runtime: installed or not, versions, libraries, the ids
 /// it can run, and what one protocol round trip costs.
 pub(crate) fn doctor(args: &DoctorArgs) -> anyhow::Result<Outcome> {
-    let exported = portable::ids();
+    let exported = dyno_lab::cases::ids();
     let mut out = String::new();
     let rust_ids = crate::catalog().len();
     let _ = writeln!(
@@ -78,7 +78,7 @@ pub(crate) fn doctor(args: &DoctorArgs) -> anyhow::Result<Outcome> {
         env!("DYNO_RUSTC_VERSION"),
         exported.len()
     );
-    for a in others::adapters() {
+    for a in dyno_lab::adapters::adapters() {
         let _ = write!(out, "{:<8} ", a.runtime);
         if !a.installed() {
             let _ = writeln!(out, "not installed: run `dyno setup {}`", a.runtime);

@@ -1,12 +1,12 @@
-//! Which benchmark ids other runtimes can run, and their inputs: the built-in
-//! suites' vectors in the adapter protocol's form.
+//! The adapter cases: which benchmark ids other runtimes can run, and their
+//! inputs, the built-in suites' vectors in the adapter protocol's form.
 
 use dyno_protocol::{Case, NOOP_ID};
 use dyno_workload::{BuildError, Ctx};
 use serde_json::{Map, Value};
 
 /// The cases of `id` for an adapter, or `None` if no suite exports it.
-pub(crate) fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     if id == NOOP_ID {
         return Some(Ok(dyno_protocol::noop_cases()));
     }
@@ -18,7 +18,7 @@ pub(crate) fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>
 }
 
 /// Every exported id.
-pub(crate) fn ids() -> Vec<String> {
+pub fn ids() -> Vec<String> {
     let mut ids = vec![NOOP_ID.to_string()];
     ids.extend(dyno_micro::portable::ids());
     ids.extend(dyno_evm::precompile::portable_ids());
@@ -30,7 +30,7 @@ pub(crate) fn ids() -> Vec<String> {
 
 /// What an adapter's result of `id` records about its set-up beyond the
 /// adapter's own facts (a storage engine's durability and settings).
-pub(crate) fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
+pub fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
     dyno_db::portable::parameters(id, implementation)
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_json()))
@@ -38,7 +38,7 @@ pub(crate) fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)>
 }
 
 /// dyno's own check of an output a worker returned.
-pub(crate) fn check(
+pub fn check(
     id: &str,
     case: &Case,
     output: &Map<String, Value>,
@@ -99,7 +99,7 @@ mod tests {
         let have = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             have == want,
-            "{} is out of date: run `DYNO_BLESS=1 cargo test -p dyno adapter_fixture`",
+            "{} is out of date: run `DYNO_BLESS=1 cargo test -p dyno-lab adapter_fixture`",
             path.display()
         );
     }

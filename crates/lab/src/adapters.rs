@@ -1,9 +1,8 @@
-//! Other runtimes in `dyno run`: which adapters `--impl` selects, their
+//! Other runtimes in a run: which adapters `--impl` selects, their
 //! workers, and the jobs that run the plan's ids on them beside Rust's.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use dyno_adapter::{Adapter, AdapterWorkload, Checker, Pool};
@@ -13,48 +12,32 @@ use dyno_runner::Job;
 use dyno_spec::PlanEntry;
 use dyno_workload::{BuildError, Ctx};
 
-use crate::portable;
+use crate::cases;
+use crate::paths::{adapters_root, cache_dir, nodes_root};
 
 /// The runtimes that have adapters.
-pub(crate) const RUNTIMES: [&str; 4] = ["go", "java", "node", "python"];
+pub const RUNTIMES: [&str; 4] = ["go", "java", "node", "python"];
 
 /// Warm-up a JIT runtime gets in each fresh worker, as JMH's warm-up
 /// iterations give it: 2 s, or 0.5 s with `--quick`.
-pub(crate) fn jit_warmup_ns(quick: bool) -> u64 {
+pub fn jit_warmup_ns(quick: bool) -> u64 {
     if quick { 500_000_000 } else { 2_000_000_000 }
 }
 
-/// Where `dyno setup` installs workers: `$DYNO_CACHE`, else
-/// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
-pub(crate) fn cache_dir() -> PathBuf {
-    dyno_node::cache_dir()
+/// Every adapter in the repository ([`adapters_root`]).
+pub fn adapters() -> Vec<Adapter> {
+    dyno_adapter::discover(&adapters_root(), &cache_dir())
 }
 
-/// Every adapter in the repository (`$DYNO_ADAPTERS`, else `./adapters`,
-/// else the one dyno was built from).
-pub(crate) fn adapters() -> Vec<Adapter> {
-    let root = crate::data_dir(
-        std::env::var_os("DYNO_ADAPTERS")
-            .map(PathBuf::from)
-            .as_deref(),
-        "adapters",
-    );
-    dyno_adapter::discover(&root, &cache_dir())
-}
-
-/// The dev nodes dyno can start (`$DYNO_NODES`, else `./nodes`, else the
-/// one dyno was built from), installed under `<cache>/nodes/`.
-pub(crate) fn nodes() -> Vec<Adapter> {
-    let root = crate::data_dir(
-        std::env::var_os("DYNO_NODES").map(PathBuf::from).as_deref(),
-        "nodes",
-    );
-    dyno_adapter::discover_into(&root, &cache_dir().join("nodes"))
+/// The dev nodes dyno can start ([`nodes_root`]), installed under
+/// `<cache>/nodes/`.
+pub fn nodes() -> Vec<Adapter> {
+    dyno_adapter::discover_into(&nodes_root(), &cache_dir().join("nodes"))
 }
 
 /// What `--impl` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Selection {
+pub struct Selection {
     all: bool,
     runtimes: BTreeSet<String>,
     names: BTreeSet<String>,
@@ -62,7 +45,7 @@ pub(crate) struct Selection {
 
 impl Selection {
     /// From `--impl` (absent: Rust's implementations only).
-    pub(crate) fn parse(impls: Option<&[String]>) -> Self {
+    pub fn parse(impls: Option<&[String]>) -> Self {
         let mut s = Self {
             all: false,
             runtimes: BTreeSet::new(),
@@ -88,7 +71,7 @@ impl Selection {
     }
 
     /// True if `implementation` of `runtime` is selected.
-    pub(crate) fn wants(&self, runtime: &str, implementation: &str) -> bool {
+    pub fn wants(&self, runtime: &str, implementation: &str) -> bool {
         self.all || self.runtimes.contains(runtime) || self.names.contains(implementation)
     }
 
@@ -99,30 +82,45 @@ impl Selection {
     }
 
     /// The explicitly named implementations.
-    pub(crate) fn names(&self) -> &BTreeSet<String> {
+    pub fn names(&self) -> &BTreeSet<String> {
         &self.names
     }
 }
 
 /// A started adapter: its pool and what its first worker said.
-pub(crate) struct Started {
-    pub(crate) pool: Rc<RefCell<Pool>>,
-    pub(crate) hello: Hello,
+#[allow(missing_debug_implementations)] // a pool of live worker processes
+pub struct Started {
+    pub pool: Rc<RefCell<Pool>>,
+    pub hello: Hello,
 }
 
-/// Start the adapters `sel` may need. Each one that is not installed or
-/// fails to start is skipped with a one-line reason on stderr.
-pub(crate) fn start(sel: &Selection, quiet: bool) -> Vec<Started> {
+/// What starting the adapters said that the user should hear: a stale
+/// install, a runtime skipped and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The adapter's sources changed since `dyno setup` installed it.
+    Stale(String),
+    /// The runtime is not installed, or its worker did not start.
+    Skipped {
+        /// The runtime.
+        runtime: String,
+        /// The error, as the adapter reported it.
+        reason: String,
+    },
+}
+
+/// Start the adapters `sel` may need. One that is not installed or fails
+/// to start is skipped, with a [`Notice`] saying why.
+pub fn start(sel: &Selection) -> (Vec<Started>, Vec<Notice>) {
     let mut out = Vec::new();
+    let mut notices = Vec::new();
     for a in adapters() {
         if !sel.may_want(&a.runtime) {
             continue;
         }
         let runtime = a.runtime.clone();
-        if a.installed() && a.stale() && !quiet {
-            eprintln!(
-                "dyno: warning: the {runtime} adapter changed since `dyno setup` installed it; run `dyno setup` to rebuild"
-            );
+        if a.installed() && a.stale() {
+            notices.push(Notice::Stale(runtime.clone()));
         }
         let mut pool = Pool::new(a);
         match pool.hello() {
@@ -133,17 +131,13 @@ pub(crate) fn start(sel: &Selection, quiet: bool) -> Vec<Started> {
                     hello,
                 });
             }
-            Err(e) => {
-                let line = dyno_report::one_line(&e.to_string());
-                let prefix = format!("{runtime}: ");
-                eprintln!(
-                    "dyno: skipping {runtime}: {}",
-                    line.strip_prefix(&prefix).unwrap_or(&line)
-                );
-            }
+            Err(e) => notices.push(Notice::Skipped {
+                runtime,
+                reason: e.to_string(),
+            }),
         }
     }
-    out
+    (out, notices)
 }
 
 /// The plan's jobs with the selected adapters' implementations added: for
@@ -151,7 +145,7 @@ pub(crate) fn start(sel: &Selection, quiet: bool) -> Vec<Started> {
 /// other (the order rotated from id to id, so no runtime always goes
 /// first), then the next id. Each adapter's `harness/noop/empty` runs
 /// first, to measure its own overhead.
-pub(crate) fn interleave(
+pub fn interleave(
     rust: Vec<Job>,
     plan: &[PlanEntry],
     started: &[Started],
@@ -173,7 +167,7 @@ pub(crate) fn interleave(
         let (mine, rest): (Vec<Job>, Vec<Job>) = rust.into_iter().partition(|j| j.id == e.id);
         rust = rest;
         group.extend(mine);
-        let exported = portable::cases(ctx, &e.workload).is_some();
+        let exported = cases::cases(ctx, &e.workload).is_some();
         for (n, s) in started.iter().enumerate() {
             if !exported {
                 continue;
@@ -260,7 +254,7 @@ fn adapter_job(
         "adapter_clock".to_string(),
         serde_json::Value::from(hello.clock.source.as_str()),
     );
-    parameters.extend(portable::parameters(workload, implementation));
+    parameters.extend(cases::parameters(workload, implementation));
     if workload != id {
         parameters.insert("workload".into(), workload.into());
     }
@@ -287,7 +281,7 @@ fn adapter_job(
                 .map(|t| (t.stat.name().to_string(), t.limit_ns))
         }),
         build: Box::new(move || {
-            let cases = portable::cases(&ctx, &id_owned).unwrap_or_else(|| {
+            let cases = cases::cases(&ctx, &id_owned).unwrap_or_else(|| {
                 Err(BuildError::Adapter {
                     runtime: runtime_name.clone(),
                     reason: format!("{id_owned} has no portable form"),
@@ -295,7 +289,7 @@ fn adapter_job(
             })?;
             let check_id = id_owned.clone();
             let check: Checker = Box::new(move |case, out| {
-                portable::check(&check_id, case, out).map_err(|w| (w.field, w.expected, w.actual))
+                cases::check(&check_id, case, out).map_err(|w| (w.field, w.expected, w.actual))
             });
             if isolate {
                 // a fresh process: nothing an earlier scenario left
