@@ -522,7 +522,7 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
                 baseline: e.baseline,
                 parameters,
                 threshold: e.threshold,
-                target: e.target.map(|t| (t.stat.name().to_string(), t.limit_ns)),
+                target: e.target.map(|t| (t.stat, t.limit_ns)),
                 build: Box::new(move || (def.build)(&ctx)),
             })
         })

@@ -132,7 +132,7 @@ pub fn result(id: &str, implementation: &str, p50: Option<f64>) -> BenchResult {
 /// A P50 target of `limit_ns` that was missed.
 pub fn missed(limit_ns: f64) -> Target {
     Target {
-        stat: "p50".into(),
+        stat: crate::Stat::P50,
         limit_ns,
         met: Some(false),
     }

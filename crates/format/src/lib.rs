@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use dyno_stats::{Interval, LinearFit, Outliers, Summary};
+pub use dyno_stats::{Interval, LinearFit, Outliers, Stat, Summary};
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
@@ -231,7 +231,7 @@ pub struct Allocations {
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// `p50`, `p95`, `p99`, `max` or `mean`.
-    pub stat: String,
+    pub stat: Stat,
     /// The limit, per operation.
     pub limit_ns: f64,
     /// Whether the measured statistic is within the limit (absent if not measured).

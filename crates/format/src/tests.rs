@@ -53,7 +53,7 @@ pub(crate) fn example() -> Run {
             iters: 1000,
         }),
         target: Some(Target {
-            stat: "p50".into(),
+            stat: crate::Stat::P50,
             limit_ns: 10_000.0,
             met: Some(true),
         }),

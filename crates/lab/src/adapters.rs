@@ -275,11 +275,7 @@ fn adapter_job(
         baseline: false,
         parameters,
         threshold: entry.map_or(0.2, |e| e.threshold),
-        target: entry.and_then(|e| {
-            e.target
-                .as_ref()
-                .map(|t| (t.stat.name().to_string(), t.limit_ns))
-        }),
+        target: entry.and_then(|e| e.target.as_ref().map(|t| (t.stat, t.limit_ns))),
         build: Box::new(move || {
             let cases = cases::cases(&ctx, &id_owned).unwrap_or_else(|| {
                 Err(BuildError::Adapter {

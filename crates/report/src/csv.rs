@@ -99,7 +99,7 @@ pub fn render(run: &Run) -> String {
                 num(a.map(|a| a.allocs_per_op)),
                 num(a.map(|a| a.bytes_per_op)),
                 num(row.ratio),
-                t.map(|t| t.stat.clone()).unwrap_or_default(),
+                t.map(|t| t.stat.name().to_string()).unwrap_or_default(),
                 num(t.map(|t| t.limit_ns)),
                 t.and_then(|t| t.met)
                     .map(|m| m.to_string())

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use dyno_format::{
-    BenchResult, Environment, Implementation, Run, RunInfo, SCHEMA_VERSION, Settings, Target,
+    BenchResult, Environment, Implementation, Run, RunInfo, SCHEMA_VERSION, Settings, Stat, Target,
     VerificationStatus,
 };
 use dyno_workload::{BuildError, Workload};
@@ -29,8 +29,8 @@ pub struct Job {
     pub parameters: BTreeMap<String, serde_json::Value>,
     /// Regression threshold from the spec.
     pub threshold: f64,
-    /// Target from the spec: (statistic name, limit in ns).
-    pub target: Option<(String, f64)>,
+    /// Target from the spec: (statistic, limit in ns).
+    pub target: Option<(Stat, f64)>,
     /// Builds the workload.
     pub build: Builder,
 }
@@ -249,18 +249,12 @@ fn result(
     baseline: bool,
     parameters: BTreeMap<String, serde_json::Value>,
     threshold: f64,
-    target: Option<(String, f64)>,
+    target: Option<(Stat, f64)>,
     m: Measurement,
 ) -> BenchResult {
     let ops_per_sec = m.ops_per_sec();
     let target = target.map(|(stat, limit_ns)| {
-        let value = m.stats.as_ref().map(|s| match stat.as_str() {
-            "p95" => s.p95,
-            "p99" => s.p99,
-            "max" => s.max,
-            "mean" => s.mean,
-            _ => s.p50,
-        });
+        let value = m.stats.as_ref().map(|s| stat.of(s));
         Target {
             met: value.map(|v| v <= limit_ns),
             stat,
@@ -311,7 +305,7 @@ mod tests {
             baseline: true,
             parameters: BTreeMap::new(),
             threshold: 0.2,
-            target: Some(("p50".into(), target_ns)),
+            target: Some((Stat::P50, target_ns)),
             build: Box::new(move || {
                 Ok(Box::new(Cases::expect(vec![(2u32, expected)], |x| x * 2)) as Box<dyn Workload>)
             }),

@@ -1,49 +1,9 @@
 //! Durations (`1ms`, `0.1 ms`, `250us`), thresholds (`20%`, `0.2`) and target
 //! statistics, as written in specs.
 
-use std::fmt;
-
 use crate::TargetSpec;
 
-/// The statistic a target limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
-    /// Median.
-    P50,
-    /// 95th percentile.
-    P95,
-    /// 99th percentile.
-    P99,
-    /// Largest sample.
-    Max,
-    /// Arithmetic mean.
-    Mean,
-}
-
-impl Stat {
-    const ALL: [(&'static str, Stat); 5] = [
-        ("p50", Stat::P50),
-        ("p95", Stat::P95),
-        ("p99", Stat::P99),
-        ("max", Stat::Max),
-        ("mean", Stat::Mean),
-    ];
-
-    /// The name used in specs and results.
-    pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, s)| *s == self)
-            .map(|(n, _)| *n)
-            .unwrap_or("p50")
-    }
-}
-
-impl fmt::Display for Stat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use dyno_stats::Stat;
 
 /// A duration such as `1ms`, `0.1 ms`, `250us`, `250µs`, `500ns`, `2s`, in ns.
 pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
@@ -108,7 +68,7 @@ pub(crate) fn parse_target(t: &toml::Table) -> Result<TargetSpec, String> {
     let valid = || {
         Stat::ALL
             .iter()
-            .map(|(n, _)| *n)
+            .map(|s| s.name())
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -119,10 +79,7 @@ pub(crate) fn parse_target(t: &toml::Table) -> Result<TargetSpec, String> {
             valid()
         ));
     };
-    let stat = Stat::ALL
-        .iter()
-        .find(|(n, _)| n == key)
-        .map(|(_, s)| *s)
+    let stat = Stat::from_name(key)
         .ok_or_else(|| format!("unknown statistic {key:?} (use one of {})", valid()))?;
     let text = value
         .as_str()

@@ -117,6 +117,61 @@ pub struct Summary {
     pub outliers: Outliers,
 }
 
+/// A statistic a target can limit: typed from the spec that names it to
+/// the verdict, written by its name (`p50`, `p95`, `p99`, `max`, `mean`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stat {
+    /// Median.
+    P50,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+    /// Largest sample.
+    Max,
+    /// Arithmetic mean.
+    Mean,
+}
+
+impl Stat {
+    /// Every statistic, in the order specs list them.
+    pub const ALL: [Stat; 5] = [Stat::P50, Stat::P95, Stat::P99, Stat::Max, Stat::Mean];
+
+    /// The name used in specs and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::P50 => "p50",
+            Stat::P95 => "p95",
+            Stat::P99 => "p99",
+            Stat::Max => "max",
+            Stat::Mean => "mean",
+        }
+    }
+
+    /// The statistic of this name, if there is one.
+    pub fn from_name(name: &str) -> Option<Stat> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Its value in a summary.
+    pub fn of(self, s: &Summary) -> f64 {
+        match self {
+            Stat::P50 => s.p50,
+            Stat::P95 => s.p95,
+            Stat::P99 => s.p99,
+            Stat::Max => s.max,
+            Stat::Mean => s.mean,
+        }
+    }
+}
+
+impl std::fmt::Display for Stat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// All descriptive statistics of `xs` in one pass over a sorted copy.
 ///
 /// `xs` may be in any order. `None` if `xs` is empty, contains a non-finite
