@@ -80,6 +80,10 @@ system_packages() {
 geth_node() {
   part "dev node: geth (built from the Go module proxy) and its test"
   runtime_test nodes/geth "$cache/nodes/geth"
+  # dyno-net's interop tests (in `cargo test`) run our RLPx against
+  # go-ethereum's through this helper, and against the geth above.
+  part "devp2p interop helper: go-ethereum's RLPx (crates/net/interop/geth)"
+  (cd crates/net/interop/geth && go build -o "$cache/net-interop/interop-geth" .)
 }
 go_runtimes() {
   # geth's build fills the Go build cache with most of what these compile.

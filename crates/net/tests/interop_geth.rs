@@ -1,15 +1,15 @@
-//! Live interop with go-ethereum v1.17.8. All tests are `#[ignore]`; they
-//! need binaries built outside cargo. See NOTES.md. In short:
+//! Live interop with go-ethereum v1.17.8: its RLPx code against ours, and
+//! a real geth node's Hello and Status. They need two Go programs, which
+//! `scripts/test.sh` builds before `cargo test` (so CI runs these tests):
 //!
-//! ```text
-//! (cd interop/geth && go build -o interop-geth .)
-//! GOBIN=$PWD/bin go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.8
-//! DYNO_NET_GETH=$PWD/bin/geth cargo test --test interop_geth -- --ignored --nocapture
-//! ```
+//! - the helper in `interop/geth`: `DYNO_NET_INTEROP_GETH`, else
+//!   `<dyno cache>/net-interop/interop-geth`, else `interop/geth/interop-geth`
+//!   in this crate (`(cd interop/geth && go build -o interop-geth .)`);
+//! - geth v1.17.8: `DYNO_NET_GETH`, else the one `dyno setup geth`
+//!   installed (`<dyno cache>/nodes/geth/geth`), else `geth` on PATH.
 //!
-//! - `DYNO_NET_INTEROP_GETH`: path of the Go helper (default
-//!   `interop/geth/interop-geth` in this crate).
-//! - `DYNO_NET_GETH`: path of a geth v1.17.8 binary (default `geth` on PATH).
+//! Without them a test says so on stderr and passes, except under `CI`,
+//! where a missing program fails the test: CI must not skip them quietly.
 
 mod common;
 
@@ -49,16 +49,48 @@ impl Drop for Reaper {
     }
 }
 
-fn interop_bin() -> PathBuf {
-    std::env::var_os("DYNO_NET_INTEROP_GETH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/geth/interop-geth"))
+/// The first of `candidates` that exists, else what to do when none does:
+/// `None` (the test is skipped, saying so) off CI, a panic on CI.
+fn program(what: &str, candidates: Vec<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = candidates.iter().find(|p| p.is_file()) {
+        return Some(p.clone());
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    assert!(!ci, "{what} not found (tried {}); scripts/test.sh builds it", tried.join(", "));
+    eprintln!("skipped: {what} not found (tried {})", tried.join(", "));
+    None
 }
 
-fn geth_bin() -> PathBuf {
-    std::env::var_os("DYNO_NET_GETH")
+fn from_env(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("geth"))
+}
+
+fn interop_bin() -> Option<PathBuf> {
+    let candidates = match from_env("DYNO_NET_INTEROP_GETH") {
+        Some(p) => vec![p],
+        None => vec![
+            dyno_node::cache_dir().join("net-interop/interop-geth"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/geth/interop-geth"),
+        ],
+    };
+    program("the go-ethereum RLPx helper (interop/geth)", candidates)
+}
+
+fn geth_bin() -> Option<PathBuf> {
+    let candidates = match from_env("DYNO_NET_GETH") {
+        Some(p) => vec![p],
+        None => {
+            let mut c = vec![dyno_node::cache_dir().join("nodes/geth/geth")];
+            if let Some(path) = std::env::var_os("PATH") {
+                c.extend(std::env::split_paths(&path).map(|d| d.join("geth")));
+            }
+            c
+        }
+    };
+    program("geth v1.17.8", candidates)
 }
 
 fn timeouts(s: &TcpStream) {
@@ -163,9 +195,9 @@ fn our_messages() -> Vec<Message> {
 }
 
 #[test]
-#[ignore = "needs interop/geth/interop-geth (go build); see NOTES.md"]
 fn geth_rlpx_listener_echoes_our_messages_byte_identically() {
-    let mut child = Command::new(interop_bin())
+    let Some(helper) = interop_bin() else { return };
+    let mut child = Command::new(helper)
         .arg("listen")
         .stdout(Stdio::piped())
         .spawn()
@@ -213,14 +245,14 @@ fn geth_rlpx_listener_echoes_our_messages_byte_identically() {
 }
 
 #[test]
-#[ignore = "needs interop/geth/interop-geth (go build); see NOTES.md"]
 fn geth_rlpx_dialer_messages_decode_and_echo() {
+    let Some(helper) = interop_bin() else { return };
     // geth's rlpx initiator against our recipient; geth encodes one message
     // of every kind with its own types and checks our echo byte for byte.
     let k = key(OUR_KEY);
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let addr = listener.local_addr().unwrap();
-    let child = Command::new(interop_bin())
+    let child = Command::new(helper)
         .args([
             "dial",
             &addr.to_string(),
@@ -300,16 +332,15 @@ impl Drop for GethNode {
     }
 }
 
-fn start_geth() -> GethNode {
-    let geth = geth_bin();
+fn start_geth(geth: &Path) -> GethNode {
     let dir = std::env::temp_dir().join(format!("dyno-net-geth-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let datadir = dir.join("data");
     // `--dev dumpgenesis` without --datadir prints the dev genesis (chain id 1337).
-    let genesis = run(Command::new(&geth).args(["--dev", "dumpgenesis"])).stdout;
+    let genesis = run(Command::new(geth).args(["--dev", "dumpgenesis"])).stdout;
     std::fs::write(dir.join("genesis.json"), genesis).unwrap();
-    run(Command::new(&geth)
+    run(Command::new(geth)
         .arg("init")
         .arg("--datadir")
         .arg(&datadir)
@@ -317,7 +348,7 @@ fn start_geth() -> GethNode {
     let port = free_port();
     let authrpc = free_port();
     let log = std::fs::File::create(dir.join("geth.log")).unwrap();
-    let child = Command::new(&geth)
+    let child = Command::new(geth)
         .arg("--datadir")
         .arg(&datadir)
         .args([
@@ -355,9 +386,9 @@ fn start_geth() -> GethNode {
 }
 
 #[test]
-#[ignore = "needs a geth v1.17.8 binary (DYNO_NET_GETH); see NOTES.md"]
 fn real_geth_node_hello_and_status() {
-    let node = start_geth();
+    let Some(geth) = geth_bin() else { return };
+    let node = start_geth(&geth);
     let geth_pub = public_key(&key(GETH_NODE_KEY));
     let k = key(OUR_KEY);
     // Several connections in a row: loopback is exempt from geth's inbound
