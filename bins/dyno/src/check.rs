@@ -226,7 +226,6 @@ fn measure_keys(
         .collect();
     runtimes.sort();
     runtimes.dedup();
-    let filter = id_filter(keys);
     let out = suffix.map(|s| {
         PathBuf::from("dyno-results").join(format!(
             "{}-{s}.json",
@@ -243,24 +242,13 @@ fn measure_keys(
     select_and_measure(
         global,
         &Selected {
-            filter: Some(&filter),
+            filter: None,
             impls: Some(&runtimes),
             only: Some(keys),
             quick,
         },
         &Settings::new(quick, &output)?,
     )
-}
-
-/// The filter that selects `keys`' ids: each id whole, comma-separated.
-/// An id holds no comma, `*` or `?`, and no group's bare name, so each
-/// pattern is a substring that at least selects its own id; `only`
-/// narrows to the exact pairs afterwards.
-fn id_filter(keys: &HashSet<(String, String)>) -> String {
-    let mut ids: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.join(",")
 }
 
 fn render(c: &Comparison, format: DeltaFormat, color: bool) -> anyhow::Result<String> {
@@ -285,47 +273,4 @@ pub(crate) fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<Out
     let color = use_color(global.color, std::io::stdout().is_terminal());
     print_stdout(&render(&c, args.format, color)?)?;
     Ok(Outcome::Ok)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The filter `dyno check` re-measures with selects every id a
-    /// baseline can hold: the trap of 8c7ba3a (a pattern that stopped
-    /// reaching what it meant to) cannot hide here.
-    #[test]
-    fn the_remeasure_filter_selects_every_id_it_names() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
-        let specs = dyno_spec::load_dir(&dir).unwrap();
-        let all = dyno_spec::plan(&specs, Some("*"), None);
-        assert!(all.len() > 100);
-        for e in &all {
-            let keys = HashSet::from([(e.id.clone(), e.implementation.clone())]);
-            let filter = id_filter(&keys);
-            assert!(
-                !filter.contains(['*', '?', ',']),
-                "{}: an id that is not a plain pattern",
-                e.id
-            );
-            let plan = dyno_spec::plan(&specs, Some(&filter), None);
-            assert!(
-                plan.iter()
-                    .any(|p| p.id == e.id && p.implementation == e.implementation),
-                "{} {} is not selected by its own filter",
-                e.id,
-                e.implementation
-            );
-        }
-        // Several ids at once select each of them.
-        let keys: HashSet<(String, String)> = all
-            .iter()
-            .take(40)
-            .map(|e| (e.id.clone(), e.implementation.clone()))
-            .collect();
-        let plan = dyno_spec::plan(&specs, Some(&id_filter(&keys)), None);
-        for k in &keys {
-            assert!(plan.iter().any(|p| p.id == k.0 && p.implementation == k.1));
-        }
-    }
 }

@@ -70,7 +70,7 @@ pub(crate) fn gas(global: &Global, args: &GasArgs) -> anyhow::Result<Outcome> {
 fn gas_plan(specs: &[dyno_spec::Spec], quick: bool) -> Vec<dyno_spec::PlanEntry> {
     let filter = format!("precompile,{},opcode/*", dyno_evm::bytecode::GROUP);
     interleave(
-        dyno_spec::plan(specs, Some(&filter), None)
+        dyno_spec::plan(specs, Some(&filter))
             .into_iter()
             .filter(|e| e.baseline || e.group != "precompile")
             .filter(|e| !(quick && dyno_evm::precompile::is_heavy(&e.id)))

@@ -12,7 +12,7 @@ pub(crate) fn list(global: &Global, args: &ListArgs) -> anyhow::Result<Outcome> 
     }
     // With no filter, list everything, default suites or not.
     let filter = args.filter.as_deref().or(Some("*"));
-    let entries = dyno_spec::plan(&specs, filter, None);
+    let entries = dyno_spec::plan(&specs, filter);
     if entries.is_empty() {
         anyhow::bail!(
             "no benchmark id matches {:?} (try `dyno list` for all ids)",

@@ -78,7 +78,7 @@ pub(crate) fn check_knobs() -> anyhow::Result<()> {
 pub(crate) struct Selected<'a> {
     pub(crate) filter: Option<&'a str>,
     pub(crate) impls: Option<&'a [String]>,
-    /// Keep only these (id, implementation name) pairs.
+    /// Exactly these (id, implementation name) pairs, instead of `filter`.
     pub(crate) only: Option<&'a std::collections::HashSet<(String, String)>>,
     pub(crate) quick: bool,
 }
@@ -98,19 +98,36 @@ pub(crate) fn select_and_measure(
         );
     }
     let (specs, catalog) = load_specs(global)?;
-    // A filter someone typed must select what it says; the ids `dyno
-    // check` builds from a baseline (`only`) may name benchmarks the specs
-    // no longer have, which the comparison then reports.
+    // A filter someone typed must select what it says. The exact pairs
+    // `dyno check` asks for (`only`) may name benchmarks the specs no
+    // longer have, which the comparison then reports.
     if let (Some(filter), None) = (what.filter, what.only) {
         dyno_spec::check_filter(&specs, filter)?;
     }
     let sel = Selection::parse(what.impls);
-    let plan = dyno_spec::plan(&specs, what.filter, None);
+    let plan = match what.only {
+        // Exact pairs (`dyno check`): every id the specs define, kept if
+        // named; no pattern round trip that could select more or less.
+        Some(only) => {
+            let ids: std::collections::HashSet<&str> =
+                only.iter().map(|(id, _)| id.as_str()).collect();
+            let mut all = dyno_spec::plan(&specs, Some("*"));
+            all.retain(|e| ids.contains(e.id.as_str()));
+            all
+        }
+        None => dyno_spec::plan(&specs, what.filter),
+    };
     if plan.is_empty() {
-        anyhow::bail!(
-            "no benchmark matches {:?} (see `dyno list`)",
-            what.filter.unwrap_or("")
-        );
+        match what.only {
+            Some(only) => anyhow::bail!(
+                "none of the {} benchmarks asked for is in the specs any more (see `dyno list`)",
+                only.len()
+            ),
+            None => anyhow::bail!(
+                "no benchmark matches {:?} (see `dyno list`)",
+                what.filter.unwrap_or("")
+            ),
+        }
     }
     let ctx = context(global);
     let (started, notices) = adapters::start(&sel);

@@ -57,7 +57,11 @@ fn program(what: &str, candidates: Vec<PathBuf>) -> Option<PathBuf> {
     }
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
     let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    assert!(!ci, "{what} not found (tried {}); scripts/test.sh builds it", tried.join(", "));
+    assert!(
+        !ci,
+        "{what} not found (tried {}); scripts/test.sh builds it",
+        tried.join(", ")
+    );
     eprintln!("skipped: {what} not found (tried {})", tried.join(", "));
     None
 }

@@ -181,8 +181,9 @@ pub fn check_filter(specs: &[Spec], filter: &str) -> Result<(), FilterError> {
 
 /// The benchmarks to run, in spec order. With no filter, only specs marked
 /// `default = true`; with a filter (comma-separated patterns), any spec.
-/// `impls` keeps only the named implementations.
-pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> Vec<PlanEntry> {
+/// Every implementation is planned; which ones run is the lab's choice
+/// (`--impl`), made where the other runtimes' implementations are known.
+pub fn plan(specs: &[Spec], filter: Option<&str>) -> Vec<PlanEntry> {
     let patterns: Vec<&str> = filter
         .map(|f| {
             f.split(',')
@@ -206,9 +207,6 @@ pub fn plan(specs: &[Spec], filter: Option<&str>, impls: Option<&[String]>) -> V
                     continue;
                 }
                 for imp in &b.impls {
-                    if impls.is_some_and(|keep| !keep.contains(&imp.value)) {
-                        continue;
-                    }
                     out.push(PlanEntry {
                         id: id.clone(),
                         group: spec.group.clone(),
