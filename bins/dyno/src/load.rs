@@ -40,8 +40,7 @@ fn mix(global: &Global, name: &str) -> anyhow::Result<Mix> {
         .join("mixes.toml");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("--workload {name}: reading {}", path.display()))?;
-    let mixes = dyno_load::txs::mixes_from_toml(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mixes = dyno_load::txs::mixes_from_toml(&text, &path)?;
     mixes.get(name).cloned().ok_or_else(|| {
         let mut known: Vec<String> = Kind::ALL.iter().map(|k| k.as_str().to_string()).collect();
         known.extend(mixes.keys().cloned());

@@ -120,6 +120,13 @@ impl Fixtures {
             "group = \"hash\"\ndefault = true\nthreshhold = 0.05\n",
         )
         .unwrap();
+        // A load mix with a misspelt kind on line 3.
+        std::fs::create_dir_all(root.join("specs-mix/load")).unwrap();
+        std::fs::write(
+            root.join("specs-mix/load/mixes.toml"),
+            "[mix.x]\ntransfer = 1\nerc2O = 1\n",
+        )
+        .unwrap();
         // Result files that are not quite result files.
         let ok = std::fs::read_to_string(root.join("ok.json")).unwrap();
         std::fs::write(root.join("notjson.json"), "oops").unwrap();
@@ -462,6 +469,11 @@ const ROWS: &[Row] = &[
         "credentials in the URL",
     ),
     row("load --rpc ftp://127.0.0.1:1", 2, "unsupported scheme"),
+    row(
+        "--specs @/specs-mix load --workload x --self-test",
+        2,
+        "mixes.toml:3: unknown kind \"erc2O\" (did you mean \"erc20\"?)",
+    ),
     row(
         "load --rpc http://127.0.0.1:1 -o -",
         2,

@@ -93,33 +93,24 @@ pub fn interleave<T: Copy>(weights: &[(T, u32)], n: usize) -> Vec<T> {
     out
 }
 
-/// The mixes of a `specs/load/mixes.toml` file, by name. Errors name the mix and
-/// the bad key.
-pub fn mixes_from_toml(text: &str) -> Result<std::collections::BTreeMap<String, Mix>, String> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct File {
-        #[serde(default)]
-        mix: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u32>>,
-    }
-    let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
-    let mut out = std::collections::BTreeMap::new();
-    for (name, weights) in file.mix {
-        let mut mix = Vec::new();
-        for (kind, w) in weights {
-            let k = Kind::parse(&kind).ok_or_else(|| {
-                format!(
-                    "[mix.{name}]: unknown kind {kind:?}; kinds are transfer, erc20, store, deploy"
-                )
-            })?;
-            mix.push((k, w));
-        }
-        if mix.iter().all(|(_, w)| *w == 0) {
-            return Err(format!("[mix.{name}]: every weight is zero"));
-        }
-        out.insert(name, Mix(mix));
-    }
-    Ok(out)
+/// The mixes of a `specs/load/mixes.toml` file, by name; `path` names it
+/// in errors, which give its line and key (parsed by `dyno_spec::mixes`).
+pub fn mixes_from_toml(
+    text: &str,
+    path: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, Mix>, dyno_spec::SpecError> {
+    let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+    Ok(dyno_spec::mixes::parse_mixes(text, path, &kinds)?
+        .into_iter()
+        .map(|m| {
+            let weights = m
+                .weights
+                .iter()
+                .map(|(k, w)| (Kind::parse(k).expect("parse_mixes checks the kinds"), *w))
+                .collect();
+            (m.name, Mix(weights))
+        })
+        .collect())
 }
 
 /// The fee every transaction offers, fixed before signing.
@@ -476,12 +467,15 @@ mod tests {
 
     #[test]
     fn mixes_parse_and_bad_kinds_are_named() {
-        let m = mixes_from_toml("[mix.a]\ntransfer = 3\nerc20 = 1\n").unwrap();
+        let p = std::path::Path::new("mixes.toml");
+        let m = mixes_from_toml("[mix.a]\ntransfer = 3\nerc20 = 1\n", p).unwrap();
         assert_eq!(m["a"], Mix(vec![(Kind::Erc20, 1), (Kind::Transfer, 3)]));
-        let e = mixes_from_toml("[mix.b]\nswap = 1\n").unwrap_err();
-        assert!(e.contains("[mix.b]") && e.contains("\"swap\""), "{e}");
+        let e = mixes_from_toml("[mix.b]\nswap = 1\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("mixes.toml:2: unknown kind \"swap\""), "{e}");
         let shipped = include_str!("../../../specs/load/mixes.toml");
-        assert!(mixes_from_toml(shipped).unwrap().contains_key("mix"));
+        assert!(mixes_from_toml(shipped, p).unwrap().contains_key("mix"));
     }
 
     #[test]

@@ -37,6 +37,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 mod error;
+pub mod mixes;
 mod plan;
 mod quantity;
 
@@ -163,7 +164,7 @@ struct RawBench {
 }
 
 /// Line number (1-based) of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
