@@ -22,25 +22,21 @@ pub fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
 /// The adapters' sources: `$DYNO_ADAPTERS`, else `./adapters`, else the
 /// repository's.
 pub fn adapters_root() -> PathBuf {
-    data_dir(
-        std::env::var_os("DYNO_ADAPTERS")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .as_deref(),
-        "adapters",
-    )
+    from_env("DYNO_ADAPTERS", "adapters")
 }
 
 /// The dev nodes' set-up: `$DYNO_NODES`, else `./nodes`, else the
 /// repository's.
 pub fn nodes_root() -> PathBuf {
-    data_dir(
-        std::env::var_os("DYNO_NODES")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .as_deref(),
-        "nodes",
-    )
+    from_env("DYNO_NODES", "nodes")
+}
+
+/// [`data_dir`] with the variable `var` as the flag (empty is unset).
+fn from_env(var: &str, name: &str) -> PathBuf {
+    let set = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    data_dir(set.as_deref(), name)
 }
 
 /// Where `dyno setup` installs workers and nodes: `$DYNO_CACHE`, else
