@@ -67,53 +67,15 @@ pub(crate) struct Global {
     pub(crate) no_store: bool,
 }
 
-/// The environment variables behind [`Global`]'s flags.
-pub(crate) const ENV_SPECS: &str = "DYNO_SPECS";
-pub(crate) const ENV_VECTORS: &str = "DYNO_VECTORS";
-pub(crate) const ENV_STORE: &str = "DYNO_STORE";
-pub(crate) const ENV_NO_STORE: &str = "DYNO_NO_STORE";
-
 impl Global {
-    /// Fill what the flags left unset from the environment (`var` reads
-    /// it). A flag wins over its variable; an empty variable counts as
-    /// unset, for every variable alike; a malformed one is an error that
-    /// names the variable, not the flag.
-    pub(crate) fn with_env(
-        mut self,
-        var: impl Fn(&str) -> Option<std::ffi::OsString>,
-    ) -> anyhow::Result<Self> {
-        let set = |name: &str| var(name).filter(|v| !v.is_empty());
-        if self.specs.is_none() {
-            self.specs = set(ENV_SPECS).map(PathBuf::from);
+    /// The flags behind the lab's paths.
+    pub(crate) fn flags(&self) -> dyno_lab::paths::Flags {
+        dyno_lab::paths::Flags {
+            specs: self.specs.clone(),
+            vectors: self.vectors.clone(),
+            store: self.store.clone(),
+            no_store: self.no_store,
         }
-        if self.vectors.is_none() {
-            self.vectors = set(ENV_VECTORS).map(PathBuf::from);
-        }
-        if self.store.is_none() {
-            self.store = match set(ENV_STORE) {
-                Some(v) => Some(v.into_string().map_err(|_| {
-                    anyhow::anyhow!(
-                        "{ENV_STORE}: not valid UTF-8; give a path or a postgres:// URL"
-                    )
-                })?),
-                None => None,
-            };
-        }
-        if !self.no_store
-            && let Some(v) = set(ENV_NO_STORE)
-        {
-            let text = v.to_string_lossy().trim().to_ascii_lowercase();
-            self.no_store = match text.as_str() {
-                "1" | "true" | "yes" | "on" | "y" => true,
-                "0" | "false" | "no" | "off" | "n" => false,
-                _ => anyhow::bail!(
-                    "{ENV_NO_STORE}={:?}: not a yes or no; use 1/0, true/false, yes/no or \
-                     on/off, or unset it",
-                    v.to_string_lossy()
-                ),
-            };
-        }
-        Ok(self)
     }
 }
 
@@ -199,7 +161,7 @@ Exit codes: 0 ok; 1 a wrong result (a node returned another hash, or the chain
 scan disagrees with the tracker); 2 a usage or runtime error, or a run cut short
 (its partial data is saved and marked incomplete).";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_help = LOAD_HELP)]
 pub(crate) struct LoadArgs {
     /// Dev nodes to start, comma-separated: geth, anvil, hardhat. Several

@@ -15,7 +15,6 @@ mod check;
 mod cli;
 mod gas;
 mod history;
-mod instructions;
 mod list;
 mod load;
 mod report;
@@ -23,24 +22,30 @@ mod run;
 mod setup;
 
 use cli::{Cli, ColorChoice, Command};
+use dyno_lab::{Build, Lab, Outcome, Paths};
 
 #[global_allocator]
 static ALLOC: dyno_runner::CountingAlloc = dyno_runner::CountingAlloc;
 
-/// How a command ended, for the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Ok,
-    /// A wrong result, or a missed target under `--fail-on-target`.
-    Failed,
-}
+/// What built this binary, recorded in every run.
+const BUILD: Build = Build {
+    rustc: env!("DYNO_RUSTC_VERSION"),
+    version: env!("CARGO_PKG_VERSION"),
+    git_commit: option_env!("DYNO_GIT_COMMIT"),
+};
 
 fn main() -> ExitCode {
     let Cli { command, global } = Cli::parse_from(help_args(std::env::args_os()));
     let color = global.color;
-    let result = global
-        .with_env(|name| std::env::var_os(name))
-        .and_then(|global| dispatch(&command, &global));
+    let result = Paths::from_flags(global.flags(), |name| std::env::var_os(name))
+        .map_err(anyhow::Error::from)
+        .and_then(|paths| {
+            let lab = Lab {
+                paths,
+                build: BUILD,
+            };
+            dispatch(&command, &lab, color)
+        });
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
@@ -66,20 +71,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(command: &Command, global: &cli::Global) -> anyhow::Result<Outcome> {
+fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<Outcome> {
     match command {
-        Command::List(args) => list::list(global, args),
-        Command::Run(args) => run::run(global, args),
-        Command::Gas(args) => gas::gas(global, args),
+        Command::List(args) => list::list(lab, args),
+        Command::Run(args) => run::run(lab, args, color),
+        Command::Gas(args) => gas::gas(lab, args),
         Command::Setup(args) => setup::setup(args),
-        Command::Doctor(args) => setup::doctor(args),
-        Command::Load(args) => load::load(global, args),
-        Command::Baseline(args) => baseline::baseline(global, args),
-        Command::Check(args) => check::check(global, args),
-        Command::Compare(args) => check::compare(global, args),
-        Command::Report(args) => report::report(global, args),
-        Command::History(args) => history::history(global, args),
-        Command::Count(args) => instructions::count(global, args),
+        Command::Doctor(args) => setup::doctor(lab, args),
+        Command::Load(args) => load::load(lab, args),
+        Command::Baseline(args) => baseline::baseline(lab, args),
+        Command::Check(args) => check::check(lab, args, color),
+        Command::Compare(args) => check::compare(lab, args, color),
+        Command::Report(args) => report::report(lab, args),
+        Command::History(args) => history::history(lab, args),
+        Command::Count(args) => {
+            let count = dyno_lab::callgrind::Count {
+                id: args.id.clone(),
+                implementation: args.implementation.clone(),
+                iters: args.iters.clone(),
+                calibrate: args.calibrate,
+            };
+            Ok(dyno_lab::callgrind::count(lab, &count)?)
+        }
     }
 }
 
@@ -121,7 +134,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Colour on a terminal, unless `NO_COLOR` is set or `TERM=dumb`; the flag
+/// Colour on stdout or stderr (`terminal`: is it one?), unless `NO_COLOR` is set or `TERM=dumb`; the flag
 /// overrides.
 fn use_color(choice: ColorChoice, terminal: bool) -> bool {
     color_enabled(
@@ -159,39 +172,6 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
         .context("writing to stdout")
 }
 
-use dyno_lab::paths::data_dir;
-
-/// Every benchmark the built-in suites can build.
-fn catalog() -> Vec<dyno_workload::BenchDef> {
-    let mut defs = dyno_micro::catalog();
-    defs.extend(dyno_evm::catalog());
-    defs.extend(dyno_db::catalog());
-    defs.extend(dyno_net::bench::defs());
-    defs.extend(dyno_pow::bench::defs());
-    defs
-}
-
-/// Load and check the specs against what the built-in suites can build.
-fn load_specs(
-    global: &cli::Global,
-) -> anyhow::Result<(Vec<dyno_spec::Spec>, Vec<dyno_workload::BenchDef>)> {
-    let dir = data_dir(global.specs.as_deref(), "specs");
-    let specs = dyno_spec::load_dir(&dir)?;
-    let catalog = catalog();
-    let known = dyno_spec::Known::new(catalog.iter().map(|d| {
-        (
-            d.group.to_string(),
-            d.op.to_string(),
-            d.input.clone(),
-            d.implementation.to_string(),
-        )
-    }));
-    for spec in &specs {
-        spec.check(&known)?;
-    }
-    Ok((specs, catalog))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,49 +201,6 @@ mod tests {
             help_args(os(&["dyno", "run", "--help"])),
             os(&["dyno", "run", "--help"])
         );
-    }
-
-    #[test]
-    fn empty_variables_are_unset_and_bad_ones_are_named() {
-        use clap::Parser as _;
-        let parse = |args: &[&str], env: &'static [(&'static str, &'static str)]| {
-            let cli = Cli::try_parse_from(args).unwrap();
-            cli.global.with_env(move |name| {
-                env.iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| std::ffi::OsString::from(v))
-            })
-        };
-        let empty: &'static [_] = &[
-            ("DYNO_SPECS", ""),
-            ("DYNO_VECTORS", ""),
-            ("DYNO_STORE", ""),
-            ("DYNO_NO_STORE", ""),
-        ];
-        let g = parse(&["dyno", "list"], empty).unwrap();
-        assert_eq!(
-            (g.specs, g.vectors, g.store, g.no_store),
-            (None, None, None, false)
-        );
-        let set: &'static [_] = &[
-            ("DYNO_SPECS", "s"),
-            ("DYNO_VECTORS", "v"),
-            ("DYNO_STORE", "h.sqlite"),
-            ("DYNO_NO_STORE", "yes"),
-        ];
-        let g = parse(&["dyno", "list"], set).unwrap();
-        assert_eq!(g.specs, Some("s".into()));
-        assert_eq!(g.vectors, Some("v".into()));
-        assert_eq!(g.store.as_deref(), Some("h.sqlite"));
-        assert!(g.no_store);
-        // A flag wins over its variable.
-        let g = parse(&["dyno", "list", "--specs", "flag"], set).unwrap();
-        assert_eq!(g.specs, Some("flag".into()));
-        let e = parse(&["dyno", "list"], &[("DYNO_NO_STORE", "maybe")])
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("DYNO_NO_STORE=\"maybe\""), "{e}");
-        assert!(!e.contains("--no-store"), "{e}");
     }
 
     #[test]

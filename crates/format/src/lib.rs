@@ -18,6 +18,7 @@ pub mod destination;
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub mod gas;
+pub mod history;
 pub mod load;
 pub mod read;
 pub mod redact;

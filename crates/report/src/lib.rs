@@ -4,12 +4,14 @@
 //! out the `dyno gas` view in all four.
 
 pub mod bmf;
+pub mod catalog;
 mod columns;
 pub mod compare;
 pub mod csv;
 pub mod delta;
 pub mod gas;
 pub mod gobench;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod load;

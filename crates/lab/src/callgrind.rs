@@ -1,4 +1,4 @@
-//! `dyno run --instructions`: instructions per operation, counted by
+//! Instruction counts (`dyno run --instructions`): instructions per operation, counted by
 //! valgrind's callgrind, for the in-process Rust benchmarks of a run.
 //!
 //! A count is not a time: it repeats for the same binary and inputs
@@ -24,12 +24,12 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use anyhow::Context as _;
 use dyno_format::{BenchResult, Instructions, Run, VerificationStatus};
 use dyno_workload::{BenchDef, Workload};
 
-use crate::Outcome;
-use crate::cli::{CountArgs, Global};
+use crate::error::Context as _;
+use crate::paths::Lab;
+use crate::{Outcome, refuse};
 
 /// The counted function's name, matched by callgrind's function patterns.
 const REGION: &str = "dyno_counted_region";
@@ -57,46 +57,34 @@ const VALGRIND: &str = "valgrind";
 /// number of input cases; it then reads N from stdin.
 const CALIBRATED: &str = "calibrated";
 
-/// The suites of [`crate::catalog`], cheapest to list first. The child
-/// lists one suite at a time and stops at the one that has the benchmark:
-/// under callgrind, listing every suite (some generate inputs to record
-/// their parameters) costs seconds. A suite missing here is still found,
-/// in the whole catalog.
-const SUITES: &[fn() -> Vec<BenchDef>] = &[
-    dyno_micro::hash::defs,
-    dyno_micro::crypto::defs,
-    dyno_micro::trie::defs,
-    dyno_evm::block::defs,
-    dyno_evm::chain::defs,
-    dyno_evm::tx::defs,
-    dyno_evm::opcode::defs,
-    dyno_evm::bytecode::defs,
-    dyno_evm::precompile::defs,
-    dyno_micro::rlp::defs,
-    dyno_micro::jsonrpc::defs,
-    dyno_db::catalog,
-    dyno_net::bench::defs,
-    dyno_pow::bench::defs,
-];
-
 // ---------------------------------------------------------------------------
 // The child: `dyno __count`.
+
+/// What the child counts.
+#[derive(Debug)]
+pub struct Count {
+    /// The benchmark id.
+    pub id: String,
+    /// The built-in implementation.
+    pub implementation: String,
+    /// Iterations of one counted run (each counted once).
+    pub iters: Vec<u64>,
+    /// Count one iteration, print `calibrated CASES`, read N from stdin,
+    /// then count N and 2N iterations.
+    pub calibrate: bool,
+}
 
 /// `dyno __count --id ID --impl NAME (--calibrate | --iters N...)`: build,
 /// verify, warm up, then run inside the counted region: with
 /// `--calibrate`, one iteration, then (after printing `calibrated CASES`
 /// and reading N from stdin) N and 2N; else each `--iters`. Meant to run
 /// under callgrind; saves nothing.
-pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome> {
+pub fn count(lab: &Lab, args: &Count) -> crate::Result<Outcome> {
     if args.calibrate != args.iters.is_empty() || args.iters.contains(&0) {
-        anyhow::bail!("__count: give --calibrate, or --iters N (each at least 1)");
+        refuse!("__count: give --calibrate, or --iters N (each at least 1)");
     }
     let wanted = |d: &BenchDef| d.implementation == args.implementation && d.id() == args.id;
-    let catalog = SUITES
-        .iter()
-        .map(|suite| suite())
-        .find(|defs| defs.iter().any(wanted))
-        .unwrap_or_else(crate::catalog);
+    let catalog = crate::suites::first_with(wanted);
     let Some(def) = catalog.iter().find(|d| wanted(d)) else {
         let impls: Vec<&str> = catalog
             .iter()
@@ -104,19 +92,19 @@ pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome
             .map(|d| d.implementation)
             .collect();
         if impls.is_empty() {
-            anyhow::bail!(
+            refuse!(
                 "__count: unknown benchmark id {:?}: no built-in Rust suite has it (see `dyno list`)",
                 args.id
             );
         }
-        anyhow::bail!(
+        refuse!(
             "__count: {:?} has no built-in Rust implementation {:?}; it has: {}",
             args.id,
             args.implementation,
             impls.join(", ")
         );
     };
-    let ctx = crate::run::context(global);
+    let ctx = lab.paths.ctx();
     let mut w = (def.build)(&ctx)
         .with_context(|| format!("building {} on {}", args.id, args.implementation))?;
     if let Err(m) = w.verify() {
@@ -160,7 +148,7 @@ pub(crate) fn count(global: &Global, args: &CountArgs) -> anyhow::Result<Outcome
 /// workload cycles through); read N back: `[N, 2N]`. Allocates the same
 /// whatever N is, so the heap the counted runs start from does not depend
 /// on it.
-fn ask_iters(cases: u64) -> anyhow::Result<Vec<u64>> {
+fn ask_iters(cases: u64) -> crate::Result<Vec<u64>> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{CALIBRATED} {cases}")?;
     out.flush()?;
@@ -169,12 +157,9 @@ fn ask_iters(cases: u64) -> anyhow::Result<Vec<u64>> {
     std::io::stdin()
         .read_line(&mut line)
         .context("__count --calibrate: reading N from stdin")?;
-    let n: u64 = line
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n| *n >= 1)
-        .with_context(|| format!("__count --calibrate: expected N >= 1 on stdin, got {line:?}"))?;
+    let Some(n) = line.trim().parse::<u64>().ok().filter(|n| *n >= 1) else {
+        refuse!("__count --calibrate: expected N >= 1 on stdin, got {line:?}");
+    };
     Ok(vec![n, 2 * n])
 }
 
@@ -190,17 +175,17 @@ fn dyno_counted_region(w: &mut dyn Workload, iters: u64) {
 
 /// Fail early, before anything is measured, when valgrind is missing;
 /// returns the tool string (`callgrind (valgrind-3.19.0)`).
-pub(crate) fn check_valgrind() -> anyhow::Result<String> {
+pub fn check_valgrind() -> crate::Result<String> {
     let out = Command::new(VALGRIND)
         .arg("--version")
         .stdin(Stdio::null())
         .output();
     let missing = |why: String| {
-        anyhow::anyhow!(
+        crate::Error::Refused(format!(
             "--instructions counts instructions with valgrind's callgrind, and {why}; \
              install valgrind (Debian/Ubuntu: `apt-get install valgrind`, Fedora: `dnf install valgrind`) \
              or run without --instructions"
-        )
+        ))
     };
     match out {
         Ok(o) if o.status.success() => {
@@ -222,13 +207,13 @@ pub(crate) fn check_valgrind() -> anyhow::Result<String> {
 /// Count instructions per operation for every eligible result of `run`
 /// (in-process Rust, verified), in place. A benchmark that fails under
 /// valgrind is skipped with a warning; a missing valgrind is an error.
-pub(crate) fn count_run(global: &Global, run: &mut Run, quiet: bool) -> anyhow::Result<()> {
+pub fn count_run(lab: &Lab, run: &mut Run, quiet: bool) -> crate::Result<()> {
     let tool = check_valgrind()?;
     let exe = std::env::current_exe().context("finding dyno's own executable")?;
     let child_env = ChildEnv {
         exe,
-        specs: absolute(&crate::data_dir(global.specs.as_deref(), "specs")),
-        vectors: absolute(&crate::data_dir(global.vectors.as_deref(), "vectors")),
+        specs: absolute(&lab.paths.specs),
+        vectors: absolute(&lab.paths.vectors),
     };
 
     let others = run
@@ -453,8 +438,11 @@ fn count_with_retry(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), 
 /// iterations. N and the two counts.
 fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure> {
     let reason = Failure::Reason;
-    let dir = TempDir::new().map_err(|e| reason(format!("a temporary folder: {e}")))?;
-    let stderr_path = dir.path.join("stderr.txt");
+    let dir = tempfile::Builder::new()
+        .prefix("dyno-callgrind-")
+        .tempdir()
+        .map_err(|e| reason(format!("a temporary folder: {e}")))?;
+    let stderr_path = dir.path().join("stderr.txt");
     let stderr = std::fs::File::create(&stderr_path)
         .map_err(|e| reason(format!("creating {}: {e}", stderr_path.display())))?;
     let pattern = format!("*{REGION}*");
@@ -463,7 +451,7 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         .arg("--tool=callgrind")
         .arg(format!(
             "--callgrind-out-file={}",
-            dir.path.join("cg.%p").display()
+            dir.path().join("cg.%p").display()
         ))
         .arg("--collect-atstart=no")
         .arg(format!("--toggle-collect={pattern}"))
@@ -494,7 +482,7 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         let _ = std::io::BufReader::new(out).read_line(&mut line);
     }
     let chosen = calibrated_cases(&line).map(|cases| {
-        let parts = read_parts(&dir.path, true)?;
+        let parts = read_parts(dir.path(), true)?;
         let one = region_counts(&parts)
             .first()
             .copied()
@@ -528,7 +516,7 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
             "the child never calibrated (it printed {line:?})"
         )));
     };
-    let parts = read_parts(&dir.path, false).map_err(Failure::Profiles)?;
+    let parts = read_parts(dir.path(), false).map_err(Failure::Profiles)?;
     match region_counts(&parts)[..] {
         [_, a, b] if b > a => Ok((n, [a, b])),
         [_, a, b] => Err(reason(format!(
@@ -637,31 +625,6 @@ fn region_counts(parts: &[Part]) -> Vec<u64> {
         .collect()
 }
 
-/// A fresh folder under the system's temporary folder, removed on drop.
-#[derive(Debug)]
-struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    fn new() -> std::io::Result<Self> {
-        static SEQ: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "dyno-callgrind-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&path)?;
-        Ok(Self { path })
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,18 +651,8 @@ mod tests {
     }
 
     #[test]
-    fn the_suites_list_the_whole_catalog() {
-        let key = |d: &BenchDef| (d.id(), d.implementation);
-        let mut suites: Vec<_> = SUITES.iter().flat_map(|s| s()).map(|d| key(&d)).collect();
-        let mut catalog: Vec<_> = crate::catalog().iter().map(key).collect();
-        suites.sort_unstable();
-        catalog.sort_unstable();
-        assert_eq!(suites, catalog, "SUITES and crate::catalog() differ");
-    }
-
-    #[test]
     fn the_region_path_is_the_functions_demangled_name() {
-        assert_eq!(REGION_PATH, "dyno::instructions::dyno_counted_region");
+        assert_eq!(REGION_PATH, "dyno_lab::callgrind::dyno_counted_region");
         assert!(REGION_PATH.ends_with(REGION));
     }
 

@@ -1,0 +1,134 @@
+//! The gas session: measure every precompile directly and in bytecode,
+//! beside the opcodes, then set time against a fork's gas schedule.
+
+use dyno_evm::gas::Schedule;
+use dyno_evm::pricing::{self, Estimate};
+use dyno_format::{BenchResult, Run};
+
+use crate::error::Context as _;
+use crate::paths::Lab;
+use crate::session::{self, Measured, Settings};
+use crate::suites::load_specs;
+
+/// Measure what `dyno gas` prices (see [`plan`]), saving as a session
+/// does.
+pub fn measure(lab: &Lab, how: &Settings) -> crate::Result<Measured> {
+    let (specs, catalog) = load_specs(&lab.paths)?;
+    session::measure(lab, plan(&specs, how.quick), catalog, &lab.paths.ctx(), how)
+}
+
+/// A run priced against a fork's schedule.
+#[derive(Debug)]
+pub struct Priced {
+    pub rows: Vec<dyno_format::gas::Row>,
+    /// What could not be priced, and why.
+    pub left_out: Vec<String>,
+    /// ECRECOVER's time, the anchor of calculated gas.
+    pub anchor_ns: Estimate,
+    /// The bytecode loop's no-op control, if measured.
+    pub noop_ns: Option<Estimate>,
+}
+
+/// Price `run`'s precompiles against `schedule`.
+pub fn price(
+    lab: &Lab,
+    run: &Run,
+    schedule: &Schedule,
+    anchor: Option<dyno_format::gas::Anchor>,
+    factor: f64,
+) -> crate::Result<Priced> {
+    let (rows, left_out) =
+        pricing::price_run(&run.results, schedule, &lab.paths.ctx(), anchor, factor)
+            .with_context(|| format!("pricing run {}", run.run.id))?;
+    Ok(Priced {
+        rows,
+        left_out,
+        anchor_ns: timed(&run.results, pricing::ANCHOR_ID).expect("priced rows imply an anchor"),
+        noop_ns: timed(&run.results, pricing::NOOP_ID),
+    })
+}
+
+/// What `dyno gas` measures: every precompile input called directly (its
+/// baseline implementation) and through bytecode, and the opcodes. Each
+/// group is named: a group's name selects that group only, so
+/// `precompile` alone would not reach `precompile-bytecode`.
+pub fn plan(specs: &[dyno_spec::Spec], quick: bool) -> Vec<dyno_spec::PlanEntry> {
+    let filter = format!("precompile,{},opcode/*", dyno_evm::bytecode::GROUP);
+    interleave(
+        dyno_spec::plan(specs, Some(&filter))
+            .into_iter()
+            .filter(|e| e.baseline || e.group != "precompile")
+            .filter(|e| !(quick && dyno_evm::precompile::is_heavy(&e.id)))
+            .collect(),
+    )
+}
+
+/// Each input's direct call, then its bytecode loop, so that the two are
+/// measured close together (this machine's speed drifts over minutes); the
+/// no-op control first, anything else last.
+fn interleave(plan: Vec<dyno_spec::PlanEntry>) -> Vec<dyno_spec::PlanEntry> {
+    let (direct, mut rest): (Vec<_>, Vec<_>) =
+        plan.into_iter().partition(|e| e.group == "precompile");
+    let mut ordered: Vec<_> = rest
+        .iter()
+        .position(|e| e.id == pricing::NOOP_ID)
+        .map(|k| rest.remove(k))
+        .into_iter()
+        .collect();
+    for d in direct {
+        let twin = format!("{}/{}/{}", dyno_evm::bytecode::GROUP, d.op, d.input);
+        let found = rest.iter().position(|e| e.id == twin);
+        ordered.push(d);
+        if let Some(k) = found {
+            ordered.push(rest.remove(k));
+        }
+    }
+    ordered.extend(rest);
+    ordered
+}
+
+fn timed(results: &[BenchResult], id: &str) -> Option<Estimate> {
+    results
+        .iter()
+        .filter(|r| r.id == id && r.baseline)
+        .find_map(Estimate::of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regression of 8c7ba3a: the plan held no bytecode loop at all.
+    #[test]
+    fn every_direct_input_is_followed_by_its_bytecode_loop_quick_or_not() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
+        let specs = dyno_spec::load_dir(&dir).unwrap();
+        for quick in [false, true] {
+            let plan = plan(&specs, quick);
+            let direct: Vec<_> = plan.iter().filter(|e| e.group == "precompile").collect();
+            assert!(
+                direct.len() > 20,
+                "quick {quick}: {} direct inputs",
+                direct.len()
+            );
+            for d in direct {
+                let twin = format!("{}/{}/{}", dyno_evm::bytecode::GROUP, d.op, d.input);
+                let at = plan.iter().position(|e| e.id == d.id).unwrap();
+                assert_eq!(
+                    plan.get(at + 1).map(|e| e.id.as_str()),
+                    Some(twin.as_str()),
+                    "quick {quick}: {} is not followed by its bytecode loop",
+                    d.id
+                );
+            }
+            assert!(
+                plan.iter().any(|e| e.id == pricing::NOOP_ID),
+                "quick {quick}: no bytecode no-op control"
+            );
+            assert!(
+                plan.iter().any(|e| e.group == "opcode"),
+                "quick {quick}: no opcodes"
+            );
+        }
+    }
+}

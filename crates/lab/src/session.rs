@@ -1,0 +1,558 @@
+//! A measuring session: plan what a filter and `--impl` select, start the
+//! adapters they need, verify and measure every job (saving after each,
+//! so an interruption loses nothing), and write the JSON and Markdown.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use dyno_format::destination::Destination;
+use dyno_format::{Implementation, Run, VerificationStatus};
+use dyno_runner::{Engine, Job, Progress};
+use dyno_workload::{BenchDef, Ctx};
+
+use crate::adapters::{self, Selection};
+use crate::error::Context as _;
+use crate::paths::Lab;
+use crate::progress::Reporter;
+use crate::suites::load_specs;
+use crate::{Outcome, refuse};
+
+/// Refuse a malformed test-only knob before measuring anything.
+pub fn check_knobs() -> crate::Result<()> {
+    let s = dyno_runner::slowdown::Slowdown::from_env()?;
+    if s != dyno_runner::slowdown::Slowdown::default() {
+        eprintln!(
+            "dyno: warning: {} is set: matching benchmarks are slowed on purpose (test only)",
+            dyno_runner::slowdown::ENV
+        );
+    }
+    Ok(())
+}
+
+/// What to measure: the spec plan for a filter and implementations,
+/// optionally narrowed to exact (id, implementation) pairs.
+#[derive(Debug)]
+pub struct Selected<'a> {
+    pub filter: Option<&'a str>,
+    pub impls: Option<&'a [String]>,
+    /// Exactly these (id, implementation name) pairs, instead of `filter`.
+    pub only: Option<&'a std::collections::HashSet<(String, String)>>,
+    pub quick: bool,
+}
+
+/// Plan, start the adapters needed, verify and measure, save the JSON.
+pub fn select_and_measure(
+    lab: &Lab,
+    what: &Selected<'_>,
+    how: &Settings,
+) -> crate::Result<Measured> {
+    if let Some(impls) = what.impls
+        && impls.iter().all(|i| i.trim().is_empty())
+    {
+        refuse!(
+            "--impl is empty; give implementation names (k256,geth), runtimes (rust, {}) or all",
+            adapters::RUNTIMES.join(", ")
+        );
+    }
+    let (specs, catalog) = load_specs(&lab.paths)?;
+    // A filter someone typed must select what it says. The exact pairs
+    // `dyno check` asks for (`only`) may name benchmarks the specs no
+    // longer have, which the comparison then reports.
+    if let (Some(filter), None) = (what.filter, what.only) {
+        dyno_spec::check_filter(&specs, filter)?;
+    }
+    let sel = Selection::parse(what.impls);
+    let plan = match what.only {
+        // Exact pairs (`dyno check`): every id the specs define, kept if
+        // named; no pattern round trip that could select more or less.
+        Some(only) => {
+            let ids: std::collections::HashSet<&str> =
+                only.iter().map(|(id, _)| id.as_str()).collect();
+            let mut all = dyno_spec::plan(&specs, Some("*"));
+            all.retain(|e| ids.contains(e.id.as_str()));
+            all
+        }
+        None => dyno_spec::plan(&specs, what.filter),
+    };
+    if plan.is_empty() {
+        match what.only {
+            Some(only) => refuse!(
+                "none of the {} benchmarks asked for is in the specs any more (see `dyno list`)",
+                only.len()
+            ),
+            None => refuse!(
+                "no benchmark matches {:?} (see `dyno list`)",
+                what.filter.unwrap_or("")
+            ),
+        }
+    }
+    let ctx = lab.paths.ctx();
+    let (started, notices) = adapters::start(&sel);
+    say(&notices, how.quiet);
+    check_impls(&sel, &catalog, &started)?;
+    let rust_plan: Vec<_> = plan
+        .iter()
+        .filter(|e| sel.wants("rust", &e.implementation))
+        .cloned()
+        .collect();
+    let rust = jobs(rust_plan, catalog, &ctx);
+    let mut jobs = adapters::interleave(rust, &plan, &started, &sel, &ctx, what.quick);
+    if let Some(only) = what.only {
+        jobs.retain(|j| {
+            j.id == dyno_protocol::NOOP_ID
+                || only.contains(&(j.id.clone(), j.implementation.name.clone()))
+        });
+    }
+    let real = jobs
+        .iter()
+        .filter(|j| j.id != dyno_protocol::NOOP_ID)
+        .count();
+    if real == 0 {
+        refuse!(
+            "no implementation selected by --impl {} runs {:?} (see `dyno list` and `dyno doctor`)",
+            what.impls.unwrap_or_default().join(","),
+            what.filter.unwrap_or("the default suites")
+        );
+    }
+    let measured = measure_jobs(lab, jobs, how);
+    drop(started);
+    measured
+}
+
+/// Print what starting the adapters said, one line each: a skipped
+/// runtime always (a run that does less than asked says so), a stale
+/// install unless `quiet`.
+fn say(notices: &[adapters::Notice], quiet: bool) {
+    for n in notices {
+        match n {
+            adapters::Notice::Stale(_) if quiet => {}
+            adapters::Notice::Stale(runtime) => eprintln!(
+                "dyno: warning: the {runtime} adapter changed since `dyno setup` installed it; \
+                 run `dyno setup` to rebuild"
+            ),
+            adapters::Notice::Skipped { runtime, reason } => {
+                let line = dyno_report::one_line(reason);
+                let prefix = format!("{runtime}: ");
+                eprintln!(
+                    "dyno: skipping {runtime}: {}",
+                    line.strip_prefix(&prefix).unwrap_or(&line)
+                );
+            }
+        }
+    }
+}
+
+/// How to measure.
+#[derive(Debug)]
+pub struct Settings {
+    pub quick: bool,
+    pub samples: Option<u32>,
+    /// Where the JSON result goes (Markdown beside it), checked; `None`
+    /// for the default, `dyno-results/<run-id>.json`.
+    pub out: Option<Destination>,
+    pub quiet: bool,
+}
+
+/// The folder results go to when `-o` is not given.
+pub const RESULTS_DIR: &str = "dyno-results";
+
+impl Settings {
+    /// From `--quick`, `--samples`, `-o` and `-q`, with `-o` (or the
+    /// default folder) checked before anything is measured.
+    pub fn new(
+        quick: bool,
+        samples: Option<u32>,
+        out: Option<&Path>,
+        quiet: bool,
+    ) -> crate::Result<Self> {
+        let out = match out {
+            Some(path) => {
+                let dest = Destination::check(path).map_err(flag_o)?;
+                dest.beside("md").map_err(flag_o)?;
+                Some(dest)
+            }
+            None => {
+                if let Err(e) = Destination::check(&PathBuf::from(RESULTS_DIR).join("run.json")) {
+                    refuse!("{RESULTS_DIR}/, where results go without -o: {e}; or give -o FILE")
+                }
+                None
+            }
+        };
+        Ok(Self {
+            quick,
+            samples,
+            out,
+            quiet,
+        })
+    }
+}
+
+/// A finished (or interrupted) run, saved.
+#[derive(Debug)]
+pub struct Measured {
+    pub run: Run,
+    pub errors: Vec<(String, dyno_workload::BuildError)>,
+    /// Where the JSON went: `-o`, the default file, or, if writing there
+    /// failed, the fallback file.
+    pub json: Destination,
+    /// The Markdown beside a JSON file.
+    pub markdown: Option<PathBuf>,
+    /// What failed at the end, said in full (where the results are instead).
+    pub write_error: Option<String>,
+}
+
+impl Measured {
+    /// Say on stderr where the results went.
+    pub fn announce(&self) {
+        match (&self.json, &self.markdown) {
+            (Destination::Stdout, _) => eprintln!("dyno: wrote the result JSON to stdout"),
+            (json, Some(md)) => eprintln!("dyno: wrote {json} and {}", md.display()),
+            (json, None) => eprintln!("dyno: wrote {json}"),
+        }
+    }
+
+    /// The file that holds the JSON, for messages that point at it.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.json {
+            Destination::File(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Write the JSON again after adding to the run (instruction counts).
+    pub fn rewrite(&self) -> crate::Result<()> {
+        if let Destination::File(p) = &self.json {
+            self.run
+                .write(p)
+                .with_context(|| format!("saving results to {}", p.display()))?;
+        }
+        Ok(())
+    }
+
+    /// An error (exit 2) if the results could not be written where asked.
+    pub fn check_written(&self) -> crate::Result<()> {
+        match &self.write_error {
+            Some(e) => Err(crate::Error::Refused(e.clone())),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Calibrate the clock, measure every planned benchmark (saving after
+/// each, so an interruption loses nothing), and write JSON and Markdown.
+pub fn measure(
+    lab: &Lab,
+    plan: Vec<dyno_spec::PlanEntry>,
+    catalog: Vec<BenchDef>,
+    ctx: &Ctx,
+    how: &Settings,
+) -> crate::Result<Measured> {
+    measure_jobs(lab, jobs(plan, catalog, ctx), how)
+}
+
+/// [`measure`] for jobs already built.
+pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<Measured> {
+    let clock = dyno_runner::clock::calibrate();
+    dyno_runner::clock::check(&clock)?;
+    let settings = dyno_runner::settings(how.quick, how.samples.map(|n| n as usize), &clock);
+    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let invocation = lab.build.invocation();
+    let engine = Engine::new(settings.clone()).with_stop(crate::interrupt::flag()?);
+    let mut run = dyno_runner::new_run(invocation, settings, environment);
+    let default = PathBuf::from(RESULTS_DIR).join(format!("{}.json", run.run.id));
+    let dest = how
+        .out
+        .clone()
+        .unwrap_or_else(|| Destination::File(default.clone()));
+    let md = dest.beside("md").map_err(flag_o)?;
+
+    let (_, harness) = dyno_runner::measure_harness(&engine);
+    run.harness = harness;
+
+    let progress = Reporter::new(jobs.len(), how.quiet);
+    let mut save_error = None;
+    let errors = dyno_runner::execute(&engine, &mut run, jobs, |p| match p {
+        Progress::Start {
+            index,
+            total,
+            id,
+            implementation,
+        } => progress.start(index, total, id, implementation),
+        Progress::Done { run, .. } => {
+            progress.done();
+            // A checkpoint after every benchmark, so that a crash loses
+            // at most one; only a file can take them.
+            if let Destination::File(path) = &dest
+                && save_error.is_none()
+                && let Err(e) = run.write(path)
+            {
+                save_error = Some(e);
+            }
+        }
+    });
+    progress.finish();
+
+    let (json, write_error) = match dest.write(run.to_json().as_bytes()) {
+        Ok(()) => {
+            if let Some(e) = save_error {
+                eprintln!(
+                    "dyno: warning: a checkpoint save failed ({e}); the final save succeeded"
+                );
+            }
+            (dest, None)
+        }
+        Err(e) => {
+            let (kept, said) = fallback(&run, &dest, &default, save_error.is_some());
+            (
+                kept,
+                Some(format!(
+                    "could not write the results to {dest}: {}; {said}",
+                    source_of(&e)
+                )),
+            )
+        }
+    };
+    let mut markdown = None;
+    let mut write_error = write_error;
+    if let (Some(md), None) = (&md, &write_error) {
+        match md.write(dyno_report::markdown::render(&run).as_bytes()) {
+            Ok(()) => markdown = md.path().map(Path::to_path_buf),
+            Err(e) => {
+                write_error = Some(format!(
+                    "could not write the Markdown: {e}; the JSON is complete in {json}"
+                ))
+            }
+        }
+    }
+    Ok(Measured {
+        run,
+        errors,
+        json,
+        markdown,
+        write_error,
+    })
+}
+
+/// The OS error of a failed write, without the path (the message names
+/// the destination once).
+fn source_of(e: &dyno_format::destination::DestinationError) -> String {
+    match e {
+        dyno_format::destination::DestinationError::Write { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Where the results go when their destination refuses them at the end
+/// (a full disk, a device that fails): the default result file, else the
+/// temporary folder. Returns where they went and a sentence saying so,
+/// and what the requested file still holds.
+fn fallback(
+    run: &Run,
+    failed: &Destination,
+    default: &Path,
+    checkpoint_failed: bool,
+) -> (Destination, String) {
+    let tmp = std::env::temp_dir().join(format!("dyno-{}.json", run.run.id));
+    let stale = match failed {
+        Destination::File(p) if p.exists() && !checkpoint_failed => format!(
+            " ({} still holds the last checkpoint: an incomplete run, marked in progress)",
+            p.display()
+        ),
+        Destination::File(p) if p.exists() => format!(
+            " ({} holds an earlier checkpoint: an incomplete run, marked in progress)",
+            p.display()
+        ),
+        _ => String::new(),
+    };
+    for candidate in [default, tmp.as_path()] {
+        if failed.path() == Some(candidate) {
+            continue;
+        }
+        if run.write(candidate).is_ok() {
+            return (
+                Destination::File(candidate.to_path_buf()),
+                format!(
+                    "the whole run is saved in {} instead{stale}",
+                    candidate.display()
+                ),
+            );
+        }
+    }
+    (
+        failed.clone(),
+        format!(
+            "no fallback file could be written either ({} nor {}){stale}; \
+             the run is only in the history, if it is saved there",
+            default.display(),
+            tmp.display()
+        ),
+    )
+}
+
+/// Refuse `--impl` names that neither a built-in suite nor a started
+/// adapter has, suggesting the nearest.
+fn check_impls(
+    sel: &Selection,
+    catalog: &[BenchDef],
+    started: &[adapters::Started],
+) -> crate::Result<()> {
+    let mut known: Vec<String> = catalog
+        .iter()
+        .map(|d| d.implementation.to_string())
+        .collect();
+    for s in started {
+        known.extend(
+            s.hello
+                .benchmarks
+                .iter()
+                .chain(&s.hello.patterns)
+                .map(|o| o.implementation.clone()),
+        );
+    }
+    known.sort_unstable();
+    known.dedup();
+    for name in sel.names() {
+        if !known.contains(name) {
+            let near = known
+                .iter()
+                .filter(|k| k.contains(name.as_str()) || name.contains(k.as_str()))
+                .map(|k| format!(" (did you mean {k:?}?)"))
+                .next()
+                .unwrap_or_default();
+            refuse!(
+                "--impl: unknown implementation {name:?}{near}; known: all, rust, {}, {} (other runtimes' names need their adapters: see `dyno doctor`)",
+                adapters::RUNTIMES.join(", "),
+                known.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Pair each plan entry with the suite's constructor.
+fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> Vec<Job> {
+    let mut defs: HashMap<(String, &'static str), BenchDef> = catalog
+        .into_iter()
+        .map(|d| ((d.id(), d.implementation), d))
+        .collect();
+    plan.into_iter()
+        .filter_map(|e| {
+            let key = defs
+                .keys()
+                .find(|(id, imp)| *id == e.workload && *imp == e.implementation)?
+                .clone();
+            let def = defs.remove(&key)?;
+            let ctx = ctx.clone();
+            let mut parameters: std::collections::BTreeMap<String, serde_json::Value> = def
+                .params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_json()))
+                .collect();
+            if e.workload != e.id {
+                parameters.insert("workload".into(), e.workload.clone().into());
+            }
+            Some(Job {
+                id: e.id,
+                implementation: Implementation {
+                    name: def.implementation.into(),
+                    version: def.version.into(),
+                    runtime: "rust".into(),
+                },
+                baseline: e.baseline,
+                parameters,
+                threshold: e.threshold,
+                target: e.target.map(|t| (t.stat, t.limit_ns)),
+                build: Box::new(move || (def.build)(&ctx)),
+            })
+        })
+        .collect()
+}
+
+/// Print each wrong result, build error and missed target to stderr, and
+/// choose the exit code.
+pub fn report_problems(
+    run: &Run,
+    errors: &[(String, dyno_workload::BuildError)],
+    fail_on_target: bool,
+) -> crate::Result<Outcome> {
+    let mut outcome = Outcome::Ok;
+    for r in &run.results {
+        if r.verification.status == VerificationStatus::Failed {
+            let m = r.verification.mismatch.as_ref();
+            eprintln!(
+                "dyno: FAILED {} on {} {}: wrong result{}; not timed",
+                r.id,
+                r.implementation.name,
+                r.implementation.version,
+                m.map(|m| format!(
+                    " for case {}: expected {}, got {}",
+                    m.case, m.expected, m.actual
+                ))
+                .unwrap_or_default()
+            );
+            outcome = Outcome::Failed;
+        }
+        if let Some(t) = &r.target
+            && t.met == Some(false)
+        {
+            eprintln!(
+                "dyno: {} on {} missed its target: {} above {}",
+                r.id,
+                r.implementation.name,
+                t.stat,
+                dyno_report::units::duration(t.limit_ns)
+            );
+            if fail_on_target {
+                outcome = Outcome::Failed;
+            }
+        }
+    }
+    for r in &run.results {
+        if let Some(reason) = &r.incomplete_reason {
+            eprintln!(
+                "dyno: {} on {} ({}) did not finish: {}",
+                r.id,
+                r.implementation.name,
+                r.implementation.runtime,
+                dyno_report::one_line(reason)
+            );
+        }
+    }
+    let (declined, failed): (Vec<_>, Vec<_>) = errors.iter().partition(|(_, e)| e.is_skip());
+    // One line per reason: a compiled-out engine declines all its ids.
+    let mut reasons: Vec<(String, &str, usize)> = Vec::new();
+    for (what, e) in &declined {
+        let reason = dyno_report::one_line(&e.to_string());
+        match reasons.iter_mut().find(|(r, _, _)| *r == reason) {
+            Some((_, _, more)) => *more += 1,
+            None => reasons.push((reason, what, 0)),
+        }
+    }
+    for (reason, what, more) in reasons {
+        let more = if more > 0 {
+            format!(" (and {more} more for the same reason)")
+        } else {
+            String::new()
+        };
+        eprintln!("dyno: not measured: {what}{more}: {reason}");
+    }
+    if let Some((what, e)) = failed.first() {
+        refuse!(
+            "{} benchmark(s) could not be built; first: {what}: {}",
+            failed.len(),
+            dyno_report::one_line(&e.to_string())
+        );
+    }
+    if !run.run.complete {
+        refuse!(
+            "run incomplete ({}); the results measured so far are saved",
+            run.run.incomplete_reason.as_deref().unwrap_or("stopped")
+        );
+    }
+    Ok(outcome)
+}
+
+/// A destination error as `-o`'s.
+fn flag_o(e: dyno_format::destination::DestinationError) -> crate::Error {
+    crate::Error::Refused(format!("-o: {e}"))
+}
