@@ -174,7 +174,7 @@ pub(crate) struct LoadArgs {
     )]
     pub(crate) node: Vec<String>,
 
-    /// Target a running node at this HTTP JSON-RPC URL instead.
+    /// Target a running node at this JSON-RPC URL instead (http:// only).
     #[arg(long, value_name = "URL", conflicts_with = "node_cmd")]
     pub(crate) rpc: Option<String>,
 
@@ -366,7 +366,7 @@ pub(crate) struct GasArgs {
     /// 60 MGas/s; `arith` at the median gas rate of the arithmetic opcodes
     /// (measured too).
     #[arg(long, value_name = "ANCHOR", value_parser = parse_anchor)]
-    pub(crate) anchor: Option<dyno_evm::pricing::Anchor>,
+    pub(crate) anchor: Option<dyno_format::gas::Anchor>,
 
     /// Price the results of an earlier run instead of measuring.
     #[arg(long, value_name = "RUN.json", conflicts_with_all = ["quick", "samples", "out"])]
@@ -390,8 +390,8 @@ Examples:
   dyno gas --from dyno-results/<run>.json --fork prague";
 
 /// `60mgas` (or `60`) or `arith`.
-fn parse_anchor(s: &str) -> Result<dyno_evm::pricing::Anchor, String> {
-    use dyno_evm::pricing::Anchor;
+fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {
+    use dyno_format::gas::Anchor;
     let t = s.trim().to_ascii_lowercase();
     if t == "arith" || t == "arithmetic" {
         return Ok(Anchor::Arithmetic);
@@ -422,8 +422,8 @@ pub(crate) struct RunArgs {
     /// whose spec says `default = true`.
     pub(crate) filter: Option<String>,
 
-    /// Fast settings for a smoke run: 50 ms warm-up, 100 ms of samples, at
-    /// least 5 samples.
+    /// Fast settings for a smoke run: 50 ms warm-up (at least 3
+    /// iterations), 100 ms of samples, at least 5 samples, 3 fit sizes.
     #[arg(long)]
     pub(crate) quick: bool,
 

@@ -1,7 +1,5 @@
 //! `dyno gas`: every precompile's time against the fork's gas schedule.
 
-use anyhow::Context as _;
-use dyno_evm::gas::Schedule;
 use dyno_format::Run;
 use dyno_format::destination::Destination;
 use dyno_lab::{Lab, Outcome, history, session};
@@ -12,7 +10,7 @@ use crate::print_stdout;
 
 pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
     // Check the fork first: a typo should not cost a minute of measuring.
-    let schedule = Schedule::for_fork(&lab.paths.specs, &args.fork).context("--fork")?;
+    let schedule = dyno_lab::gas::schedule(lab, &args.fork)?;
     if args.factor.is_nan() || args.factor <= 1.0 {
         anyhow::bail!(
             "--factor {} cannot flag anything: give a factor above 1, e.g. 2",

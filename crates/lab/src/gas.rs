@@ -1,7 +1,7 @@
 //! The gas session: measure every precompile directly and in bytecode,
 //! beside the opcodes, then set time against a fork's gas schedule.
 
-use dyno_evm::gas::Schedule;
+pub use dyno_evm::gas::Schedule;
 use dyno_evm::pricing::{self, Estimate};
 use dyno_format::{BenchResult, Run};
 
@@ -15,6 +15,12 @@ use crate::suites::load_specs;
 pub fn measure(lab: &Lab, how: &Settings) -> crate::Result<Measured> {
     let (specs, catalog) = load_specs(&lab.paths)?;
     session::measure(lab, plan(&specs, how.quick), catalog, &lab.paths.ctx(), how)
+}
+
+/// The gas schedule of `fork` (specs/gas/FORK.toml); an unknown fork is
+/// an error naming the known ones.
+pub fn schedule(lab: &Lab, fork: &str) -> crate::Result<Schedule> {
+    Schedule::for_fork(&lab.paths.specs, fork).context("--fork")
 }
 
 /// A run priced against a fork's schedule.

@@ -6,13 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use crate::helpers::{bin, repo, text};
 
 /// The benchmark the rows that measure use: one id, one implementation,
 /// about a second.
@@ -44,15 +38,6 @@ fn dyno(cwd: &Path, args: &[String], env: &[(&str, Option<String>)]) -> Output {
         };
     }
     cmd.output().expect("dyno runs")
-}
-
-/// The dyno under test: this build's, or `DYNO_BAD_INPUTS_BIN` to run the
-/// table against another build (an older one, to see which rows it
-/// fails).
-fn bin() -> PathBuf {
-    std::env::var_os("DYNO_BAD_INPUTS_BIN")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_dyno")), PathBuf::from)
 }
 
 /// The files every row may use, made once.

@@ -15,8 +15,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::helpers::{bin, read_json};
+
 fn dyno() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut c = Command::new(bin());
     c.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     c.env("DYNO_NO_STORE", "1");
     c
@@ -25,10 +27,6 @@ fn dyno() -> Command {
 /// The installed geth's home, or `None` (skip) outside CI.
 fn geth_home() -> Option<PathBuf> {
     dyno_node::installed_for_tests(dyno_node::Kind::Geth)
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
 #[test]
@@ -56,8 +54,10 @@ fn every_accepted_transaction_is_accounted_for_and_matches_a_chain_scan() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
     let run = read_json(&out);
-    let schema: Value =
-        serde_json::from_str(include_str!("../../../docs/schema/result-v1.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(include_str!(
+        "../../../../docs/schema/result-v1.schema.json"
+    ))
+    .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator
         .iter_errors(&run)

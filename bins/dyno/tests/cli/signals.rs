@@ -4,16 +4,14 @@
 //! history that passes SQLite's integrity check.
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::helpers::{bin, read_json, repo, text};
 
 fn command(cwd: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut cmd = Command::new(bin());
     cmd.current_dir(cwd)
         .args(args)
         .env("DYNO_SPECS", repo().join("specs"))
@@ -26,10 +24,6 @@ fn command(cwd: &Path, args: &[&str]) -> Command {
 
 fn dyno(cwd: &Path, args: &[&str]) -> Output {
     command(cwd, args).output().expect("dyno runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Send SIG`name` to the child through the shell's `kill` builtin (no
@@ -76,11 +70,6 @@ fn interrupt_after(
     }
     let status = child.wait().unwrap();
     (status.code(), seen)
-}
-
-fn read_json(p: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap())
-        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", p.display()))
 }
 
 #[test]

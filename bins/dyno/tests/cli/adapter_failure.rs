@@ -6,10 +6,12 @@
 //! outputs itself) and report `iterations * 100 + 1000` ns per sample,
 //! sleeping that long so that dyno's own warm-up clock sees the same time.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::helpers::{bin, repo, text};
 
 /// The toy worker. Its implementation name is its adapter folder's name;
 /// a file `die-after` beside it holds K: the worker kills itself with
@@ -89,14 +91,6 @@ const DIE_AFTER: u32 = 40;
 const KECCAK: &str = "hash/keccak256/32B";
 const RUST_IMPLS: [&str; 3] = ["tiny-keccak", "sha3", "keccak-asm"];
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// Write `adapters/NAME/setup` (and more files) under `root`.
 fn adapter(root: &Path, name: &str, setup: &str, files: &[(&str, &str)]) {
     let dir = root.join("adapters").join(name);
@@ -120,7 +114,7 @@ fn toy(root: &Path, name: &str, die_after: Option<u32>) {
 /// `dyno ARGS` in the repository root, with the adapters and the cache
 /// under `root`, and the default specs and vectors.
 fn dyno(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dyno"))
+    Command::new(bin())
         .env("DYNO_NO_STORE", "1")
         .args(args)
         .current_dir(repo())

@@ -1,19 +1,17 @@
 //! `dyno run --instructions`: callgrind instruction counts for in-process
 //! Rust benchmarks, and the hidden `__count` command behind them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::helpers::{bin, repo, text};
 
 fn dyno(args: &[&str], dir: &Path) -> Output {
     dyno_with(args, dir, &[])
 }
 
 fn dyno_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut cmd = Command::new(bin());
     cmd.env("DYNO_NO_STORE", "true")
         .args(args)
         .current_dir(dir)
@@ -32,10 +30,6 @@ fn count(dir: &Path, id: &str, imp: &str, iters: &[&str]) -> Output {
         args.extend(["--iters", n]);
     }
     dyno(&args, dir)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// True if valgrind runs. Missing on CI (`CI=true`) is a failure;
@@ -277,7 +271,7 @@ fn count_runs_natively_and_writes_nothing() {
 
 /// `dyno __count --calibrate` for tiny-keccak on 32 bytes, in `dir`.
 fn calibrating(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut cmd = Command::new(bin());
     cmd.env("DYNO_NO_STORE", "true")
         .env("DYNO_VECTORS", repo().join("vectors"))
         .args([

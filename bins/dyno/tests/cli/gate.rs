@@ -5,16 +5,14 @@
 //! against the PostgreSQL server `scripts/postgres.sh` starts when
 //! `DYNO_TEST_POSTGRES` is set.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::helpers::{bin, repo, text};
 
 /// `dyno ARGS` with the given history store.
 fn dyno(store: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dyno"));
+    let mut c = Command::new(bin());
     c.args(args)
         .current_dir(repo())
         .env("DYNO_STORE", store)
@@ -27,10 +25,6 @@ fn dyno(store: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         c.env(k, v);
     }
     c.output().expect("dyno runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn ok(o: &Output) -> String {

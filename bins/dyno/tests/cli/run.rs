@@ -1,15 +1,13 @@
 //! End-to-end tests of the `dyno` binary: exit codes, output streams, the
 //! written JSON against its schema, and clear errors for bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::helpers::{bin, repo, text};
 
 fn dyno(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dyno"))
+    Command::new(bin())
         .env("DYNO_NO_STORE", "1")
         .args(args)
         .current_dir(dir)
@@ -32,10 +30,6 @@ fn quick(dir: &Path, filter: &str, out: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     dyno(&args, dir)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn schema() -> jsonschema::Validator {
@@ -160,7 +154,7 @@ fn a_wrong_result_fails_verification_and_exits_1() {
     std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
 
     let out = tmp.path().join("run.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+    let o = Command::new(bin())
         .env("DYNO_NO_STORE", "1")
         .args([
             "run",
@@ -220,7 +214,7 @@ fn a_bad_spec_names_file_line_and_key() {
         text_in.replacen("inputs =", "inptus =", 1),
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+    let o = Command::new(bin())
         .env("DYNO_NO_STORE", "1")
         .args(["list", "--specs"])
         .arg(&specs)
@@ -276,7 +270,7 @@ fn usage_errors_exit_2_with_advice() {
 fn missing_vectors_are_named_and_the_run_is_saved_incomplete() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_dyno"))
+    let o = Command::new(bin())
         .env("DYNO_NO_STORE", "1")
         .args([
             "run",

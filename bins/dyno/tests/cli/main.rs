@@ -1,0 +1,12 @@
+//! The `dyno` binary end to end: one test binary, one module per area,
+//! the helpers in one file.
+
+mod adapter_failure;
+mod bad_inputs;
+mod gate;
+mod helpers;
+mod instructions;
+mod load;
+mod reference;
+mod run;
+mod signals;
