@@ -1,6 +1,8 @@
-//! Snapshot tests: every format rendered from one fixed run and compared with
-//! a golden file in `snapshots/`. `DYNO_BLESS=1 cargo test -p dyno-report`
-//! rewrites the golden files after an intended change; review the diff.
+//! Snapshot tests: every format rendered from one made-up run (a wrong
+//! result, a missed target, a quoted name) and compared with a golden file
+//! in `tests/golden/synthetic-*` (the real runs' are in `tests/golden.rs`).
+//! `DYNO_BLESS=1 cargo test -p dyno-report` rewrites the golden files after
+//! an intended change; review the diff.
 
 use std::path::PathBuf;
 
@@ -55,8 +57,8 @@ fn fixture() -> Run {
 
 fn check(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("snapshots")
-        .join(name);
+        .join("tests/golden")
+        .join(format!("synthetic-{name}"));
     if std::env::var_os("DYNO_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();

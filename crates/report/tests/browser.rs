@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dyno_format::Run;
-use dyno_report::html::{self, GasInput, HtmlInput, RunInput};
+mod fixtures;
 
 /// Longest a Chromium invocation may take.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -23,14 +22,6 @@ const WIDTH: u32 = 1400;
 /// Charts the fixtures must give at least: the micro run's five families,
 /// the gas run's families and its scatter, three load plots and the trends.
 const MIN_CHARTS: usize = 40;
-
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-fn read(path: &Path) -> Run {
-    Run::read(path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
-}
 
 /// `chromium` on PATH, else Debian's `/usr/bin/chromium`.
 fn chromium() -> Option<PathBuf> {
@@ -134,70 +125,6 @@ fn body_data(dom: &str, name: &str) -> Option<u64> {
     tag[i..].split('"').next()?.parse().ok()
 }
 
-fn build_page() -> String {
-    let dir = data();
-    let micro = read(&dir.join("micro.json"));
-    let rerun1 = read(&dir.join("micro-rerun-1.json"));
-    let rerun2 = read(&dir.join("micro-rerun-2.json"));
-    let gas_run = read(&dir.join("gas.json"));
-    let load = read(&dir.join("load/load.json"));
-
-    // Priced as `dyno gas` priced it (the default fork and factor): the
-    // rows `dyno gas --from gas.json --format json` printed, kept beside
-    // the run (tests/data/README.md), so the report is tested on figures
-    // it did not compute.
-    let priced: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("gas-priced.json")).unwrap())
-            .unwrap();
-    let (fork, factor) = (
-        priced["fork"].as_str().unwrap().to_string(),
-        priced["factor"].as_f64().unwrap(),
-    );
-    let rows: Vec<dyno_format::gas::Row> = serde_json::from_value(priced["rows"].clone()).unwrap();
-    let left_out: Vec<String> = Vec::new();
-    assert!(rows.len() > 20, "{} gas rows", rows.len());
-
-    let svgs = html::load_svgs(&load, &dir.join("load"));
-    assert_eq!(svgs.len(), 3, "the load fixture has three SVG plots");
-    assert!(
-        svgs.iter().all(|(_, s)| s.starts_with("<svg")),
-        "a load plot was not read"
-    );
-
-    let mut history = [&micro, &rerun1, &rerun2];
-    history.sort_by(|a, b| a.run.started_at.cmp(&b.run.started_at));
-    let trends = html::trends(&history);
-    assert!(trends.len() >= 2, "{} trends", trends.len());
-
-    html::render(&HtmlInput {
-        title: "dyno report: test fixtures".into(),
-        generated_at: "2026-11-22T14:00:00Z".into(),
-        runs: vec![
-            RunInput {
-                run: &micro,
-                gas: None,
-                load_svgs: Vec::new(),
-            },
-            RunInput {
-                run: &gas_run,
-                gas: Some(GasInput {
-                    rows,
-                    fork,
-                    factor,
-                    left_out,
-                }),
-                load_svgs: Vec::new(),
-            },
-            RunInput {
-                run: &load,
-                gas: None,
-                load_svgs: svgs,
-            },
-        ],
-        trends,
-    })
-}
-
 /// Colours and non-background pixels of a PNG.
 fn png_stats(path: &Path) -> (u32, u32, usize, f64) {
     let file = std::fs::File::open(path).unwrap();
@@ -226,7 +153,7 @@ fn png_stats(path: &Path) -> (u32, u32, usize, f64) {
 
 #[test]
 fn the_report_renders_in_chromium() {
-    let html = build_page();
+    let html = fixtures::page();
     let declared = html.matches("class=\"chart").count();
     assert!(
         declared >= MIN_CHARTS,

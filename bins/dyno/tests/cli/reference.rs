@@ -48,7 +48,10 @@ fn render() -> String {
             .chain(args.iter().copied())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push_str(&format!("### `{name}`\n\n```text\n{}\n```\n\n", text.trim_end()));
+        out.push_str(&format!(
+            "### `{name}`\n\n```text\n{}\n```\n\n",
+            text.trim_end()
+        ));
         for c in commands(&text).into_iter().rev() {
             let mut next = path.clone();
             next.push(c);
@@ -94,7 +97,10 @@ fn the_reference_check_fails_on_a_changed_character() {
     let rendered = render();
     assert!(rendered.contains("### `dyno run`"), "{rendered}");
     assert!(rendered.contains("### `dyno baseline save`"), "{rendered}");
-    assert!(!rendered.contains("__count"), "the hidden command stays hidden");
+    assert!(
+        !rendered.contains("__count"),
+        "the hidden command stays hidden"
+    );
     let mut changed = rendered.clone();
     changed.replace_range(10..11, "#");
     assert_ne!(rendered, changed);
