@@ -52,7 +52,7 @@ library_errors!(
     dyno_runner::slowdown::SlowdownError,
     dyno_runner::clock::ClockTooSlow,
     dyno_gate::GateError,
-    dyno_evm::gas::GasError,
+    dyno_spec::gas::GasError,
     dyno_evm::pricing::PricingError,
     dyno_load::lab::LoadError,
     dyno_workload::BuildError,

@@ -1,9 +1,9 @@
 //! The gas session: measure every precompile directly and in bytecode,
 //! beside the opcodes, then set time against a fork's gas schedule.
 
-pub use dyno_evm::gas::Schedule;
 use dyno_evm::pricing::{self, Estimate};
 use dyno_format::{BenchResult, Run};
+pub use dyno_spec::gas::Schedule;
 
 use crate::error::Context as _;
 use crate::paths::Lab;

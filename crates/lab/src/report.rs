@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use dyno_format::Run;
 use dyno_report::html::{GasInput, HtmlInput, RunInput, Trend, TrendPoint};
 
-use crate::error::Context as _;
 use crate::paths::Lab;
 
 /// The runs named (files, ids, `latest`, `latest~N`), each with the
@@ -43,7 +42,7 @@ pub fn html(
     trend: &[String],
     trend_runs: usize,
 ) -> crate::Result<String> {
-    let schedule = dyno_evm::gas::Schedule::for_fork(&lab.paths.specs, fork).context("--fork")?;
+    let schedule = crate::gas::schedule(lab, fork)?;
     let mut inputs = Vec::new();
     for (run, dir) in runs {
         let has_precompiles = run.results.iter().any(|r| r.group() == "precompile");

@@ -37,6 +37,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 mod error;
+pub mod gas;
 pub mod mixes;
 mod plan;
 mod quantity;
