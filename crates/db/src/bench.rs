@@ -313,6 +313,7 @@ pub fn defs(engine: Engine) -> Vec<BenchDef> {
                 ("library", Param::Text(engine.library.into())),
             ],
             build: Box::new(move |_ctx| build(&engine, o, cases, &store::root(), KEYS)),
+            cases: Some(crate::cases::cases),
         })
         .collect()
 }

@@ -15,8 +15,8 @@
 use dyno_workload::BenchDef;
 
 pub mod bench;
+pub mod cases;
 pub mod dataset;
-pub mod portable;
 pub mod redb;
 pub mod store;
 

@@ -153,7 +153,7 @@ fn portable_cases_carry_the_indices_and_the_expected_outputs() {
         .into_iter()
         .find(|s| s.keys == N)
         .unwrap();
-    let scans = crate::portable::cases_for(Op::Iterate(1000), 4, dir, N);
+    let scans = crate::cases::cases_for(Op::Iterate(1000), 4, dir, N);
     for (case, want) in scans.iter().zip(&set.iterate) {
         assert_eq!(case.input["dir"], "/data/db/v1-10000");
         assert_eq!(case.input["keys"], N);
@@ -161,21 +161,23 @@ fn portable_cases_carry_the_indices_and_the_expected_outputs() {
         assert_eq!(case.expected["count"], want.count);
         assert_eq!(case.expected["digest"], want.digest.as_str());
     }
-    let mixed = crate::portable::cases_for(Op::Mixed, 32, dir, N);
+    let mixed = crate::cases::cases_for(Op::Mixed, 32, dir, N);
     let writes: Vec<bool> = mixed
         .iter()
         .map(|c| c.input["write"].as_bool().unwrap())
         .collect();
     assert_eq!(writes, (0..32).map(dataset::writes).collect::<Vec<_>>());
-    let get = &crate::portable::cases_for(Op::Get, 1, dir, N)[0];
+    let get = &crate::cases::cases_for(Op::Get, 1, dir, N)[0];
     let value = dataset::value(set.access[0]);
     assert_eq!(
         get.expected["value"],
         dyno_workload::full_hex(&value).as_str()
     );
-    assert_eq!(crate::portable::ids().len(), OPS.len());
-    assert!(crate::portable::cases("db/get/single").is_some());
-    assert!(crate::portable::cases("db/get/double").is_none());
+    let ctx = dyno_workload::Ctx {
+        vectors: "/nonexistent".into(),
+    };
+    assert!(crate::cases::cases(&ctx, "db/get/single").is_some());
+    assert!(crate::cases::cases(&ctx, "db/get/double").is_none());
 }
 
 #[test]

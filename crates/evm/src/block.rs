@@ -194,6 +194,7 @@ pub fn defs() -> Vec<BenchDef> {
         for kind in Kind::ALL {
             let spec = Spec::standard(kind, m * 1_000_000);
             defs.push(BenchDef {
+                cases: None,
                 group: GROUP,
                 op: "validate",
                 input: format!("{m}M-{}", kind.name()),

@@ -191,6 +191,7 @@ fn def(op_name: &'static str, address: u64, pick: Pick) -> BenchDef {
     let input = precompile::sanitize(pick.name);
     let what = format!("{GROUP}/{op_name}/{input} revm");
     BenchDef {
+        cases: Some(crate::precompile::cases),
         group: GROUP,
         op: op_name,
         input,
@@ -210,6 +211,7 @@ fn def(op_name: &'static str, address: u64, pick: Pick) -> BenchDef {
 
 fn noop_def() -> BenchDef {
     BenchDef {
+        cases: Some(crate::precompile::cases),
         group: GROUP,
         op: "noop",
         input: "identity-empty".into(),

@@ -342,6 +342,7 @@ pub fn defs() -> Vec<BenchDef> {
     Mode::ALL
         .iter()
         .map(|&mode| BenchDef {
+            cases: None,
             group: GROUP,
             op: mode.name(),
             input: format!("{BLOCKS}-blocks"),

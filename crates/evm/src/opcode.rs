@@ -672,6 +672,7 @@ fn def(
 ) -> BenchDef {
     let what = format!("{GROUP}/{op_name}/{input} revm");
     BenchDef {
+        cases: None,
         group: GROUP,
         op: op_name,
         input: input.to_string(),

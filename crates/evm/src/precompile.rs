@@ -490,22 +490,6 @@ pub fn input_of(ctx: &Ctx, id: &str) -> Option<Result<(&'static str, Vec<u8>), B
     Some(case(ctx, op.op, pick, id).map(|(input, _)| (op.op, input)))
 }
 
-/// Every direct-mode id, in order: what other runtimes' adapters can be
-/// asked to run.
-pub fn portable_ids() -> Vec<String> {
-    let direct: Vec<String> = picks()
-        .map(|(op, pick)| format!("precompile/{}/{}", op.op, sanitize(pick.name)))
-        .collect();
-    let mut ids = direct.clone();
-    ids.push(BYTECODE_NOOP.to_string());
-    ids.extend(
-        direct
-            .iter()
-            .map(|id| id.replacen("precompile/", "precompile-bytecode/", 1)),
-    );
-    ids
-}
-
 /// The bytecode-mode control: a STATICCALL of IDENTITY with no input.
 const BYTECODE_NOOP: &str = "precompile-bytecode/noop/identity-empty";
 
@@ -515,7 +499,7 @@ const BYTECODE_NOOP: &str = "precompile-bytecode/noop/identity-empty";
 ///
 /// Bytecode-mode ids (`precompile-bytecode/...`) carry the same cases: the
 /// worker calls the precompile from a STATICCALL loop in its own EVM.
-pub fn portable(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
+pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
     if id == BYTECODE_NOOP {
         let empty = || serde_json::Value::String("0x".into());
         return Some(Ok(vec![dyno_protocol::Case::new(
@@ -582,6 +566,7 @@ fn def(
     let input = sanitize(pick.name);
     let what = format!("precompile/{}/{input} {implementation}", op.op);
     BenchDef {
+        cases: Some(crate::precompile::cases),
         group: "precompile",
         op: op.op,
         input,

@@ -334,6 +334,7 @@ const TXS: [(&str, &str, Make); 5] = [
 pub fn defs() -> Vec<BenchDef> {
     TXS.iter()
         .map(|&(op, input, make)| BenchDef {
+            cases: None,
             group: GROUP,
             op,
             input: input.to_string(),

@@ -1,37 +1,51 @@
 //! The adapter cases: which benchmark ids other runtimes can run, and their
-//! inputs, the built-in suites' vectors in the adapter protocol's form.
+//! inputs. Each built-in definition carries its own (`BenchDef::cases`);
+//! this module finds them by id.
+
+use std::sync::OnceLock;
 
 use dyno_protocol::{Case, NOOP_ID};
-use dyno_workload::{BuildError, Ctx};
+use dyno_workload::{AdapterCases, BuildError, Ctx};
 use serde_json::{Map, Value};
 
-/// The cases of `id` for an adapter, or `None` if no suite exports it.
+/// Every exported id with its cases function, in the registry's order,
+/// listed once per process.
+fn exported() -> &'static [(String, AdapterCases)] {
+    static EXPORTED: OnceLock<Vec<(String, AdapterCases)>> = OnceLock::new();
+    EXPORTED.get_or_init(|| {
+        let mut out: Vec<(String, AdapterCases)> = Vec::new();
+        for d in crate::suites::catalog() {
+            let id = d.id();
+            if let Some(f) = d.cases
+                && !out.iter().any(|(known, _)| *known == id)
+            {
+                out.push((id, f));
+            }
+        }
+        out
+    })
+}
+
+/// The cases of `id` for an adapter, or `None` if no definition exports it.
 pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     if id == NOOP_ID {
         return Some(Ok(dyno_protocol::noop_cases()));
     }
-    dyno_micro::portable::cases(ctx, id)
-        .or_else(|| dyno_evm::precompile::portable(ctx, id))
-        .or_else(|| dyno_db::portable::cases(id))
-        .or_else(|| dyno_net::portable::cases(id))
-        .or_else(|| dyno_pow::portable::cases(id))
+    let (_, f) = exported().iter().find(|(known, _)| known == id)?;
+    f(ctx, id)
 }
 
-/// Every exported id.
+/// Every exported id: the protocol's no-op, then the definitions' ids.
 pub fn ids() -> Vec<String> {
     let mut ids = vec![NOOP_ID.to_string()];
-    ids.extend(dyno_micro::portable::ids());
-    ids.extend(dyno_evm::precompile::portable_ids());
-    ids.extend(dyno_db::portable::ids());
-    ids.extend(dyno_net::portable::ids());
-    ids.extend(dyno_pow::portable::ids());
+    ids.extend(exported().iter().map(|(id, _)| id.clone()));
     ids
 }
 
 /// What an adapter's result of `id` records about its set-up beyond the
 /// adapter's own facts (a storage engine's durability and settings).
 pub fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
-    dyno_db::portable::parameters(id, implementation)
+    dyno_db::cases::parameters(id, implementation)
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_json()))
         .collect()
@@ -42,8 +56,8 @@ pub fn check(
     id: &str,
     case: &Case,
     output: &Map<String, Value>,
-) -> Result<(), dyno_micro::portable::Wrong> {
-    dyno_micro::portable::check(id, case, output)
+) -> Result<(), dyno_micro::cases::Wrong> {
+    dyno_micro::cases::check(id, case, output)
 }
 
 #[cfg(test)]
@@ -87,6 +101,26 @@ mod tests {
             }));
         }
         out
+    }
+
+    /// The ids the definitions export are the ones the suites' own
+    /// lists exported before the definitions carried them (issue 17),
+    /// and every one of them yields cases.
+    #[test]
+    fn every_definition_with_cases_yields_them() {
+        let ctx = Ctx {
+            vectors: root().join("vectors"),
+        };
+        let ids = ids();
+        assert_eq!(ids.len(), 224, "{ids:?}");
+        for id in &ids {
+            assert!(
+                cases(&ctx, id).is_some(),
+                "{id} declares cases but has none"
+            );
+        }
+        assert!(cases(&ctx, "net/handshake/remote-geth").is_none());
+        assert!(cases(&ctx, "no/such/id").is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::version;
 const FILE: &str = "hash.json";
 
 /// The input sizes: id part and byte count.
-const SIZES: [(&str, usize); 4] = [
+pub(crate) const SIZES: [(&str, usize); 4] = [
     ("1B", 1),
     ("32B", 32),
     ("1KiB", 1024),
@@ -172,6 +172,7 @@ impl Def {
             version,
         } = self;
         BenchDef {
+            cases: Some(crate::cases::cases),
             group: "hash",
             op: alg,
             input: input.to_string(),

@@ -413,6 +413,7 @@ pub fn defs() -> Vec<BenchDef> {
         let (raw_params, typed_params) = (params(n, bytes, false), params(n, bytes, true));
         for (implementation, krate, raw, typed) in PARSERS {
             defs.push(BenchDef {
+                cases: Some(crate::cases::cases),
                 group: "jsonrpc",
                 op: "getlogs-raw",
                 input: n.to_string(),
@@ -422,6 +423,7 @@ pub fn defs() -> Vec<BenchDef> {
                 build: Box::new(move |_: &Ctx| Ok(workload(getlogs_body(n), Ok(n), raw))),
             });
             defs.push(BenchDef {
+                cases: Some(crate::cases::cases),
                 group: "jsonrpc",
                 op: "getlogs-typed",
                 input: n.to_string(),

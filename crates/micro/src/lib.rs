@@ -9,10 +9,10 @@
 
 use dyno_workload::BenchDef;
 
+pub mod cases;
 pub mod crypto;
 pub mod hash;
 pub mod jsonrpc;
-pub mod portable;
 pub mod rlp;
 pub mod trie;
 

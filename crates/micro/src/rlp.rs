@@ -168,6 +168,7 @@ fn generic_defs(set: Box<dyn InputSet>) -> Vec<BenchDef> {
     for op in ["decode-generic", "encode-generic"] {
         for implementation in [ALLOY, PARITY] {
             out.push(BenchDef {
+                cases: Some(crate::cases::cases),
                 group: GROUP,
                 op,
                 input: name.to_string(),
@@ -306,6 +307,7 @@ impl<A: AlloyObject, P: ParityObject + for<'a> From<&'a A>> Input<A, P> {
     ) -> BenchDef {
         let me = *self;
         BenchDef {
+            cases: None,
             group: GROUP,
             op,
             input: self.id.to_string(),

@@ -320,6 +320,7 @@ pub fn defs() -> Vec<BenchDef> {
         for n in STATE_SIZES {
             let what = format!("trie/state-root/{n} ({})", imp.name);
             defs.push(BenchDef {
+                cases: Some(crate::cases::cases),
                 group: "trie",
                 op: "state-root",
                 input: n.to_string(),
@@ -335,6 +336,7 @@ pub fn defs() -> Vec<BenchDef> {
         let n = STORAGE_SLOTS;
         let what = format!("trie/storage-root/{n}-slots ({})", imp.name);
         defs.push(BenchDef {
+            cases: Some(crate::cases::cases),
             group: "trie",
             op: "storage-root",
             input: format!("{n}-slots"),

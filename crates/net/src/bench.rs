@@ -463,6 +463,9 @@ pub fn defs() -> Vec<BenchDef> {
         version: VERSION,
         params,
         build,
+        // Other runtimes run every benchmark of the suite but the one
+        // that needs a live geth.
+        cases: Some(crate::cases::cases),
     };
     for name in MESSAGES {
         let msg_param = |m: &Message| {
@@ -540,12 +543,15 @@ pub fn defs() -> Vec<BenchDef> {
         vec![("transport", Param::Text("TCP over 127.0.0.1".into()))],
         Box::new(|_| build_local()),
     ));
-    defs.push(def(
-        "handshake",
-        "remote-geth".into(),
-        vec![("transport", Param::Text("TCP over 127.0.0.1".into()))],
-        Box::new(|_| build_remote()),
-    ));
+    defs.push(BenchDef {
+        cases: None,
+        ..def(
+            "handshake",
+            "remote-geth".into(),
+            vec![("transport", Param::Text("TCP over 127.0.0.1".into()))],
+            Box::new(|_| build_remote()),
+        )
+    });
     defs
 }
 

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod bench;
+pub mod cases;
 pub mod ecies;
 pub mod error;
 pub mod eth;
@@ -32,7 +33,6 @@ pub mod frame;
 pub mod handshake;
 pub mod hello;
 pub mod key;
-pub mod portable;
 mod rlp;
 pub mod router;
 pub mod session;

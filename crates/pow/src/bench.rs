@@ -214,6 +214,7 @@ pub fn defs() -> Vec<BenchDef> {
         version: VERSION,
         params,
         build,
+        cases: Some(crate::cases::cases),
     };
     let epoch0 = || {
         vec![

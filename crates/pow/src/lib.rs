@@ -17,7 +17,7 @@
 //!   once.
 
 pub mod bench;
-pub mod portable;
+pub mod cases;
 
 use std::fs::{self, File};
 use std::io::{self, Read, Write};

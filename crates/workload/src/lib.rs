@@ -299,8 +299,15 @@ pub fn cache_dir() -> PathBuf {
 /// A workload constructor.
 pub type Build = Box<dyn Fn(&Ctx) -> Result<Box<dyn Workload>, BuildError> + Send + Sync>;
 
-/// One benchmark a suite can build: an id's parts, the implementation, and a
-/// constructor. Suites list these; specs select among them.
+/// The inputs and expected outputs other runtimes' adapters are given for
+/// an id, in the adapter protocol's form (`docs/adapter-protocol.md`, "Case
+/// schemas"), built from the same vectors as the Rust workload: `None` for
+/// an id the function does not know.
+pub type AdapterCases = fn(&Ctx, &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>>;
+
+/// One benchmark a suite can build: an id's parts, the implementation, a
+/// constructor, and (when other runtimes can run it too) the adapters'
+/// cases. Suites list these; specs select among them.
 pub struct BenchDef {
     /// Suite group, the id's first part: `hash`.
     pub group: &'static str,
@@ -316,6 +323,8 @@ pub struct BenchDef {
     pub params: Vec<(&'static str, Param)>,
     /// Builds the workload: loads vectors, generates inputs. Not timed.
     pub build: Build,
+    /// The id's cases for other runtimes' adapters; `None`: Rust only.
+    pub cases: Option<AdapterCases>,
 }
 
 impl Debug for BenchDef {

@@ -58,7 +58,7 @@ impl Item {
     /// The tree as JSON: a byte string as `0x` hex, a list as an array.
     pub fn to_json(&self) -> Value {
         match self {
-            Self::Bytes(b) => json!(crate::portable::full_hex(b)),
+            Self::Bytes(b) => json!(crate::cases::full_hex(b)),
             Self::List(items) => Value::Array(items.iter().map(Self::to_json).collect()),
         }
     }

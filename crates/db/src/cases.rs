@@ -1,22 +1,15 @@
-//! The suite's cases in the adapter protocol's portable form, so that the
+//! The suite's cases for other runtimes' adapters (every db id has them), so that the
 //! Go adapter's engines (go-ethereum's Pebble and LevelDB wrappers) run the
 //! same operations on the same keys and are checked against the same
 //! outputs (`docs/db.md`, "Operations and ids").
 
 use dyno_protocol::Case;
-use dyno_workload::{BuildError, Param, full_hex, hex};
+use dyno_workload::{BuildError, Ctx, Param, full_hex, hex};
 use serde_json::{Map, Value, json};
 
-use crate::bench::{self, OPS, Op, Output};
+use crate::bench::{self, Op, Output};
 use crate::dataset::KEYS;
 use crate::store;
-
-/// Every id of the suite.
-pub fn ids() -> Vec<String> {
-    OPS.iter()
-        .map(|(op, input, _, _)| format!("db/{op}/{input}"))
-        .collect()
-}
 
 /// The Go adapter's engines: go-ethereum's own wrappers, opened as
 /// `adapters/go/internal/bench/db.go` opens them.
@@ -59,7 +52,7 @@ pub fn parameters(id: &str, implementation: &str) -> Vec<(&'static str, Param)> 
 
 /// The portable cases of `id` over the benchmarks' data set, or `None` if
 /// it is not one of the suite's.
-pub fn cases(id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+pub fn cases(_ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     let rest = id.strip_prefix("db/")?;
     let (op, input) = rest.split_once('/')?;
     let (op, n) = bench::op(op, input)?;

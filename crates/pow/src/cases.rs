@@ -11,23 +11,11 @@
 
 use alloy_rlp::Encodable;
 use dyno_protocol::Case;
-use dyno_workload::{BuildError, full_hex};
+use dyno_workload::{BuildError, Ctx, full_hex};
 use serde_json::{Map, Value, json};
 
 use crate::Pow;
 use crate::bench::{block1, block1_input, block1_pow, cache, dataset_dir, etchash_cases};
-
-/// Every id other runtimes can run.
-pub fn ids() -> Vec<String> {
-    [
-        "pow/hashimoto-light/epoch0",
-        "pow/hashimoto-full/epoch0",
-        "pow/verify-header/mainnet-1",
-        "pow/etchash-epoch/ecip1099",
-    ]
-    .map(String::from)
-    .to_vec()
-}
 
 fn case(input: Value, expected: Value) -> Case {
     let map = |v: Value| match v {
@@ -41,7 +29,7 @@ fn case(input: Value, expected: Value) -> Case {
 }
 
 /// The portable cases of `id`, or `None` if it is not exported.
-pub fn cases(id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+pub fn cases(_ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     Some(Ok(match id {
         "pow/hashimoto-light/epoch0" => {
             let h = block1();

@@ -4,22 +4,11 @@
 //! (`docs/adapter-protocol.md`, "Case schemas").
 
 use dyno_protocol::Case;
-use dyno_workload::{BuildError, full_hex};
+use dyno_workload::{BuildError, Ctx, full_hex};
 use serde_json::{Map, Value, json};
 
-use crate::bench::{self, MESSAGES};
+use crate::bench;
 use crate::key::{node_id, public_key, secret_key_from_slice};
-
-/// Every id of the suite that other runtimes can run.
-pub fn ids() -> Vec<String> {
-    let mut ids = Vec::new();
-    for op in ["encode", "decode"] {
-        ids.extend(MESSAGES.iter().map(|m| format!("net/{op}/{m}")));
-    }
-    ids.push("net/route/mixed".into());
-    ids.push("net/handshake/local".into());
-    ids
-}
 
 fn case(input: Map<String, Value>, field: &str, value: &[u8]) -> Case {
     let mut expected = Map::new();
@@ -28,7 +17,7 @@ fn case(input: Map<String, Value>, field: &str, value: &[u8]) -> Case {
 }
 
 /// The portable cases of `id`, or `None` if it is not one of the suite's.
-pub fn cases(id: &str) -> Option<Result<Vec<Case>, BuildError>> {
+pub fn cases(_ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     let rest = id.strip_prefix("net/")?;
     let (op, input) = rest.split_once('/')?;
     let one = |m: &crate::Message, field: &str, bytes: Vec<u8>| {
