@@ -2,7 +2,8 @@
 // (and of the Go adapter's internal/bench/bytecode.go). A contract
 // STATICCALLs one precompile N times with the same input, in @ethereumjs/evm
 // at Osaka; it returns the last call's success flag and the keccak-256 of
-// the last call's return data. `run` with `iterations` = N is one
+// the last call's return data. The contract's code comes with the cases
+// (`code`): dyno builds the loop program once for every adapter. `run` with `iterations` = N is one
 // `evm.runCall` of the contract per sample, so dyno's fitted slope is one
 // loop iteration (the STATICCALL and the loop around it) and the intercept
 // the call around the loop.
@@ -23,53 +24,6 @@ const CALLER = '0x00000000000000000000000000000000000ca11e';
 const GAS_LIMIT = (1n << 64n) - 1n;
 
 export let sink;
-
-// Opcodes used by the loop.
-const OP = {
-  SUB: 0x03, ISZERO: 0x15, KECCAK256: 0x20, CALLDATALOAD: 0x35, CALLDATASIZE: 0x36,
-  CALLDATACOPY: 0x37, RETURNDATASIZE: 0x3d, RETURNDATACOPY: 0x3e, POP: 0x50, MSTORE: 0x52,
-  JUMP: 0x56, JUMPI: 0x57, GAS: 0x5a, JUMPDEST: 0x5b, PUSH1: 0x60, PUSH2: 0x61,
-  DUP1: 0x80, DUP4: 0x83, SWAP1: 0x90, STATICCALL: 0xfa, RETURN: 0xf3,
-};
-
-/** bytecode.rs's precompile_loop: calldata is N (one word) then the input;
- * STATICCALL `target` (20 bytes) N times with the input in memory, then
- * return (success, keccak256(returndata)) of the last call. */
-export function loopProgram(target) {
-  const code = [];
-  const labels = new Map();
-  const fixups = [];
-  const ops = (...o) => code.push(...o);
-  const push = (v) => code.push(OP.PUSH1, v);
-  const mark = (l) => {
-    labels.set(l, code.length);
-    code.push(OP.JUMPDEST);
-  };
-  const jumpTo = (l, j) => {
-    code.push(OP.PUSH2, 0, 0);
-    fixups.push([code.length - 2, l]);
-    code.push(j);
-  };
-  push(32); ops(OP.CALLDATASIZE, OP.SUB); // [L]
-  ops(OP.DUP1); push(32); push(0); ops(OP.CALLDATACOPY); // memory[0..L] = calldata[32..]
-  push(0); push(0); ops(OP.CALLDATALOAD); // [n, success, L]
-  mark('top');
-  ops(OP.DUP1, OP.ISZERO); jumpTo('end', OP.JUMPI);
-  ops(OP.SWAP1, OP.POP); // [n, L]
-  push(0); push(0); ops(OP.DUP4); push(0); // retSize, retOffset, argsSize, argsOffset
-  code.push(OP.PUSH1 + target.length - 1, ...target); ops(OP.GAS, OP.STATICCALL); // [success, n, L]
-  ops(OP.SWAP1); push(1); ops(OP.SWAP1, OP.SUB); jumpTo('top', OP.JUMP); // [n-1, success, L]
-  mark('end'); ops(OP.POP); // [success, L]
-  ops(OP.RETURNDATASIZE); push(0); push(0); ops(OP.RETURNDATACOPY);
-  ops(OP.RETURNDATASIZE); push(0); ops(OP.KECCAK256); push(32); ops(OP.MSTORE);
-  push(0); ops(OP.MSTORE); push(64); push(0); ops(OP.RETURN);
-  for (const [at, l] of fixups) {
-    const pc = labels.get(l);
-    code[at] = pc >> 8;
-    code[at + 1] = pc & 0xff;
-  }
-  return Uint8Array.from(code);
-}
 
 /** What the loop returns when the last call succeeded with `output`. */
 export function expectedReturn(output) {
@@ -95,9 +49,19 @@ export function calldata(input, n) {
   return d;
 }
 
-/** One loop contract deployed in its own EVM (Osaka, the default
+/** The loop program the cases carry: the same `code` in every case. */
+export function loopCode(cases) {
+  const code = cases[0]?.input?.code;
+  if (typeof code !== 'string') throw new TypeError('case 0: input has no loop program (`code`)');
+  cases.forEach((c, i) => {
+    if (c?.input?.code !== code) throw new TypeError(`case ${i}: code differs from case 0's: one id runs one loop program`);
+  });
+  return fromHex(code, 'code');
+}
+
+/** One loop contract (`code`) deployed in its own EVM (Osaka, the default
  * SimpleStateManager), calling the precompile at `target` (hex, no 0x). */
-async function deploy(target) {
+async function deploy(target, code) {
   const [{ Common, Hardfork, Mainnet }, { createEVM }, { createAddressFromString }] = await Promise.all([
     import('@ethereumjs/common'),
     import('@ethereumjs/evm'),
@@ -110,7 +74,7 @@ async function deploy(target) {
   }
   const to = createAddressFromString(LOOP_CONTRACT);
   const caller = createAddressFromString(CALLER);
-  await evm.stateManager.putCode(to, loopProgram(fromHex('0x' + target, 'target')));
+  await evm.stateManager.putCode(to, code);
   const warm = [target, to.toString().slice(2), caller.toString().slice(2)];
   const journal = evm.journal;
   // One transaction's worth of EVM work, as the VM's runTx frames it: the
@@ -141,13 +105,18 @@ async function loopBytecode(cs, p, n) {
 }
 
 function bytecodeKind(target) {
+  // Deployed once per program (one per precompile).
+  const loops = new Map();
   let loop = null;
   return {
     implementation: 'ethereumjs-evm',
     library: '@ethereumjs/evm',
     async: true,
-    init: async () => {
-      loop ??= await deploy(target);
+    init: async (cases) => {
+      const code = loopCode(cases);
+      const key = toHex(code);
+      if (!loops.has(key)) loops.set(key, await deploy(target, code));
+      loop = loops.get(key);
     },
     parse: (i) => {
       // `gas` is the precompile's own price; the loop forwards all its gas,

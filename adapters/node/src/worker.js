@@ -117,7 +117,9 @@ export class Worker {
     if (!Array.isArray(cases) || cases.length === 0) throw new ProtocolError('prepare: cases must be a non-empty array');
     const kind = this.registry.find(id, implementation);
     if (kind === undefined) throw new ProtocolError(`unknown id ${id} for implementation ${implementation}`);
-    if (kind.init) await kind.init();
+    // A kind's set-up before its cases are parsed; bytecode mode deploys
+    // the loop program the cases carry.
+    if (kind.init) await kind.init(cases);
 
     const parsed = [];
     for (let i = 0; i < cases.length; i++) {

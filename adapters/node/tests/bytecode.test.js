@@ -4,18 +4,24 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { calldata, expectedReturn, loopProgram } from '../src/bytecode.js';
+import { calldata, expectedReturn } from '../src/bytecode.js';
 import { PRECOMPILES } from '../src/ethereumjs.js';
 import { Worker } from '../src/worker.js';
+import { loopCode } from './helpers.js';
 
 const worker = new Worker();
 after(() => worker.close());
 const hello = worker.hello();
 
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');
-const NOOP = { type: 'prepare', id: 'precompile-bytecode/noop/identity-empty', implementation: 'ethereumjs-evm', cases: [{ input: { input: '0x', gas: 15 }, expected: { output: '0x' } }] };
+const NOOP_CODE = loopCode('noop');
+const NOOP = { type: 'prepare', id: 'precompile-bytecode/noop/identity-empty', implementation: 'ethereumjs-evm', cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE }, expected: { output: '0x' } }] };
+const codeOf = (id) => {
+  const op = id.split('/')[1];
+  return op === 'kzg-point-evaluation' ? NOOP_CODE : loopCode(op);
+};
 const prepare = (id, input, output, gas = 1_000_000) =>
-  worker.handle({ type: 'prepare', id, implementation: 'ethereumjs-evm', cases: [{ input: { input, gas }, expected: { output } }] });
+  worker.handle({ type: 'prepare', id, implementation: 'ethereumjs-evm', cases: [{ input: { input, gas, code: codeOf(id) }, expected: { output } }] });
 
 /** Gas of one more loop iteration of the prepared case, from ethereumjs's
  * own accounting. */
@@ -33,14 +39,19 @@ test('hello offers bytecode mode for every direct-mode precompile, not kzg', () 
   assert.equal(hello.libraries['@ethereumjs/evm'], '10.1.3');
 });
 
-test('the loop program is the one of bytecode.rs', () => {
-  const code = hex(loopProgram(Buffer.from('0000000000000000000000000000000000000004', 'hex')));
-  // PUSH1 32 CALLDATASIZE SUB ... PUSH20 <target> GAS STATICCALL ... RETURN
-  assert.ok(code.startsWith('0x60203603806020600037600060003'), code);
-  assert.ok(code.includes('73' + '00'.repeat(19) + '04' + '5afa'), code);
-  assert.ok(code.endsWith('60406000f3'), code);
+test('the loop program comes with the cases, the same in every case', async () => {
+  // It is bytecode.rs's: STATICCALL of IDENTITY (PUSH1 0x04 GAS STATICCALL), RETURN at the end.
+  assert.ok(NOOP_CODE.includes('60045afa'), NOOP_CODE);
+  assert.ok(NOOP_CODE.endsWith('f3'), NOOP_CODE);
   assert.equal(expectedReturn(new Uint8Array()).length, 64);
   assert.equal(hex(expectedReturn(new Uint8Array()).subarray(32)), hex(keccak_256(new Uint8Array())));
+  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15 }, expected: { output: '0x' } }] });
+  assert.equal(none.type, 'error');
+  assert.match(none.message, /code/);
+  const two = [NOOP.cases[0], { input: { input: '0x', gas: 15, code: '0x00' }, expected: { output: '0x' } }];
+  const differs = await worker.handle({ ...NOOP, cases: two });
+  assert.equal(differs.type, 'error');
+  assert.match(differs.message, /case 1: code differs/);
 });
 
 test('the no-op control prepares, runs, and its corrupted copy mismatches', async () => {
@@ -50,7 +61,7 @@ test('the no-op control prepares, runs, and its corrupted copy mismatches', asyn
   assert.equal(run.type, 'samples');
   assert.equal(run.ns.length, 3);
   assert.ok(run.ns.every((t) => t > 0));
-  const bad = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15 }, expected: { output: '0x00' } }] });
+  const bad = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE }, expected: { output: '0x00' } }] });
   assert.equal(bad.type, 'mismatch');
   assert.equal(bad.field, 'output');
   assert.match(bad.actual, /^success=0x0{63}1 keccak256\(returndata\)=0xc5d2/);
@@ -78,7 +89,7 @@ test('a precompile call that fails is a mismatch, not a timing', async () => {
 });
 
 test('bytecode mode needs an expected output, and unknown ops are errors', async () => {
-  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15 } }] });
+  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE } }] });
   assert.equal(none.type, 'error');
   const kzg = await prepare('precompile-bytecode/kzg-point-evaluation/x', '0x', '0x');
   assert.equal(kzg.type, 'error');
@@ -87,7 +98,8 @@ test('bytecode mode needs an expected output, and unknown ops are errors', async
 });
 
 test('one sample is one call; the case advances per sample', async () => {
-  const cases = ['0x01', '0x0203', '0x040506'].map((d) => ({ input: { input: d, gas: 100 }, expected: { output: d } }));
+  const code = loopCode('identity');
+  const cases = ['0x01', '0x0203', '0x040506'].map((d) => ({ input: { input: d, gas: 100, code }, expected: { output: d } }));
   const reply = await worker.handle({ type: 'prepare', id: 'precompile-bytecode/identity/small', implementation: 'ethereumjs-evm', cases });
   assert.equal(reply.type, 'prepared', JSON.stringify(reply));
   assert.deepEqual(reply.outputs.map((o) => o.output), ['0x01', '0x0203', '0x040506']);

@@ -27,6 +27,17 @@ export function seq(seed, len) {
   return out.subarray(0, len);
 }
 
+/** The loop program dyno hands the worker for bytecode-mode `op`, from a
+ * real prepare request in the fixture (dyno builds it; no adapter does). */
+export function loopCode(op) {
+  for (const line of readFileSync(FIXTURE, 'utf8').split('\n')) {
+    if (!line.includes(`"precompile-bytecode/${op}/`)) continue;
+    const code = JSON.parse(line).cases[0]?.input?.code;
+    if (typeof code === 'string') return code;
+  }
+  throw new Error(`no precompile-bytecode/${op} request with a code in ${FIXTURE}`);
+}
+
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');
 const vectors = (name) => JSON.parse(readFileSync(join(REPO, 'vectors', `${name}.json`), 'utf8'));
 

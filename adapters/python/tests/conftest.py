@@ -53,6 +53,18 @@ def hash_requests(alg: str, implementation: str) -> list[dict]:
     ]
 
 
+def loop_code(op: str) -> str:
+    """The loop program dyno hands the worker for bytecode-mode `op`, from a
+    real prepare request in the fixture (dyno builds it; no adapter does)."""
+    for line in FIXTURE.read_text().splitlines():
+        if f'"precompile-bytecode/{op}/' not in line:
+            continue
+        code = json.loads(line)["cases"][0]["input"].get("code")
+        if isinstance(code, str):
+            return code
+    raise AssertionError(f"no precompile-bytecode/{op} request with a code in {FIXTURE}")
+
+
 def prepare(id_: str, implementation: str, cases: list[dict]) -> dict:
     return {"type": "prepare", "id": id_, "implementation": implementation, "cases": cases}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import corrupt, hash_requests, nist_requests, prepare, secp256k1_requests
+from conftest import corrupt, hash_requests, loop_code, nist_requests, prepare, secp256k1_requests
 
 from dyno_adapter import registry, worker
 from dyno_adapter.secp256k1 import der_signature
@@ -260,14 +260,17 @@ def test_sha256_and_ripemd160_precompiles():
 # --- bytecode mode (py-evm) ---------------------------------------------------------
 
 
-def bytecode_case(data: str, output: str) -> dict:
-    return {"input": {"input": data, "gas": 100000}, "expected": {"output": output}}
+def bytecode_case(data: str, output: str, op: str = "noop") -> dict:
+    code = loop_code(op if op != "p256verify" else "noop")
+    return {"input": {"input": data, "gas": 100000, "code": code}, "expected": {"output": output}}
 
 
 def test_bytecode_identity_prepare_run_and_mismatch():
     state: dict = {}
     data = "0x" + bytes(range(40)).hex()
-    req = prepare("precompile-bytecode/identity/40B", "py-evm", [bytecode_case(data, data)])
+    req = prepare(
+        "precompile-bytecode/identity/40B", "py-evm", [bytecode_case(data, data, "identity")]
+    )
     reply = handle(req, state)
     assert reply == {
         "type": "prepared",
@@ -308,11 +311,26 @@ def test_bytecode_failing_precompile_call_is_a_mismatch():
     req = prepare(
         "precompile-bytecode/bn254-add/off-curve",
         "py-evm",
-        [bytecode_case("0x" + (point * 2).hex(), "0x" + "00" * 64)],
+        [bytecode_case("0x" + (point * 2).hex(), "0x" + "00" * 64, "bn254-add")],
     )
     reply = handle(req, state)
     assert reply["type"] == "mismatch", reply
     assert reply["actual"].startswith("success=0 "), reply
+
+
+def test_bytecode_needs_the_loop_program_in_every_case():
+    state: dict = {}
+    bare = {"input": {"input": "0x", "gas": 15}, "expected": {"output": "0x"}}
+    req = prepare("precompile-bytecode/noop/identity-empty", "py-evm", [bare])
+    reply = handle(req, state)
+    assert reply["type"] == "error" and "code" in reply["message"], reply
+    other = bytecode_case("0x", "0x")
+    other["input"]["code"] = "0x00"
+    req = prepare(
+        "precompile-bytecode/noop/identity-empty", "py-evm", [bytecode_case("0x", "0x"), other]
+    )
+    reply = handle(req, state)
+    assert reply["type"] == "error" and "code differs" in reply["message"], reply
 
 
 def test_bytecode_unoffered_op_is_an_error():
@@ -327,7 +345,9 @@ def test_bytecode_loop_gas_is_the_price_plus_the_loop():
     from dyno_adapter.bytecode import ADDRESSES, NOOP_TARGET, LoopCall
 
     def slope(target: int, data: bytes) -> int:
-        call = LoopCall(target)
+        op = next((k for k, a in ADDRESSES.items() if a == target), "identity")
+        code = bytes.fromhex(loop_code("noop" if target == NOOP_TARGET else op)[2:])
+        call = LoopCall(target, code)
         g = [call.computation(n.to_bytes(32, "big") + data).get_gas_used() for n in (2, 3)]
         return g[1] - g[0]
 

@@ -497,25 +497,34 @@ const BYTECODE_NOOP: &str = "precompile-bytecode/noop/identity-empty";
 /// `gas` → `output`), or `None` for an id this suite does not define. `gas`
 /// is go-ethereum's price where its vector states one.
 ///
-/// Bytecode-mode ids (`precompile-bytecode/...`) carry the same cases: the
-/// worker calls the precompile from a STATICCALL loop in its own EVM.
+/// Bytecode-mode ids (`precompile-bytecode/...`) carry the same cases plus
+/// `code`, the loop program of [`crate::bytecode::precompile_loop`] for
+/// that precompile: the worker deploys it in its own EVM and calls it.
 pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
-    if id == BYTECODE_NOOP {
-        let empty = || serde_json::Value::String("0x".into());
-        return Some(Ok(vec![dyno_protocol::Case::new(
-            [("input", empty()), ("gas", serde_json::json!(15))],
-            [("output", empty())],
-        )]));
-    }
-    let direct = id.replacen("precompile-bytecode/", "precompile/", 1);
-    let (op, pick) = lookup(&direct)?;
     let hexed =
         |b: &[u8]| serde_json::Value::String(format!("0x{}", alloy_primitives::hex::encode(b)));
+    // Bytecode mode hands the worker the loop program too, built here
+    // once (bytecode.rs), so no adapter assembles its own.
+    let code = |target: u64| {
+        (
+            "code",
+            hexed(&crate::bytecode::precompile_loop(u64_to_address(target))),
+        )
+    };
+    if id == BYTECODE_NOOP {
+        return Some(Ok(vec![dyno_protocol::Case::new(
+            [("input", hexed(&[])), ("gas", serde_json::json!(15)), code(0x04)],
+            [("output", hexed(&[]))],
+        )]));
+    }
+    let bytecode = id.starts_with("precompile-bytecode/");
+    let direct = id.replacen("precompile-bytecode/", "precompile/", 1);
+    let (op, pick) = lookup(&direct)?;
     Some(load(ctx, op.source, pick, id).map(|pairs| {
         pairs
             .into_iter()
             .map(|(input, output)| {
-                dyno_protocol::Case::new(
+                let mut case = dyno_protocol::Case::new(
                     [
                         ("input", hexed(&input)),
                         (
@@ -524,7 +533,12 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, Bui
                         ),
                     ],
                     [("output", hexed(&output))],
-                )
+                );
+                if bytecode {
+                    let (k, v) = code(op.address);
+                    case.input.insert(k.into(), v);
+                }
+                case
             })
             .collect()
     }))

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -279,6 +280,33 @@ func TestPrecompileGethVectors(t *testing.T) {
 	}
 }
 
+// loopCode is the loop program dyno hands the worker for bytecode-mode
+// op, read from a real prepare request in adapters/testdata/prepare.jsonl
+// (dyno builds the program; no adapter assembles one).
+func loopCode(t *testing.T, op string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "prepare.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var req struct {
+			ID    string `json:"id"`
+			Cases []struct {
+				Input map[string]any `json:"input"`
+			} `json:"cases"`
+		}
+		if json.Unmarshal(line, &req) != nil || !strings.HasPrefix(req.ID, "precompile-bytecode/"+op+"/") {
+			continue
+		}
+		if code, ok := req.Cases[0].Input["code"].(string); ok {
+			return code
+		}
+	}
+	t.Fatalf("no precompile-bytecode/%s request with a code in the fixture", op)
+	return ""
+}
+
 // TestBytecodeMode runs go-ethereum's vectors through the loop contract
 // in geth's EVM: the last call's output hash must match.
 func TestBytecodeMode(t *testing.T) {
@@ -295,7 +323,7 @@ func TestBytecodeMode(t *testing.T) {
 			}
 			var cases []Case
 			for _, v := range vs[:3] {
-				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas}, map[string]any{"output": "0x" + v.Expected}))
+				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas, "code": loopCode(t, op)}, map[string]any{"output": "0x" + v.Expected}))
 			}
 			id := "precompile-bytecode/" + op + "/x"
 			p := mustPrepare(t, id, ImplEVM, cases)
@@ -315,8 +343,13 @@ func TestBytecodeMode(t *testing.T) {
 			}
 		})
 	}
-	noop := []Case{mkCase(map[string]any{"input": "0x"}, map[string]any{"output": "0x"})}
+	noop := []Case{mkCase(map[string]any{"input": "0x", "code": loopCode(t, "noop")}, map[string]any{"output": "0x"})}
 	mustPrepare(t, "precompile-bytecode/noop/identity-empty", ImplEVM, noop)
+	// A case without the program is an error at prepare, not a panic.
+	bare := []Case{mkCase(map[string]any{"input": "0x"}, map[string]any{"output": "0x"})}
+	if _, err := Prepare("precompile-bytecode/noop/identity-empty", ImplEVM, bare); err == nil {
+		t.Error("a case without code accepted")
+	}
 	if _, err := Prepare("precompile-bytecode/nope/x", ImplEVM, noop); err == nil {
 		t.Error("unknown op accepted")
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/core/vm/runtime"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
@@ -31,68 +30,6 @@ const ImplEVM = "geth-evm"
 const BytecodeGroup = "precompile-bytecode"
 
 var loopContract = common.HexToAddress("0x00000000000000000000000000000000006c6f6f") // "loop"
-
-// asm is a tiny EVM assembler with labels (PUSH2 targets).
-type asm struct {
-	code   []byte
-	labels map[string]int
-	fixups map[int]string
-}
-
-func (a *asm) op(ops ...vm.OpCode) *asm {
-	for _, o := range ops {
-		a.code = append(a.code, byte(o))
-	}
-	return a
-}
-
-func (a *asm) push(v byte) *asm { a.code = append(a.code, byte(vm.PUSH1), v); return a }
-
-func (a *asm) pushBytes(b []byte) *asm {
-	a.code = append(a.code, byte(vm.PUSH1)+byte(len(b)-1))
-	a.code = append(a.code, b...)
-	return a
-}
-
-func (a *asm) mark(l string) *asm {
-	a.labels[l] = len(a.code)
-	return a.op(vm.JUMPDEST)
-}
-
-func (a *asm) jumpTo(l string, j vm.OpCode) *asm {
-	a.code = append(a.code, byte(vm.PUSH2), 0, 0)
-	a.fixups[len(a.code)-2] = l
-	return a.op(j)
-}
-
-func (a *asm) finish() []byte {
-	for at, l := range a.fixups {
-		pc := a.labels[l]
-		a.code[at], a.code[at+1] = byte(pc>>8), byte(pc)
-	}
-	return a.code
-}
-
-// loopProgram is the program of bytecode.rs's precompile_loop: calldata
-// is N (one word) then the input; it returns the last call's success flag
-// and the keccak-256 of its return data.
-func loopProgram(target common.Address) []byte {
-	a := &asm{labels: map[string]int{}, fixups: map[int]string{}}
-	a.push(32).op(vm.CALLDATASIZE, vm.SUB)                             // [L]
-	a.op(vm.DUP1).push(32).push(0).op(vm.CALLDATACOPY)                 // memory[0..L] = calldata[32..]
-	a.push(0).push(0).op(vm.CALLDATALOAD)                              // [n, success, L]
-	a.mark("top")                                                      //
-	a.op(vm.DUP1, vm.ISZERO).jumpTo("end", vm.JUMPI)                   //
-	a.op(vm.SWAP1, vm.POP)                                             // [n, L]
-	a.push(0).push(0).op(vm.DUP4).push(0)                              // retSize, retOffset, argsSize, argsOffset
-	a.pushBytes(target.Bytes()).op(vm.GAS, vm.STATICCALL)              // [success, n, L]
-	a.op(vm.SWAP1).push(1).op(vm.SWAP1, vm.SUB).jumpTo("top", vm.JUMP) // [n-1, success, L]
-	a.mark("end").op(vm.POP)                                           // [success, L]
-	a.op(vm.RETURNDATASIZE).push(0).push(0).op(vm.RETURNDATACOPY)
-	a.op(vm.RETURNDATASIZE).push(0).op(vm.KECCAK256).push(32).op(vm.MSTORE)
-	a.push(0).op(vm.MSTORE).push(64).push(0).op(vm.RETURN)
-	return a.finish()
-}
 
 // bytecodeLoop runs the loop contract once per Loop call, with N = n and
 // the input of the current case; the case advances once per call (one
@@ -121,14 +58,25 @@ func (l *bytecodeLoop) Loop(n int) {
 	}
 }
 
+// prepareBytecode deploys the loop program the cases carry (`code`: dyno
+// builds it once, in crates/evm/src/bytecode.rs, for every adapter) and
+// checks each case with N = 2.
 func prepareBytecode(op string, cases []Case) (*Prepared, error) {
-	target := uint64(0x04)
-	if op != "noop" {
-		addr, ok := precompileAddresses[op]
-		if !ok {
-			return nil, fmt.Errorf("unknown precompile op %s", op)
+	if _, ok := precompileAddresses[op]; !ok && op != "noop" {
+		return nil, fmt.Errorf("unknown precompile op %s", op)
+	}
+	code, err := inputHex(cases, 0, "code")
+	if err != nil {
+		return nil, err
+	}
+	for i := range cases {
+		other, err := inputHex(cases, i, "code")
+		if err != nil {
+			return nil, err
 		}
-		target = addr
+		if !bytes.Equal(other, code) {
+			return nil, fmt.Errorf("case %d: code differs from case 0's: one id runs one loop program", i)
+		}
 	}
 	chain := params.MergedTestChainConfig
 	rules := chain.Rules(new(big.Int), true, 0)
@@ -140,7 +88,7 @@ func prepareBytecode(op string, cases []Case) (*Prepared, error) {
 		return nil, err
 	}
 	db.CreateAccount(loopContract)
-	db.SetCode(loopContract, loopProgram(addressOf(target)), tracing.CodeChangeUnspecified)
+	db.SetCode(loopContract, code, tracing.CodeChangeUnspecified)
 	db.Finalise(rules)
 	l := &bytecodeLoop{
 		cfg:      &runtime.Config{ChainConfig: chain, State: db, Time: 0, BlockNumber: new(big.Int)},

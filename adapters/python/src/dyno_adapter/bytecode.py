@@ -1,8 +1,9 @@
 """precompile-bytecode/<op>/<input>: a precompile called N times from EVM bytecode in py-evm.
 
 The counterpart of crates/evm/src/bytecode.rs (and the Go adapter's
-internal/bench/bytecode.go): the loop contract copies calldata[32..] to
-memory, STATICCALLs the precompile N times (N = calldata[0..32]) with that
+internal/bench/bytecode.go): the loop contract, whose code comes with the
+cases (`code`: dyno builds the program once for every adapter), copies
+calldata[32..] to memory, STATICCALLs the precompile N times (N = calldata[0..32]) with that
 input and all gas, then returns two words: the last call's success flag and
 the keccak-256 of its return data. It runs in py-evm's newest VM, PragueVM
 (py-evm has no Osaka; Osaka's only change to the ops offered here is
@@ -56,84 +57,11 @@ SENDER = bytes(19) + b"\x01"
 CALL_GAS = 1 << 62
 ONE = (1).to_bytes(32, "big")
 
-# opcodes
-PUSH1, PUSH2, JUMPDEST = 0x60, 0x61, 0x5B
-CALLDATASIZE, SUB, DUP1, DUP4, CALLDATACOPY, CALLDATALOAD = 0x36, 0x03, 0x80, 0x83, 0x37, 0x35
-ISZERO, JUMPI, JUMP, SWAP1, POP, GAS, STATICCALL = 0x15, 0x57, 0x56, 0x90, 0x50, 0x5A, 0xFA
-RETURNDATASIZE, RETURNDATACOPY, KECCAK256, MSTORE, RETURN = 0x3D, 0x3E, 0x20, 0x52, 0xF3
-
-
-def loop_program(target: int) -> bytes:
-    """bytecode.rs's precompile_loop(target), byte for byte."""
-    code = bytearray()
-    labels: dict[str, int] = {}
-    fixups: dict[int, str] = {}
-
-    def ops(*o: int) -> None:
-        code.extend(o)
-
-    def push(v: int) -> None:
-        code.extend((PUSH1, v))
-
-    def mark(label: str) -> None:
-        labels[label] = len(code)
-        code.append(JUMPDEST)
-
-    def jump_to(label: str, j: int) -> None:
-        code.extend((PUSH2, 0, 0))
-        fixups[len(code) - 2] = label
-        code.append(j)
-
-    addr = target.to_bytes(20, "big").lstrip(b"\x00") or b"\x00"
-    push(32)
-    ops(CALLDATASIZE, SUB)  # [L]
-    ops(DUP1)
-    push(32)
-    push(0)
-    ops(CALLDATACOPY)  # memory[0..L] = calldata[32..]
-    push(0)
-    push(0)
-    ops(CALLDATALOAD)  # [n, success, L]
-    mark("top")
-    ops(DUP1, ISZERO)
-    jump_to("end", JUMPI)
-    ops(SWAP1, POP)  # [n, L]
-    push(0)
-    push(0)
-    ops(DUP4)
-    push(0)  # retSize, retOffset, argsSize, argsOffset
-    code.append(PUSH1 - 1 + len(addr))
-    code.extend(addr)
-    ops(GAS, STATICCALL)  # [success, n, L]
-    ops(SWAP1)
-    push(1)
-    ops(SWAP1, SUB)  # [n - 1, success, L]
-    jump_to("top", JUMP)
-    mark("end")
-    ops(POP)  # [success, L]
-    ops(RETURNDATASIZE)
-    push(0)
-    push(0)
-    ops(RETURNDATACOPY)
-    ops(RETURNDATASIZE)
-    push(0)
-    ops(KECCAK256)
-    push(32)
-    ops(MSTORE)
-    push(0)
-    ops(MSTORE)
-    push(64)
-    push(0)
-    ops(RETURN)
-    for at, label in fixups.items():
-        code[at : at + 2] = labels[label].to_bytes(2, "big")
-    return bytes(code)
-
 
 class LoopCall:
-    """The loop contract in a fresh PragueState, called with (N, input)."""
+    """The loop contract `code` in a fresh PragueState, called with (N, input)."""
 
-    def __init__(self, target: int):
+    def __init__(self, target: int, code: bytes):
         from eth.constants import BLANK_ROOT_HASH
         from eth.db.atomic import AtomicDB
         from eth.vm.execution_context import ExecutionContext
@@ -155,7 +83,7 @@ class LoopCall:
             excess_blob_gas=0,
         )
         self.state = PragueState(AtomicDB(), context, BLANK_ROOT_HASH)
-        self.code = loop_program(target)
+        self.code = code
         self.state.set_code(LOOP_ADDRESS, self.code)
         self.state.mark_address_warm(LOOP_ADDRESS)
         self.state.mark_address_warm(target.to_bytes(20, "big"))
@@ -209,16 +137,23 @@ def _make(id_: str) -> Bench:
         raise BenchError(f"py-evm bytecode mode does not offer {parts[1]}")
     from eth_hash.auto import keccak
 
-    call = LoopCall(target)
+    # The contract, deployed with the first case's program; every case of
+    # one id carries the same one.
+    deployed: list[LoopCall] = []
 
     def parse(inp: dict) -> Input:
         data = hexfield(inp, "input")
         if id_ == NOOP_ID and data:
             raise BenchError("the no-op control takes an empty input")
+        code = hexfield(inp, "code")
+        if not deployed:
+            deployed.append(LoopCall(target, code))
+        elif deployed[0].code != code:
+            raise BenchError("code differs from the first case's: one id runs one loop program")
         return Input(data)
 
     def loop(arg: Input, n: int) -> bytes:
-        return call(arg.with_n(n))
+        return deployed[0](arg.with_n(n))
 
     def verify_call(arg: Input) -> bytes:
         return loop(arg, 2)  # as bytecode.rs verifies: N = 2
