@@ -513,7 +513,11 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, Bui
     };
     if id == BYTECODE_NOOP {
         return Some(Ok(vec![dyno_protocol::Case::new(
-            [("input", hexed(&[])), ("gas", serde_json::json!(15)), code(0x04)],
+            [
+                ("input", hexed(&[])),
+                ("gas", serde_json::json!(15)),
+                code(0x04),
+            ],
             [("output", hexed(&[]))],
         )]));
     }

@@ -5,6 +5,7 @@
 use dyno_format::gas::{Estimate, Pricing as Flag, Row as GasRow};
 use dyno_format::*;
 
+use super::load::{clean_svg, decorate_svg};
 use super::*;
 
 fn stats(p50: f64) -> Summary {
