@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
-use dyno_format::Run;
 use dyno_format::destination::Destination;
 use dyno_lab::{Lab, Outcome};
-use dyno_report::Format;
+use dyno_report::bmf::Bmf;
+use dyno_report::gobench::Gobench;
+use dyno_report::markdown::Markdown;
+use dyno_report::{Export, Format};
 
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::print_stdout;
@@ -29,40 +31,37 @@ pub(crate) fn report(lab: &Lab, args: &ReportArgs) -> anyhow::Result<Outcome> {
         );
     }
     let runs = dyno_lab::report::runs(lab, &args.runs)?;
-    let one = |f: fn(&Run) -> String| -> String { runs.iter().map(|(r, _)| f(r)).collect() };
-    let single = |what: &str| match runs.len() {
-        1 => Ok(()),
-        _ => Err(anyhow::anyhow!("{what}")),
-    };
-    let text = match args.format {
+    let exporter: Box<dyn Export> = match args.format {
         ReportFormat::Html => {
             let trend_runs = args.trend_runs as usize;
-            dyno_lab::report::html(lab, &runs, &args.fork, &args.trend, trend_runs)?
+            let page = dyno_lab::report::html(lab, &runs, &args.fork, &args.trend, trend_runs)?;
+            return write(dest, &page);
         }
-        ReportFormat::Markdown => runs
-            .iter()
-            .map(|(r, _)| dyno_report::markdown::render(r))
-            .collect::<Vec<_>>()
-            .join("\n---\n\n"),
-        ReportFormat::Csv => one(|r| dyno_report::render(r, Format::Csv, false)),
-        ReportFormat::Json => {
-            single("--format json writes one run; give one RUN (or use --format csv)")?;
-            one(|r| dyno_report::render(r, Format::Json, false))
-        }
-        ReportFormat::Bmf => {
-            single("--format bmf writes one run's metrics; give one RUN")?;
-            one(dyno_report::bmf::render)
-        }
-        ReportFormat::Gobench => {
-            single(
-                "--format gobench writes one run: benchstat would pool several runs' samples \
-                 as one; write one file per run and give them to benchstat side by side",
-            )?;
-            one(dyno_report::gobench::render)
-        }
+        ReportFormat::Markdown => Box::new(Markdown),
+        ReportFormat::Csv => Format::Csv.exporter(false),
+        ReportFormat::Json => Format::Json.exporter(false),
+        ReportFormat::Bmf => Box::new(Bmf),
+        ReportFormat::Gobench => Box::new(Gobench),
     };
+    if runs.len() > 1
+        && let Some(why) = exporter.one_run_only()
+    {
+        anyhow::bail!("{why}");
+    }
+    let texts: Vec<String> = runs.iter().map(|(r, _)| exporter.render(r)).collect();
+    // Markdown documents are separated by a rule; CSV rows simply follow.
+    let sep = if args.format == ReportFormat::Markdown {
+        "\n---\n\n"
+    } else {
+        ""
+    };
+    write(dest, &texts.join(sep))
+}
+
+/// Write the report to stdout or the checked destination.
+fn write(dest: Destination, text: &str) -> anyhow::Result<Outcome> {
     match dest {
-        Destination::Stdout => print_stdout(&text)?,
+        Destination::Stdout => print_stdout(text)?,
         dest => {
             dest.write(text.as_bytes())?;
             eprintln!("dyno: wrote {dest}");

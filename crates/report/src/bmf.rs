@@ -196,3 +196,17 @@ pub fn render(run: &Run) -> String {
     s.push('\n');
     s
 }
+
+/// Bencher's Metric Format.
+#[derive(Debug, Clone, Copy)]
+pub struct Bmf;
+
+impl crate::Export for Bmf {
+    fn render(&self, run: &Run) -> String {
+        render(run)
+    }
+
+    fn one_run_only(&self) -> Option<&'static str> {
+        Some("--format bmf writes one run's metrics; give one RUN")
+    }
+}

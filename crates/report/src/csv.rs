@@ -115,3 +115,13 @@ pub fn render(run: &Run) -> String {
     }
     out
 }
+
+/// CSV, one row per result.
+#[derive(Debug, Clone, Copy)]
+pub struct Csv;
+
+impl crate::Export for Csv {
+    fn render(&self, run: &Run) -> String {
+        render(run)
+    }
+}

@@ -264,3 +264,19 @@ pub fn render(run: &Run) -> String {
     }
     out
 }
+
+/// Go's benchmark text.
+#[derive(Debug, Clone, Copy)]
+pub struct Gobench;
+
+impl crate::Export for Gobench {
+    fn render(&self, run: &Run) -> String {
+        render(run)
+    }
+
+    fn one_run_only(&self) -> Option<&'static str> {
+        Some(
+            "--format gobench writes one run: benchstat would pool several runs' samples as one; write one file per run and give them to benchstat side by side",
+        )
+    }
+}

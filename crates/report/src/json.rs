@@ -6,3 +6,17 @@ use dyno_format::Run;
 pub fn render(run: &Run) -> String {
     run.to_json()
 }
+
+/// The result document itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Json;
+
+impl crate::Export for Json {
+    fn render(&self, run: &Run) -> String {
+        render(run)
+    }
+
+    fn one_run_only(&self) -> Option<&'static str> {
+        Some("--format json writes one run; give one RUN (or use --format csv)")
+    }
+}

@@ -22,7 +22,22 @@ pub use rows::one_line;
 pub mod table;
 pub mod units;
 
-/// An output format for `dyno run --format`.
+/// One way to write a run out: each format lives in its own file
+/// (`table`, `markdown`, `csv`, `json`, `bmf`, `gobench`) and renders through
+/// this trait, as hyperfine's exporters do.
+pub trait Export {
+    /// The run in this format.
+    fn render(&self, run: &dyno_format::Run) -> String;
+
+    /// Why the format holds one run only, if it does: a caller with several
+    /// runs says this instead of concatenating documents.
+    fn one_run_only(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The formats every view has (a run, the gas table): the exports that
+/// only a run has (`bmf::Bmf`, `gobench::Gobench`) are exporters too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Aligned text for a terminal.
@@ -35,14 +50,21 @@ pub enum Format {
     Csv,
 }
 
+impl Format {
+    /// The format's exporter; `color` applies to the table only.
+    pub fn exporter(self, color: bool) -> Box<dyn Export> {
+        match self {
+            Self::Table => Box::new(table::Table { color }),
+            Self::Markdown => Box::new(markdown::Markdown),
+            Self::Json => Box::new(json::Json),
+            Self::Csv => Box::new(csv::Csv),
+        }
+    }
+}
+
 /// Render `run` in `format`; `color` applies to the table only.
 pub fn render(run: &dyno_format::Run, format: Format, color: bool) -> String {
-    match format {
-        Format::Table => table::render(run, color),
-        Format::Markdown => markdown::render(run),
-        Format::Json => json::render(run),
-        Format::Csv => csv::render(run),
-    }
+    format.exporter(color).render(run)
 }
 
 #[cfg(test)]

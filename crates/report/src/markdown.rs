@@ -89,3 +89,13 @@ pub fn render(run: &Run) -> String {
     }
     out
 }
+
+/// Markdown, one table per group.
+#[derive(Debug, Clone, Copy)]
+pub struct Markdown;
+
+impl crate::Export for Markdown {
+    fn render(&self, run: &Run) -> String {
+        render(run)
+    }
+}

@@ -151,3 +151,15 @@ pub fn render(run: &Run, color: bool) -> String {
     }
     out
 }
+
+/// The aligned text table, with or without ANSI colour.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    pub color: bool,
+}
+
+impl crate::Export for Table {
+    fn render(&self, run: &Run) -> String {
+        render(run, self.color)
+    }
+}
