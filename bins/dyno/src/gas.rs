@@ -36,7 +36,7 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             (measured.run, outcome?)
         }
     };
-    let priced = dyno_lab::gas::price(lab, &run, &schedule, args.anchor, args.factor)?;
+    let priced = dyno_lab::gas::price(lab, &run, &schedule, args.anchor, args.factor, true)?;
     for why in &priced.left_out {
         eprintln!("dyno: left out {why}");
     }

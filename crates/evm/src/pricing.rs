@@ -34,6 +34,41 @@ pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
 
 pub use dyno_format::gas::{Anchor, Estimate, Pricing, Row};
 
+/// The parameter in which a direct-mode precompile result records its
+/// input's nominal gas under every fork's schedule, at measure time
+/// (`{"osaka": 3000, "prague": 3000}`), so a report prices the run from the
+/// run alone.
+pub const NOMINAL_GAS: &str = "nominal_gas";
+
+/// The nominal gas of direct-mode precompile `id` under each schedule, by
+/// fork; `None` for an id that is not one (an input whose price cannot be
+/// computed is left out of the map).
+pub fn nominal_gas_by_fork(
+    ctx: &dyno_workload::Ctx,
+    schedules: &[crate::gas::Schedule],
+    id: &str,
+) -> Option<std::collections::BTreeMap<String, u64>> {
+    let (op, input) = crate::precompile::input_of(ctx, id)?.ok()?;
+    Some(
+        schedules
+            .iter()
+            .filter_map(|s| Some((s.fork.clone(), s.nominal_gas(op, &input).ok()?)))
+            .collect(),
+    )
+}
+
+/// Where [`price_run`] finds an input's nominal gas when its result did
+/// not record it for the fork asked for.
+#[derive(Debug, Clone, Copy)]
+pub enum GasSource<'a> {
+    /// Nowhere: such a result is left out, saying why (a report reads
+    /// results only).
+    Recorded,
+    /// The input from the vectors, priced by the schedule (`dyno gas
+    /// --from` on a run measured before results recorded their gas).
+    Vectors(&'a dyno_workload::Ctx),
+}
+
 /// Why a gas table cannot be made from the results.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PricingError {
@@ -103,7 +138,7 @@ pub fn arithmetic_rate(results: &[BenchResult]) -> Option<Estimate> {
 pub fn price_run(
     results: &[BenchResult],
     schedule: &crate::gas::Schedule,
-    ctx: &dyno_workload::Ctx,
+    source: GasSource<'_>,
     second: Option<Anchor>,
     factor: f64,
 ) -> Result<(Vec<Row>, Vec<String>), PricingError> {
@@ -113,12 +148,28 @@ pub fn price_run(
         .iter()
         .filter(|r| r.group() == "precompile" && r.baseline)
     {
-        let Some(found) = crate::precompile::input_of(ctx, &r.id) else {
-            continue;
+        let recorded = r
+            .parameters
+            .get(NOMINAL_GAS)
+            .and_then(|m| m.get(&schedule.fork))
+            .and_then(serde_json::Value::as_u64);
+        let nominal = match (recorded, source) {
+            (Some(gas), _) => Ok(gas),
+            (None, GasSource::Recorded) => Err(format!(
+                "no nominal gas for fork {} recorded in the result (measured before dyno \
+                 recorded it, or without that fork's schedule); `dyno gas --from RUN --fork {}` \
+                 prices it from the vectors",
+                schedule.fork, schedule.fork
+            )),
+            (None, GasSource::Vectors(ctx)) => {
+                let Some(found) = crate::precompile::input_of(ctx, &r.id) else {
+                    continue;
+                };
+                found.map_err(|e| e.to_string()).and_then(|(op, input)| {
+                    schedule.nominal_gas(op, &input).map_err(|e| e.to_string())
+                })
+            }
         };
-        let nominal = found
-            .map_err(|e| e.to_string())
-            .and_then(|(op, input)| schedule.nominal_gas(op, &input).map_err(|e| e.to_string()));
         match nominal {
             Ok(nominal_gas) => priced.push(Priced {
                 direct: r,

@@ -35,17 +35,25 @@ pub struct Priced {
     pub noop_ns: Option<Estimate>,
 }
 
-/// Price `run`'s precompiles against `schedule`.
+/// Price `run`'s precompiles against `schedule`: with the nominal gas each
+/// result recorded when it was measured, else (`from_vectors`, for `dyno
+/// gas`) from the input in the vectors; a report passes `false` and reads
+/// the run alone.
 pub fn price(
     lab: &Lab,
     run: &Run,
     schedule: &Schedule,
     anchor: Option<dyno_format::gas::Anchor>,
     factor: f64,
+    from_vectors: bool,
 ) -> crate::Result<Priced> {
-    let (rows, left_out) =
-        pricing::price_run(&run.results, schedule, &lab.paths.ctx(), anchor, factor)
-            .with_context(|| format!("pricing run {}", run.run.id))?;
+    let ctx = lab.paths.ctx();
+    let source = match from_vectors {
+        true => pricing::GasSource::Vectors(&ctx),
+        false => pricing::GasSource::Recorded,
+    };
+    let (rows, left_out) = pricing::price_run(&run.results, schedule, source, anchor, factor)
+        .with_context(|| format!("pricing run {}", run.run.id))?;
     Ok(Priced {
         rows,
         left_out,

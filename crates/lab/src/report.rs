@@ -45,9 +45,26 @@ pub fn html(
     let schedule = crate::gas::schedule(lab, fork)?;
     let mut inputs = Vec::new();
     for (run, dir) in runs {
-        let has_precompiles = run.results.iter().any(|r| r.group() == "precompile");
-        let gas = if has_precompiles {
-            match crate::gas::price(lab, run, &schedule, None, 2.0) {
+        let precompiles: Vec<_> = run
+            .results
+            .iter()
+            .filter(|r| r.group() == "precompile")
+            .collect();
+        // The report reads results only: a run measured before results
+        // recorded their nominal gas gets no chart, and one line says how
+        // to price it.
+        let recorded = precompiles
+            .iter()
+            .any(|r| r.parameters.contains_key(dyno_evm::pricing::NOMINAL_GAS));
+        if !precompiles.is_empty() && !recorded {
+            eprintln!(
+                "dyno: no gas chart for run {}: its results hold no nominal gas (measured before \
+                 dyno recorded it); `dyno gas --from RUN` prices it from the vectors",
+                run.run.id
+            );
+        }
+        let gas = if recorded {
+            match crate::gas::price(lab, run, &schedule, None, 2.0, false) {
                 Ok(p) => Some(GasInput {
                     rows: p.rows,
                     fork: fork.to_string(),

@@ -95,7 +95,7 @@ pub fn select_and_measure(
         .filter(|e| sel.wants("rust", &e.implementation))
         .cloned()
         .collect();
-    let rust = jobs(rust_plan, catalog, &ctx);
+    let rust = jobs(rust_plan, catalog, &ctx, &lab.paths.specs);
     let mut jobs = adapters::interleave(rust, &plan, &started, &sel, &ctx, what.quick);
     if let Some(only) = what.only {
         jobs.retain(|j| {
@@ -247,7 +247,7 @@ pub fn measure(
     ctx: &Ctx,
     how: &Settings,
 ) -> crate::Result<Measured> {
-    measure_jobs(lab, jobs(plan, catalog, ctx), how)
+    measure_jobs(lab, jobs(plan, catalog, ctx, &lab.paths.specs), how)
 }
 
 /// [`measure`] for jobs already built.
@@ -429,8 +429,20 @@ fn check_impls(
     Ok(())
 }
 
-/// Pair each plan entry with the suite's constructor.
-fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> Vec<Job> {
+/// Pair each plan entry with the suite's constructor. A direct-mode
+/// precompile result also records its input's nominal gas under every
+/// fork's schedule in `specs/gas/` (`nominal_gas`), so a report prices
+/// the run from the run alone.
+fn jobs(
+    plan: Vec<dyno_spec::PlanEntry>,
+    catalog: Vec<BenchDef>,
+    ctx: &Ctx,
+    specs: &Path,
+) -> Vec<Job> {
+    let schedules: Vec<_> = crate::gas::Schedule::forks(specs)
+        .iter()
+        .filter_map(|fork| crate::gas::Schedule::for_fork(specs, fork).ok())
+        .collect();
     let mut defs: HashMap<(String, &'static str), BenchDef> = catalog
         .into_iter()
         .map(|d| ((d.id(), d.implementation), d))
@@ -450,6 +462,16 @@ fn jobs(plan: Vec<dyno_spec::PlanEntry>, catalog: Vec<BenchDef>, ctx: &Ctx) -> V
                 .collect();
             if e.workload != e.id {
                 parameters.insert("workload".into(), e.workload.clone().into());
+            }
+            if def.group == "precompile"
+                && let Some(gas) =
+                    dyno_evm::pricing::nominal_gas_by_fork(&ctx, &schedules, &e.workload)
+                && !gas.is_empty()
+            {
+                parameters.insert(
+                    dyno_evm::pricing::NOMINAL_GAS.into(),
+                    serde_json::json!(gas),
+                );
             }
             Some(Job {
                 id: e.id,
