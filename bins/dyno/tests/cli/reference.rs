@@ -105,3 +105,19 @@ fn the_reference_check_fails_on_a_changed_character() {
     changed.replace_range(10..11, "#");
     assert_ne!(rendered, changed);
 }
+
+#[test]
+fn docs_layout_md_lists_every_crate() {
+    let layout = std::fs::read_to_string(repo().join("docs/layout.md")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(repo().join("crates")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !layout.contains(&format!("`crates/{name}`")) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/layout.md has no line for crates/{missing:?}: add one where the crate sits in the pipeline"
+    );
+}
