@@ -16,11 +16,16 @@ sides after normalising each output to its shape:
   with the figure, goes too), run ids become `RUN`, runs of spaces one
   space (column widths follow the figures), HTML chart ids `c#`.
 
-Measuring happens once per side and command; the other formats of `run` and
-`gas` are rendered from the saved results (`dyno report`, `dyno gas
---from`), the way a user would. Exit 0 when every output has the same
-shape, 1 when any differs (each difference is printed as a diff of the
-normalised text, and both normalised copies are kept under --work).
+Measuring happens once per side and command; the other formats of `gas` are
+rendered from the saved results (`dyno gas --from`), the way a user would,
+and both binaries render the new side's saved runs with `dyno report`, so
+those outputs differ by code alone. What a measurement decides (a verdict,
+a gas flag, a target's badge) is normalised away with the figures.
+
+Exit 0 when every output has the same shape (or differs only by lines that
+match an --allow pattern: a change the comparison expects), 1 when any
+differs; each difference is printed as the normalised lines that changed,
+and both normalised copies are kept under --work.
 """
 
 from __future__ import annotations
@@ -45,16 +50,70 @@ UNIT = re.compile(r"#\s?(?:ns|µs|us|ms|s|KiB|MiB|GiB|B|k|M|G|%|x|\u00d7)(?![A-Z
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?")
 
 
+COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?:-dirty)?\b")
+# What a measurement decides, not the layout: the gas flag goes, a verdict
+# (`~`, `~ (within ±N%)`, improved, regressed, faster, slower) reads VERDICT.
+GAS_FLAG = re.compile(r"\s*\b(?:underpriced|overpriced) \u00d7#")
+VERDICT = re.compile(
+    r"~ \(within ±#\)|\b(?:improved|regressed|slower|faster)\b|(?<=\s)~(?=[\s;,)]|$)", re.M
+)
+# A summary's count per verdict: how many kinds appear is measured too.
+VERDICT_COUNTS = re.compile(r"# VERDICT(?:, # VERDICT)*")
+STATE = re.compile(r"\b(?:good|bad|warn|quiet|met|missed)\b")
+TAG = re.compile(r"<(/?)([a-zA-Z0-9]+)([^>]*)>")
+ATTR = re.compile(r'\b(id|class)="([^"]*)"')
+
+
+def uniq(lines: list[str]) -> list[str]:
+    """Consecutive repeats as one (a line per raw sample becomes one)."""
+    return [line for k, line in enumerate(lines) if k == 0 or lines[k - 1] != line]
+
+
 def shape_text(text: str) -> str:
     text = RUN_ID.sub("RUN", text)
+    text = COMMIT.sub("COMMIT", text)
     text = TIMESTAMP.sub("TIME", text)
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)
     text = NUMBER.sub("#", text)
     text = UNIT.sub("#", text)
     # Ranges and intervals between figures (en dash U+2013, times U+00D7).
     text = re.sub(r"#(?:[\s.,\u2013\-/±\u00d7x~]*#)+", "#", text)
-    text = re.sub(r"id=\"c#\"|id=\"c\d+\"", 'id="c#"', text)
-    return "\n".join(re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()) + "\n"
+    text = GAS_FLAG.sub("", text)
+    text = VERDICT.sub("VERDICT", text)
+    text = VERDICT_COUNTS.sub("# VERDICT", text)
+    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.splitlines()]
+    return "\n".join(uniq(lines)) + "\n"
+
+
+def shape_html(text: str) -> str:
+    """The page's skeleton: each element with its id and class, one per
+    line, and the text of headings, table headers, captions and code (the
+    ids, columns and fields a reader sees); chart geometry and figures go."""
+    text = re.sub(r"<(style|script)>.*?</\1>", "", text, flags=re.S)
+    out: list[str] = []
+    keep = {"h1", "h2", "h3", "h4", "th", "figcaption", "code", "summary", "dt"}
+    pos = 0
+    open_tags: list[str] = []
+    for m in TAG.finditer(text):
+        between = text[pos : m.start()].strip()
+        if between and open_tags and open_tags[-1] in keep:
+            out.append("  " + shape_text(between).strip())
+        pos = m.end()
+        closing, name, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if closing:
+            if open_tags and open_tags[-1] == name:
+                open_tags.pop()
+            continue
+        if name in {"path", "line", "circle", "rect", "text", "tspan", "polyline", "title"}:
+            continue
+        # A badge's or tile's state (good, bad, ...) is what a figure decided.
+        marks = " ".join(
+            f"{k}={STATE.sub('STATE', shape_text(v).strip())}" for k, v in ATTR.findall(attrs)
+        )
+        out.append(f"<{name} {marks}>".replace(" >", ">"))
+        if not attrs.rstrip().endswith("/"):
+            open_tags.append(name)
+    return "\n".join(uniq(out)) + "\n"
 
 
 def key_paths(value: object, prefix: str = "") -> set[str]:
@@ -103,6 +162,8 @@ def shape_csv(text: str) -> str:
 
 
 def shape(kind: str, text: str) -> str:
+    if kind == "html":
+        return shape_html(text)
     if kind == "json":
         return shape_json(text)
     if kind == "csv":
@@ -117,6 +178,8 @@ class Side:
         self.dir = work / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.outputs: dict[str, tuple[str, str]] = {}
+        # Both sides' binaries: a report names the one that measured.
+        self.binaries: list[Path] = [binary]
 
     def dyno(self, label: str, kind: str, *args: str, stdin_ok: tuple[int, ...] = (0,)) -> str:
         env = dict(os.environ, NO_COLOR="1", DYNO_STORE=str(self.dir / "history.sqlite"))
@@ -138,11 +201,19 @@ class Side:
         if p.returncode not in stdin_ok:
             sys.exit(f"{self.name}: `dyno {' '.join(args)}` exited {p.returncode}:\n{p.stderr}")
         if label:
-            self.outputs[label] = (kind, p.stdout)
+            self.outputs[label] = (kind, self.neutral(p.stdout))
         return p.stdout
 
     def file(self, label: str, kind: str, path: Path) -> None:
-        self.outputs[label] = (kind, path.read_text())
+        self.outputs[label] = (kind, self.neutral(path.read_text()))
+
+    def neutral(self, text: str) -> str:
+        """The side's own paths (its binary, its folder) as placeholders."""
+        for binary in self.binaries:
+            text = text.replace(str(binary), "DYNO")
+        for name in ("old", "new"):
+            text = text.replace(str(self.dir.parent / name), "WORK")
+        return text
 
 
 def exercise(side: Side, filter_: str) -> None:
@@ -189,6 +260,11 @@ def exercise(side: Side, filter_: str) -> None:
         "-q",
         stdin_ok=(0, 1),
     )
+
+
+def report(side: Side, run: Path, gas: Path) -> None:
+    """`dyno report` of the same files on both sides (the new side's runs,
+    which hold what both builds need), so only the code differs."""
     for fmt, kind in [
         ("markdown", "markdown"),
         ("csv", "csv"),
@@ -210,32 +286,56 @@ def main() -> int:
         default="hash/keccak256/32B,crypto/secp256k1-recover,rlp/decode/tiny-account,precompile/ecrecover",
         help="what `dyno run --quick` measures",
     )
+    ap.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="a difference expected from the change: diff lines matching it are left out",
+    )
     a = ap.parse_args()
+    allowed = [re.compile(r) for r in a.allow]
     work = a.work or Path(tempfile.mkdtemp(prefix="dyno-compare-"))
     sides = [Side("old", a.old.resolve(), work), Side("new", a.new.resolve(), work)]
     for side in sides:
+        side.binaries = [s.binary for s in sides]
+    for side in sides:
         print(f"{side.name}: {side.binary}", file=sys.stderr)
         exercise(side, a.filter)
+    for side in sides:
+        report(side, sides[1].dir / "run.json", sides[1].dir / "gas.json")
     old, new = sides
     differ = 0
+    allowed_seen = 0
     for label, (kind, text) in old.outputs.items():
         before = shape(kind, text)
         after = shape(*new.outputs[label])
         safe = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-")
         (old.dir / f"{safe}.shape").write_text(before)
         (new.dir / f"{safe}.shape").write_text(after)
-        if before == after:
-            print(f"same   {label}")
-            continue
-        differ += 1
-        print(f"DIFFER {label}")
-        diff = difflib.unified_diff(
-            before.splitlines(), after.splitlines(), "old", "new", lineterm="", n=1
-        )
-        for line in list(diff)[:60]:
-            print(f"    {line}")
-    same = len(old.outputs) - differ
-    print(f"{same} of {len(old.outputs)} outputs have the same shape; work folder: {work}")
+        diff = [
+            line
+            for line in difflib.unified_diff(
+                before.splitlines(), after.splitlines(), "old", "new", lineterm="", n=0
+            )
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        ]
+        unexpected = [d for d in diff if not any(r.search(d) for r in allowed)]
+        if not diff:
+            print(f"same     {label}")
+        elif not unexpected:
+            allowed_seen += 1
+            print(f"allowed  {label}: " + "; ".join(diff[:4]))
+        else:
+            differ += 1
+            print(f"DIFFER   {label}")
+            for line in unexpected[:60]:
+                print(f"    {line}")
+    same = len(old.outputs) - differ - allowed_seen
+    print(
+        f"{len(old.outputs)} outputs: {same} the same shape, {allowed_seen} differing only as "
+        f"allowed, {differ} differing; work folder: {work}"
+    )
     return 1 if differ else 0
 
 
