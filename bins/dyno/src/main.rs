@@ -76,7 +76,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::List(args) => list::list(lab, args),
         Command::Run(args) => run::run(lab, args, color),
         Command::Gas(args) => gas::gas(lab, args),
-        Command::Setup(args) => setup::setup(args),
+        Command::Setup(args) => setup::setup(lab, args),
         Command::Doctor(args) => setup::doctor(lab, args),
         Command::Load(args) => load::load(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),

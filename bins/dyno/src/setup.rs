@@ -5,8 +5,8 @@ use dyno_lab::{Lab, Outcome};
 use crate::cli::{DoctorArgs, SetupArgs};
 use crate::print_stdout;
 
-pub(crate) fn setup(args: &SetupArgs) -> anyhow::Result<Outcome> {
-    dyno_lab::setup::setup(&args.runtimes, args.quiet)?;
+pub(crate) fn setup(lab: &Lab, args: &SetupArgs) -> anyhow::Result<Outcome> {
+    dyno_lab::setup::setup(&lab.paths, &args.runtimes, args.quiet)?;
     Ok(Outcome::Ok)
 }
 

@@ -13,7 +13,7 @@ use dyno_spec::PlanEntry;
 use dyno_workload::{BuildError, Ctx};
 
 use crate::cases;
-use crate::paths::{adapters_root, cache_dir, nodes_root};
+use crate::paths::Paths;
 
 /// The runtimes that have adapters.
 pub const RUNTIMES: [&str; 4] = ["go", "java", "node", "python"];
@@ -24,15 +24,15 @@ pub fn jit_warmup_ns(quick: bool) -> u64 {
     if quick { 500_000_000 } else { 2_000_000_000 }
 }
 
-/// Every adapter in the repository ([`adapters_root`]).
-pub fn adapters() -> Vec<Adapter> {
-    dyno_adapter::discover(&adapters_root(), &cache_dir())
+/// Every adapter under `paths.adapters`, installed under `paths.cache`.
+pub fn adapters(paths: &Paths) -> Vec<Adapter> {
+    dyno_adapter::discover(&paths.adapters, &paths.cache)
 }
 
-/// The dev nodes dyno can start ([`nodes_root`]), installed under
+/// The dev nodes dyno can start (`paths.nodes`), installed under
 /// `<cache>/nodes/`.
-pub fn nodes() -> Vec<Adapter> {
-    dyno_adapter::discover_into(&nodes_root(), &cache_dir().join("nodes"))
+pub fn nodes(paths: &Paths) -> Vec<Adapter> {
+    dyno_adapter::discover_into(&paths.nodes, &paths.cache.join("nodes"))
 }
 
 /// What `--impl` asked for.
@@ -111,10 +111,10 @@ pub enum Notice {
 
 /// Start the adapters `sel` may need. One that is not installed or fails
 /// to start is skipped, with a [`Notice`] saying why.
-pub fn start(sel: &Selection) -> (Vec<Started>, Vec<Notice>) {
+pub fn start(paths: &Paths, sel: &Selection) -> (Vec<Started>, Vec<Notice>) {
     let mut out = Vec::new();
     let mut notices = Vec::new();
-    for a in adapters() {
+    for a in adapters(paths) {
         if !sel.may_want(&a.runtime) {
             continue;
         }

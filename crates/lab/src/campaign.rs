@@ -114,7 +114,7 @@ fn mix(paths: &Paths, name: &str) -> crate::Result<Mix> {
     })
 }
 
-fn targets(args: &Request) -> crate::Result<Vec<Target>> {
+fn targets(paths: &Paths, args: &Request) -> crate::Result<Vec<Target>> {
     if let Some(url) = &args.rpc {
         if let Err(e) = dyno_rpc::Endpoint::parse(url) {
             refuse!("--rpc: {e}");
@@ -127,7 +127,7 @@ fn targets(args: &Request) -> crate::Result<Vec<Target>> {
             url: args.node_url.clone(),
         }]);
     }
-    let nodes = crate::adapters::nodes();
+    let nodes = crate::adapters::nodes(paths);
     args.node
         .iter()
         .map(|n| {
@@ -138,7 +138,7 @@ fn targets(args: &Request) -> crate::Result<Vec<Target>> {
                 .iter()
                 .find(|a| a.runtime == n.as_str())
                 .map(|a| a.home.clone())
-                .unwrap_or_else(|| crate::paths::cache_dir().join("nodes").join(n));
+                .unwrap_or_else(|| paths.cache.join("nodes").join(n));
             Ok(Target::Start(kind, home))
         })
         .collect()
@@ -210,7 +210,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     let targets = if args.self_test {
         Vec::new()
     } else {
-        targets(args)?
+        targets(&lab.paths, args)?
     };
     if !args.self_test {
         crate::history::check_location(&lab.paths)?;

@@ -1,6 +1,7 @@
 //! Where dyno's data lives: the specs, vectors, adapters and dev nodes of
-//! the repository (or of the folder dyno runs in), and the cache that
-//! `dyno setup` installs into.
+//! the repository (or of the folder dyno runs in), the cache that `dyno
+//! setup` installs into, and the history: one [`Paths`] value, resolved
+//! once from the flags and the environment.
 
 use std::path::{Path, PathBuf};
 
@@ -19,32 +20,6 @@ pub fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The adapters' sources: `$DYNO_ADAPTERS`, else `./adapters`, else the
-/// repository's.
-pub fn adapters_root() -> PathBuf {
-    from_env("DYNO_ADAPTERS", "adapters")
-}
-
-/// The dev nodes' set-up: `$DYNO_NODES`, else `./nodes`, else the
-/// repository's.
-pub fn nodes_root() -> PathBuf {
-    from_env("DYNO_NODES", "nodes")
-}
-
-/// [`data_dir`] with the variable `var` as the flag (empty is unset).
-fn from_env(var: &str, name: &str) -> PathBuf {
-    let set = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    data_dir(set.as_deref(), name)
-}
-
-/// Where `dyno setup` installs workers and nodes: `$DYNO_CACHE`, else
-/// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
-pub fn cache_dir() -> PathBuf {
-    dyno_node::cache_dir()
-}
-
 /// Every place a session reads from or saves to, resolved once (by the
 /// binary, from its flags and the environment) and passed down.
 #[derive(Debug, Clone)]
@@ -55,6 +30,15 @@ pub struct Paths {
     pub vectors: PathBuf,
     /// Compiled contracts: `$DYNO_CONTRACTS`, else `contracts/build`.
     pub contracts: PathBuf,
+    /// The adapters' sources: `$DYNO_ADAPTERS`, else `./adapters`, else
+    /// the repository's.
+    pub adapters: PathBuf,
+    /// The dev nodes' set-up: `$DYNO_NODES`, else `./nodes`, else the
+    /// repository's.
+    pub nodes: PathBuf,
+    /// Where `dyno setup` installs workers and nodes: `$DYNO_CACHE`, else
+    /// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
+    pub cache: PathBuf,
     /// The run history as given (`--store`, `$DYNO_STORE`): a SQLite path
     /// or a `postgres://` URL; `None` for the default file. Parsed when a
     /// command first uses it, so a command that does not is not refused.
@@ -122,6 +106,12 @@ impl Paths {
             vectors: data_dir(vectors.as_deref(), "vectors"),
             contracts: set("DYNO_CONTRACTS")
                 .map_or_else(|| data_dir(None, "contracts").join("build"), PathBuf::from),
+            adapters: data_dir(
+                set("DYNO_ADAPTERS").map(PathBuf::from).as_deref(),
+                "adapters",
+            ),
+            nodes: data_dir(set("DYNO_NODES").map(PathBuf::from).as_deref(), "nodes"),
+            cache: dyno_node::cache_dir(),
             store,
             no_store,
         })

@@ -87,7 +87,7 @@ pub fn select_and_measure(
         }
     }
     let ctx = lab.paths.ctx();
-    let (started, notices) = adapters::start(&sel);
+    let (started, notices) = adapters::start(&lab.paths, &sel);
     say(&notices, how.quiet);
     check_impls(&sel, &catalog, &started)?;
     let rust_plan: Vec<_> = plan

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 
 use dyno_protocol::{NOOP_ID, Reply, Request};
 
-use crate::paths::Lab;
+use crate::paths::{Lab, Paths};
 use crate::refuse;
 
 /// Run every selected adapter's `setup`. A missing runtime is skipped with
 /// its reason; a failed build is an error once the others are done.
-pub fn setup(runtimes: &[String], quiet: bool) -> crate::Result<()> {
-    let mut all = crate::adapters::adapters();
-    all.extend(crate::adapters::nodes());
+pub fn setup(paths: &Paths, runtimes: &[String], quiet: bool) -> crate::Result<()> {
+    let mut all = crate::adapters::adapters(paths);
+    all.extend(crate::adapters::nodes(paths));
     check_names(runtimes, &all)?;
     let mut failed = Vec::new();
     for a in all
@@ -78,7 +78,7 @@ pub fn doctor(lab: &Lab, every_id: bool) -> String {
         lab.build.rustc,
         exported.len()
     );
-    for a in crate::adapters::adapters() {
+    for a in crate::adapters::adapters(&lab.paths) {
         let _ = write!(out, "{:<8} ", a.runtime);
         if !a.installed() {
             let _ = writeln!(out, "not installed: run `dyno setup {}`", a.runtime);
