@@ -82,8 +82,8 @@ geth_node() {
   runtime_test nodes/geth "$cache/nodes/geth"
   # dyno-net's interop tests (in `cargo test`) run our RLPx against
   # go-ethereum's through this helper, and against the geth above.
-  part "devp2p interop helper: go-ethereum's RLPx (crates/net/interop/geth)"
-  (cd crates/net/interop/geth && go build -o "$cache/net-interop/interop-geth" .)
+  part "devp2p interop helper: go-ethereum's RLPx (the Go adapter's cmd/interop-geth)"
+  (cd adapters/go && go build -o "$cache/net-interop/interop-geth" ./cmd/interop-geth)
 }
 go_runtimes() {
   # geth's build fills the Go build cache with most of what these compile.

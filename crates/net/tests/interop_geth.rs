@@ -2,9 +2,10 @@
 //! a real geth node's Hello and Status. They need two Go programs, which
 //! `scripts/test.sh` builds before `cargo test` (so CI runs these tests):
 //!
-//! - the helper in `interop/geth`: `DYNO_NET_INTEROP_GETH`, else
-//!   `<dyno cache>/net-interop/interop-geth`, else `interop/geth/interop-geth`
-//!   in this crate (`(cd interop/geth && go build -o interop-geth .)`);
+//! - the helper, the Go adapter's second program (`adapters/go/cmd/interop-geth`,
+//!   sharing its module and go-ethereum): `DYNO_NET_INTEROP_GETH`, else
+//!   `<dyno cache>/net-interop/interop-geth`, else `interop-geth` built in
+//!   `adapters/go` (`go build -o interop-geth ./cmd/interop-geth`);
 //! - geth v1.17.8: `DYNO_NET_GETH`, else the one `dyno setup geth`
 //!   installed (`<dyno cache>/nodes/geth/geth`), else `geth` on PATH.
 //!
@@ -77,10 +78,10 @@ fn interop_bin() -> Option<PathBuf> {
         Some(p) => vec![p],
         None => vec![
             dyno_node::cache_dir().join("net-interop/interop-geth"),
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/geth/interop-geth"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../adapters/go/interop-geth"),
         ],
     };
-    program("the go-ethereum RLPx helper (interop/geth)", candidates)
+    program("the go-ethereum RLPx helper (adapters/go/cmd/interop-geth)", candidates)
 }
 
 fn geth_bin() -> Option<PathBuf> {
@@ -205,7 +206,7 @@ fn geth_rlpx_listener_echoes_our_messages_byte_identically() {
         .arg("listen")
         .stdout(Stdio::piped())
         .spawn()
-        .expect("run interop-geth (build it with `go build` in interop/geth)");
+        .expect("run interop-geth (build it: cd adapters/go && go build ./cmd/interop-geth)");
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut reaper = Reaper(child);
     let line = read_line(&mut out);
