@@ -81,7 +81,10 @@ fn interop_bin() -> Option<PathBuf> {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../adapters/go/interop-geth"),
         ],
     };
-    program("the go-ethereum RLPx helper (adapters/go/cmd/interop-geth)", candidates)
+    program(
+        "the go-ethereum RLPx helper (adapters/go/cmd/interop-geth)",
+        candidates,
+    )
 }
 
 fn geth_bin() -> Option<PathBuf> {

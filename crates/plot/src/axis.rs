@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 
-use crate::common;
+use crate::style;
 
 /// A log-scaled axis over a positive range.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +77,7 @@ impl Ranged for LogAxis {
 
 impl ValueFormatter<f64> for LogAxis {
     fn format(value: &f64) -> String {
-        common::fmt_tick(*value)
+        style::fmt_tick(*value)
     }
 }
 

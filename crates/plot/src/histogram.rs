@@ -6,13 +6,13 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::axis::LogAxis;
-use crate::common::{self, Drawn, LegendItem, Swatch};
+use crate::style::{self, Drawn, LegendItem, Swatch};
 use crate::{LoadPlots, PlotError};
 
 const PLOT: &str = "histogram";
 
-const P50_COLOUR: RGBColor = common::ORANGE;
-const P99_COLOUR: RGBColor = common::RED;
+const P50_COLOUR: RGBColor = style::ORANGE;
+const P99_COLOUR: RGBColor = style::RED;
 
 /// Bins of the included latencies.
 struct Bins {
@@ -29,14 +29,14 @@ impl Bins {
         let (&min, &max) = (sorted.first()?, sorted.last()?);
         let n_bins = ((sorted.len() as f64).sqrt().ceil() as usize).clamp(10, 60);
         let min_pos = sorted.iter().copied().find(|&l| l > 0.0);
-        let log = common::wants_log(min_pos, max);
+        let log = style::wants_log(min_pos, max);
         let edges: Vec<f64> = if let (true, Some(lo)) = (log, min_pos) {
             let (a, b) = ((lo * 0.999).log10(), (max * 1.001).log10());
             (0..=n_bins)
                 .map(|i| 10f64.powf(a + (b - a) * i as f64 / n_bins as f64))
                 .collect()
         } else {
-            let (lo, hi) = common::widen(min, max);
+            let (lo, hi) = style::widen(min, max);
             let (lo, hi) = if min == max {
                 (lo.max(0.0), hi)
             } else {
@@ -69,25 +69,25 @@ pub(crate) fn draw<DB: DrawingBackend>(
         .filter(|l| l.is_finite() && *l >= 0.0)
         .collect();
     lat.sort_by(f64::total_cmp);
-    let p50 = common::quantile(&lat, 0.50);
-    let p99 = common::quantile(&lat, 0.99);
+    let p50 = style::quantile(&lat, 0.50);
+    let p99 = style::quantile(&lat, 0.99);
 
     let mut legend = Vec::new();
     if let (Some(p50), Some(p99)) = (p50, p99) {
         legend.push(LegendItem::new(
-            Swatch::Bar(common::BLUE),
+            Swatch::Bar(style::BLUE),
             format!("included transactions (n = {})", lat.len()),
         ));
         legend.push(LegendItem::new(
             Swatch::Dashed(P50_COLOUR),
-            format!("P50 = {}", common::fmt_ms(p50)),
+            format!("P50 = {}", style::fmt_ms(p50)),
         ));
         legend.push(LegendItem::new(
             Swatch::Dashed(P99_COLOUR),
-            format!("P99 = {}", common::fmt_ms(p99)),
+            format!("P99 = {}", style::fmt_ms(p99)),
         ));
     }
-    let area = common::layout(root, PLOT, p.title, &legend)?;
+    let area = style::layout(root, PLOT, p.title, &legend)?;
 
     match Bins::new(&lat) {
         None => chart(&area, None, 0.0..1000.0, &[]),
@@ -142,9 +142,9 @@ where
         .drawn(PLOT)?;
     chart
         .configure_mesh()
-        .bold_line_style(common::GRID)
-        .light_line_style(common::GRID_LIGHT)
-        .axis_style(common::GREY)
+        .bold_line_style(style::GRID)
+        .light_line_style(style::GRID_LIGHT)
+        .axis_style(style::GREY)
         .disable_x_mesh()
         .max_light_lines(1)
         .x_labels(if log { 14 } else { 12 })
@@ -155,19 +155,19 @@ where
             "latency to inclusion (ms)"
         })
         .y_desc("transactions per bin")
-        .x_label_formatter(&|v| common::fmt_tick(*v))
-        .y_label_formatter(&|v| common::fmt_integer(*v))
-        .label_style(common::font(common::LABEL_SIZE))
-        .axis_desc_style(common::font(common::DESC_SIZE))
+        .x_label_formatter(&|v| style::fmt_tick(*v))
+        .y_label_formatter(&|v| style::fmt_integer(*v))
+        .label_style(style::font(style::LABEL_SIZE))
+        .axis_desc_style(style::font(style::DESC_SIZE))
         .draw()
         .drawn(PLOT)?;
 
     let Some(bins) = bins else {
-        return common::note(chart.plotting_area(), PLOT, "no included transactions");
+        return style::note(chart.plotting_area(), PLOT, "no included transactions");
     };
 
-    let fill = common::BLUE.mix(0.75).filled();
-    let edge = common::BLUE.stroke_width(1);
+    let fill = style::BLUE.mix(0.75).filled();
+    let edge = style::BLUE.stroke_width(1);
     let bars = bins
         .edges
         .windows(2)
@@ -198,18 +198,16 @@ where
         let (w, _) = area.dim_in_pixel();
         let x = px - ox;
         let right = x < i32::try_from(w).unwrap_or(0) - 160;
-        let style = common::bold(common::LABEL_SIZE)
-            .color(&colour)
-            .pos(Pos::new(
-                if right { HPos::Left } else { HPos::Right },
-                VPos::Top,
-            ));
+        let style = style::bold(style::LABEL_SIZE).color(&colour).pos(Pos::new(
+            if right { HPos::Left } else { HPos::Right },
+            VPos::Top,
+        ));
         let at = (
             if right { x + 6 } else { x - 6 },
             py - oy + 6 + 22 * i as i32,
         );
         area.draw(&Text::new(
-            format!("{label} {}", common::fmt_ms(v)),
+            format!("{label} {}", style::fmt_ms(v)),
             at,
             style,
         ))

@@ -5,7 +5,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::axis::LogAxis;
-use crate::common::{self, Drawn, LegendItem, PixelSet, Swatch};
+use crate::style::{self, Drawn, LegendItem, PixelSet, Swatch};
 use crate::{BlockMark, LoadPlots, PlotError};
 
 const PLOT: &str = "latency";
@@ -49,9 +49,9 @@ impl Data {
 
     fn blocks(&self) -> [BlockLine<'_>; 3] {
         [
-            (common::GREEN, "head block", &self.head),
-            (common::PURPLE, "safe block", &self.safe),
-            (common::INK, "finalized block", &self.finalized),
+            (style::GREEN, "head block", &self.head),
+            (style::PURPLE, "safe block", &self.safe),
+            (style::INK, "finalized block", &self.finalized),
         ]
     }
 }
@@ -81,9 +81,9 @@ struct YAxis {
 impl YAxis {
     fn new(d: &Data) -> Self {
         let band = !(d.failed.is_empty() && d.lost.is_empty());
-        let lo_pos = common::min_max(d.included.iter().map(|p| p.1).filter(|&l| l > 0.0));
-        let hi = common::min_max(d.included.iter().map(|p| p.1)).map_or(0.0, |r| r.1);
-        if let Some((lo_pos, _)) = lo_pos.filter(|_| common::wants_log(lo_pos.map(|r| r.0), hi)) {
+        let lo_pos = style::min_max(d.included.iter().map(|p| p.1).filter(|&l| l > 0.0));
+        let hi = style::min_max(d.included.iter().map(|p| p.1)).map_or(0.0, |r| r.1);
+        if let Some((lo_pos, _)) = lo_pos.filter(|_| style::wants_log(lo_pos.map(|r| r.0), hi)) {
             // Log: half a decade above the data for the failure band.
             let (top, failed_at, lost_at) = if band {
                 (hi * 3.5, hi * 2.2, hi * 1.5)
@@ -123,19 +123,19 @@ pub(crate) fn draw<DB: DrawingBackend>(
     let mut legend = Vec::new();
     if !d.included.is_empty() {
         legend.push(LegendItem::new(
-            Swatch::Dot(common::BLUE),
+            Swatch::Dot(style::BLUE),
             format!("included (n = {})", d.included.len()),
         ));
     }
     if !d.failed.is_empty() {
         legend.push(LegendItem::new(
-            Swatch::Cross(common::RED),
+            Swatch::Cross(style::RED),
             format!("failed (n = {})", d.failed.len()),
         ));
     }
     if !d.lost.is_empty() {
         legend.push(LegendItem::new(
-            Swatch::Triangle(common::ORANGE),
+            Swatch::Triangle(style::ORANGE),
             format!("never included (n = {})", d.lost.len()),
         ));
     }
@@ -144,7 +144,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
             legend.push(LegendItem::new(Swatch::Line(colour), label));
         }
     }
-    let area = common::layout(root, PLOT, p.title, &legend)?;
+    let area = style::layout(root, PLOT, p.title, &legend)?;
     let y = YAxis::new(&d);
     if y.log {
         chart(&area, p, &d, y, LogAxis::new(y.lo, y.top))
@@ -165,8 +165,8 @@ where
     YS: AsRangedCoord<Value = f64>,
     YS::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let (x_lo, x_hi) = common::time_range(p);
-    let blocks = common::min_max(
+    let (x_lo, x_hi) = style::time_range(p);
+    let blocks = style::min_max(
         d.head
             .iter()
             .chain(&d.safe)
@@ -204,30 +204,30 @@ where
     };
     chart
         .configure_mesh()
-        .bold_line_style(common::GRID)
-        .light_line_style(common::GRID_LIGHT)
-        .axis_style(common::GREY)
+        .bold_line_style(style::GRID)
+        .light_line_style(style::GRID_LIGHT)
+        .axis_style(style::GREY)
         .x_max_light_lines(1)
         .y_max_light_lines(if y.log { 10 } else { 1 })
         .x_labels(12)
         .y_labels(if y.log { 14 } else { 10 })
         .x_desc("intended send time (s since load start)")
         .y_desc(y_desc)
-        .x_label_formatter(&|v| common::fmt_tick(*v))
-        .y_label_formatter(&|v| common::fmt_tick(*v))
-        .label_style(common::font(common::LABEL_SIZE))
-        .axis_desc_style(common::font(common::DESC_SIZE))
+        .x_label_formatter(&|v| style::fmt_tick(*v))
+        .y_label_formatter(&|v| style::fmt_tick(*v))
+        .label_style(style::font(style::LABEL_SIZE))
+        .axis_desc_style(style::font(style::DESC_SIZE))
         .draw()
         .drawn(PLOT)?;
     if blocks.is_some() {
         chart
             .configure_secondary_axes()
-            .axis_style(common::GREY)
+            .axis_style(style::GREY)
             .y_labels(10)
             .y_desc("block number")
-            .y_label_formatter(&|v| common::fmt_integer(*v))
-            .label_style(common::font(common::LABEL_SIZE))
-            .axis_desc_style(common::font(common::DESC_SIZE))
+            .y_label_formatter(&|v| style::fmt_integer(*v))
+            .label_style(style::font(style::LABEL_SIZE))
+            .axis_desc_style(style::font(style::DESC_SIZE))
             .draw()
             .drawn(PLOT)?;
     }
@@ -245,7 +245,7 @@ where
                 [(x_lo, rule), (x_hi, rule)],
                 6,
                 4,
-                common::GREY.mix(0.6).stroke_width(1),
+                style::GREY.mix(0.6).stroke_width(1),
             ))
             .drawn(PLOT)?;
     }
@@ -258,7 +258,7 @@ where
         .map(|&(t, l)| (t, l.max(y.lo)))
         .filter(|c| seen.first(chart.backend_coord(c)))
         .collect();
-    let dot = common::BLUE.mix(0.45).filled();
+    let dot = style::BLUE.mix(0.45).filled();
     chart
         .draw_series(dots.into_iter().map(|c| Circle::new(c, 2, dot)))
         .drawn(PLOT)?;
@@ -273,7 +273,7 @@ where
     chart
         .draw_series(
             lost.into_iter()
-                .map(|c| TriangleMarker::new(c, 4, common::ORANGE.mix(0.8).filled())),
+                .map(|c| TriangleMarker::new(c, 4, style::ORANGE.mix(0.8).filled())),
         )
         .drawn(PLOT)?;
 
@@ -288,7 +288,7 @@ where
         .draw_series(
             failed
                 .into_iter()
-                .map(|c| Cross::new(c, 4, common::RED.stroke_width(2))),
+                .map(|c| Cross::new(c, 4, style::RED.stroke_width(2))),
         )
         .drawn(PLOT)?;
 
@@ -318,9 +318,9 @@ where
     }
 
     if d.included.is_empty() && d.failed.is_empty() && d.lost.is_empty() {
-        common::note(chart.plotting_area(), PLOT, "no transactions")?;
+        style::note(chart.plotting_area(), PLOT, "no transactions")?;
     } else if d.included.is_empty() {
-        common::note(chart.plotting_area(), PLOT, "no transaction was included")?;
+        style::note(chart.plotting_area(), PLOT, "no transaction was included")?;
     }
     Ok(())
 }

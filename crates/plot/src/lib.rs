@@ -69,10 +69,10 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 mod axis;
-mod common;
 mod error;
 mod histogram;
 mod latency;
+mod style;
 mod text;
 mod throughput;
 
@@ -200,28 +200,28 @@ impl PlotKind {
 
 /// Renders one plot as an SVG document.
 pub fn render_svg(kind: PlotKind, p: &LoadPlots<'_>) -> Result<String, PlotError> {
-    common::ensure_font()?;
+    style::ensure_font()?;
     let mut out = String::new();
     {
         let backend = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT));
         let root = text::TextBackend::measuring(backend).into_drawing_area();
         kind.draw(&root, p)?;
         root.present()
-            .map_err(|e| common::render_error(kind.name(), e))?;
+            .map_err(|e| style::render_error(kind.name(), e))?;
     }
     Ok(out)
 }
 
 /// Renders one plot as the bytes of a PNG file ([`WIDTH`] × [`HEIGHT`], RGB).
 pub fn render_png(kind: PlotKind, p: &LoadPlots<'_>) -> Result<Vec<u8>, PlotError> {
-    common::ensure_font()?;
+    style::ensure_font()?;
     let mut pixels = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
     {
         let backend = BitMapBackend::with_buffer(&mut pixels, (WIDTH, HEIGHT));
         let root = text::TextBackend::rasterising(backend).into_drawing_area();
         kind.draw(&root, p)?;
         root.present()
-            .map_err(|e| common::render_error(kind.name(), e))?;
+            .map_err(|e| style::render_error(kind.name(), e))?;
     }
     let encode = |pixels: &[u8]| -> Result<Vec<u8>, png::EncodingError> {
         let mut out = Vec::new();

@@ -3,7 +3,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::common::{self, Drawn, LegendItem, Swatch};
+use crate::style::{self, Drawn, LegendItem, Swatch};
 use crate::{LoadPlots, PlotError};
 
 const PLOT: &str = "throughput";
@@ -27,23 +27,23 @@ pub(crate) fn draw<DB: DrawingBackend>(
     let mut legend = Vec::new();
     if !windows.is_empty() {
         legend.push(LegendItem::new(
-            Swatch::Line(common::BLUE),
-            format!("sent/s (mean {})", common::fmt_rate(mean(|w| w.1))),
+            Swatch::Line(style::BLUE),
+            format!("sent/s (mean {})", style::fmt_rate(mean(|w| w.1))),
         ));
         legend.push(LegendItem::new(
-            Swatch::Line(common::GREEN),
-            format!("included/s (mean {})", common::fmt_rate(mean(|w| w.2))),
+            Swatch::Line(style::GREEN),
+            format!("included/s (mean {})", style::fmt_rate(mean(|w| w.2))),
         ));
     }
     if let Some(r) = target {
         legend.push(LegendItem::new(
-            Swatch::Dashed(common::TARGET),
-            format!("target {} tx/s", common::fmt_rate(r)),
+            Swatch::Dashed(style::TARGET),
+            format!("target {} tx/s", style::fmt_rate(r)),
         ));
     }
-    let area = common::layout(root, PLOT, p.title, &legend)?;
+    let area = style::layout(root, PLOT, p.title, &legend)?;
 
-    let (x_lo, x_hi) = common::time_range(p);
+    let (x_lo, x_hi) = style::time_range(p);
     let y_max = windows
         .iter()
         .flat_map(|w| [w.1, w.2])
@@ -61,31 +61,31 @@ pub(crate) fn draw<DB: DrawingBackend>(
         .drawn(PLOT)?;
     chart
         .configure_mesh()
-        .bold_line_style(common::GRID)
-        .light_line_style(common::GRID_LIGHT)
-        .axis_style(common::GREY)
+        .bold_line_style(style::GRID)
+        .light_line_style(style::GRID_LIGHT)
+        .axis_style(style::GREY)
         .max_light_lines(1)
         .x_labels(12)
         .y_labels(10)
         .x_desc("time (s since load start)")
         .y_desc("transactions per second (1 s windows)")
-        .x_label_formatter(&|v| common::fmt_tick(*v))
-        .y_label_formatter(&|v| common::fmt_tick(*v))
-        .label_style(common::font(common::LABEL_SIZE))
-        .axis_desc_style(common::font(common::DESC_SIZE))
+        .x_label_formatter(&|v| style::fmt_tick(*v))
+        .y_label_formatter(&|v| style::fmt_tick(*v))
+        .label_style(style::font(style::LABEL_SIZE))
+        .axis_desc_style(style::font(style::DESC_SIZE))
         .draw()
         .drawn(PLOT)?;
 
     chart
         .draw_series(LineSeries::new(
             windows.iter().map(|w| (w.0, w.1)),
-            common::BLUE.stroke_width(2),
+            style::BLUE.stroke_width(2),
         ))
         .drawn(PLOT)?;
     chart
         .draw_series(LineSeries::new(
             windows.iter().map(|w| (w.0, w.2)),
-            common::GREEN.stroke_width(2),
+            style::GREEN.stroke_width(2),
         ))
         .drawn(PLOT)?;
     // The target last, dashed, so that a sent line on it shows through.
@@ -95,7 +95,7 @@ pub(crate) fn draw<DB: DrawingBackend>(
                 [(x_lo, r), (x_hi, r)],
                 10,
                 6,
-                common::TARGET.stroke_width(2),
+                style::TARGET.stroke_width(2),
             ))
             .drawn(PLOT)?;
     }
@@ -104,13 +104,13 @@ pub(crate) fn draw<DB: DrawingBackend>(
         let w = windows[0];
         chart
             .draw_series([
-                Circle::new((w.0, w.1), 4, common::BLUE.filled()),
-                Circle::new((w.0, w.2), 4, common::GREEN.filled()),
+                Circle::new((w.0, w.1), 4, style::BLUE.filled()),
+                Circle::new((w.0, w.2), 4, style::GREEN.filled()),
             ])
             .drawn(PLOT)?;
     }
     if windows.is_empty() {
-        common::note(chart.plotting_area(), PLOT, "no throughput data")?;
+        style::note(chart.plotting_area(), PLOT, "no throughput data")?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Shared layout, style, scales and number formatting.
+//! The plots' style: layout, fonts, colours, scales and number formatting.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
