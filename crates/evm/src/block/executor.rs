@@ -16,14 +16,21 @@ use std::collections::{HashMap, HashSet};
 use alloy_consensus::{
     Eip658Value, Header, Receipt, ReceiptEnvelope, Signed, Transaction, TxEip1559,
 };
-use alloy_primitives::{Address, Bloom, U256};
+use alloy_eips::eip7685::Requests;
+use alloy_primitives::{Address, B256, Bloom, Bytes, U256};
 use revm::context::result::ExecutionResult;
 use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, TxEnv};
 use revm::database::CacheDB;
 use revm::primitives::hardfork::SpecId;
-use revm::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, MainnetEvm};
+use revm::state::EvmState;
+use revm::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, MainnetEvm, SystemCallEvm};
 
 use super::world::{AccountChange, World};
+
+use alloy_eips::eip2935::HISTORY_STORAGE_ADDRESS;
+use alloy_eips::eip4788::{BEACON_ROOTS_ADDRESS, SYSTEM_ADDRESS};
+use alloy_eips::eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS;
+use alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS;
 
 /// The chain id every generated transaction carries.
 pub const CHAIN_ID: u64 = 1337;
@@ -81,6 +88,17 @@ pub struct Executed {
     pub logs_bloom: Bloom,
     /// Every account the block changed, with its final state.
     pub changes: Vec<AccountChange>,
+    /// The EIP-7685 requests the end-of-block system calls returned.
+    pub requests: Requests,
+}
+
+/// A system call that failed: the block is invalid (Prague and later).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("system call to {contract} ({eip}) failed: {reason}")]
+pub struct SystemCallError {
+    pub eip: &'static str,
+    pub contract: Address,
+    pub reason: String,
 }
 
 /// revm's transaction for a signed EIP-1559 transaction from `sender`.
@@ -105,8 +123,21 @@ pub fn tx_env(tx: &Signed<TxEip1559>, sender: Address) -> TxEnv {
 }
 
 impl<'w> Executor<'w> {
-    /// An EVM for the block `header` on top of `world`.
-    pub fn new(world: &'w World, header: &Header) -> Self {
+    /// An executor for `header`'s block on `world`, with the start of the
+    /// block done: the EIP-4788 beacon-roots call (the header's
+    /// `parent_beacon_block_root`) and the EIP-2935 history call (its
+    /// `parent_hash`), as every Prague client makes them before the first
+    /// transaction.
+    pub fn new(world: &'w World, header: &Header) -> Result<Self, SystemCallError> {
+        let mut executor = Self::bare(world, header);
+        let beacon_root: B256 = header.parent_beacon_block_root.unwrap_or_default();
+        executor.system_call("EIP-4788", BEACON_ROOTS_ADDRESS, beacon_root)?;
+        executor.system_call("EIP-2935", HISTORY_STORAGE_ADDRESS, header.parent_hash)?;
+        Ok(executor)
+    }
+
+    /// An EVM for the block `header` on top of `world`, no system call made.
+    fn bare(world: &'w World, header: &Header) -> Self {
         let evm = Context::mainnet()
             .modify_cfg_chained(|cfg| {
                 cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
@@ -137,6 +168,58 @@ impl<'w> Executor<'w> {
         self.gas_used
     }
 
+    /// One system call (caller `SYSTEM_ADDRESS`, no gas charged to the
+    /// block), its state committed as reth's and geth's are: the system
+    /// address and the beneficiary, which revm touches, are left out.
+    /// Returns the call's output.
+    fn system_call(
+        &mut self,
+        eip: &'static str,
+        contract: Address,
+        data: impl Into<Bytes>,
+    ) -> Result<Bytes, SystemCallError> {
+        let fail = |reason: String| SystemCallError {
+            eip,
+            contract,
+            reason,
+        };
+        let out = self
+            .evm
+            .system_call(contract, data.into())
+            .map_err(|e| fail(e.to_string()))?;
+        if !out.result.is_success() {
+            return Err(fail(format!("{:?}", out.result)));
+        }
+        let output = out.result.output().cloned().unwrap_or_default();
+        let mut state = out.state;
+        state.remove(&SYSTEM_ADDRESS);
+        state.remove(&self.evm.ctx.block.beneficiary);
+        self.record(&state);
+        self.evm.commit(state);
+        Ok(output)
+    }
+
+    /// Note the accounts and slots a committed state changes.
+    fn record(&mut self, state: &EvmState) {
+        for (address, account) in state {
+            if !account.is_touched() {
+                continue;
+            }
+            let t = self.touched.entry(*address).or_default();
+            if account.is_created() || account.is_selfdestructed() {
+                t.wiped = true;
+                t.slots.clear();
+            }
+            t.slots.extend(
+                account
+                    .storage
+                    .iter()
+                    .filter(|(_, s)| s.is_changed())
+                    .map(|(k, _)| *k),
+            );
+        }
+    }
+
     /// Execute `tx` from `sender` and commit it to the overlay: its result
     /// (a reverted transaction is included, with a failed receipt).
     pub fn execute(
@@ -155,23 +238,7 @@ impl<'w> Executor<'w> {
             .evm
             .transact(tx_env(tx, sender))
             .map_err(|e| TxError::Invalid(e.to_string()))?;
-        for (address, account) in &out.state {
-            if !account.is_touched() {
-                continue;
-            }
-            let t = self.touched.entry(*address).or_default();
-            if account.is_created() || account.is_selfdestructed() {
-                t.wiped = true;
-                t.slots.clear();
-            }
-            t.slots.extend(
-                account
-                    .storage
-                    .iter()
-                    .filter(|(_, s)| s.is_changed())
-                    .map(|(k, _)| *k),
-            );
-        }
+        self.record(&out.state);
         self.evm.commit(out.state);
         let result = out.result;
         self.gas_used += result.tx_gas_used();
@@ -185,9 +252,24 @@ impl<'w> Executor<'w> {
         Ok(result)
     }
 
-    /// The receipts, the bloom and the changed accounts with their final
-    /// values (read back from the overlay).
-    pub fn finish(self) -> Executed {
+    /// The end of the block: the EIP-7002 withdrawal and EIP-7251
+    /// consolidation request dequeues, whose outputs are the block's
+    /// EIP-7685 requests (type 1 and 2; a type with no request is left
+    /// out); then the receipts, the bloom and the changed accounts with
+    /// their final values (read back from the overlay).
+    pub fn finish(mut self) -> Result<Executed, SystemCallError> {
+        let mut requests = Requests::default();
+        for (eip, contract, kind) in [
+            ("EIP-7002", WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS, 1u8),
+            ("EIP-7251", CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS, 2u8),
+        ] {
+            let out = self.system_call(eip, contract, Bytes::new())?;
+            if !out.is_empty() {
+                let mut request = vec![kind];
+                request.extend_from_slice(&out);
+                requests.push_request(request.into());
+            }
+        }
         let db = self.evm.ctx.db_ref();
         let mut changes: Vec<AccountChange> = self
             .touched
@@ -220,11 +302,12 @@ impl<'w> Executor<'w> {
         for r in &self.receipts {
             logs_bloom.accrue_bloom(r.logs_bloom());
         }
-        Executed {
+        Ok(Executed {
             receipts: self.receipts,
             gas_used: self.gas_used,
             logs_bloom,
             changes,
-        }
+            requests,
+        })
     }
 }

@@ -27,6 +27,26 @@ pub const GENESIS_BASE_FEE: u64 = 1_000_000_000;
 /// The genesis timestamp.
 pub const GENESIS_TIME: u64 = 1_750_000_000;
 
+/// The system contracts at their addresses, with their EIPs' code.
+pub static SYSTEM_CONTRACTS: [(Address, &Bytes); 4] = [
+    (
+        alloy_eips::eip4788::BEACON_ROOTS_ADDRESS,
+        &alloy_eips::eip4788::BEACON_ROOTS_CODE,
+    ),
+    (
+        alloy_eips::eip2935::HISTORY_STORAGE_ADDRESS,
+        &alloy_eips::eip2935::HISTORY_STORAGE_CODE,
+    ),
+    (
+        alloy_eips::eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS,
+        &alloy_eips::eip7002::WITHDRAWAL_REQUEST_PREDEPLOY_CODE,
+    ),
+    (
+        alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS,
+        &alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_CODE,
+    ),
+];
+
 /// The compiled contracts blocks call.
 #[derive(Debug, Clone)]
 pub struct Contracts {
@@ -96,6 +116,13 @@ impl Genesis {
         );
         world.insert_account(STORE, U256::ZERO, 1, code(&contracts.store), []);
         world.insert_account(LOOP, U256::ZERO, 1, code(&contracts.looper), []);
+        // The system contracts every Prague client calls (EIP-4788, 2935,
+        // 7002, 7251), with the code their EIPs deploy, as a client's
+        // genesis holds them: nonce 1, no balance, empty storage.
+        for (address, system) in SYSTEM_CONTRACTS {
+            let code = Some(Bytecode::new_raw(system.clone()));
+            world.insert_account(address, U256::ZERO, 1, code, []);
+        }
         let header = Header {
             parent_hash: B256::ZERO,
             ommers_hash: EMPTY_OMMER_ROOT_HASH,
@@ -108,6 +135,11 @@ impl Genesis {
             extra_data: Bytes::from_static(b"dyno genesis"),
             base_fee_per_gas: Some(GENESIS_BASE_FEE),
             withdrawals_root: Some(EMPTY_ROOT_HASH),
+            // A Prague genesis: no blobs, a zero beacon root, no requests.
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: Some(B256::ZERO),
+            requests_hash: Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH),
             ..Header::default()
         };
         world.set_block_hash(0, header.hash_slow());

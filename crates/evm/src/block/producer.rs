@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
 use alloy_consensus::{EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, Header, Signed, TxEip1559};
-use alloy_primitives::{Address, Bytes, TxKind, U256, address, keccak256};
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256, address, keccak256};
 
 use super::Block;
 use super::executor::{CHAIN_ID, Executor, TxError};
@@ -134,6 +134,9 @@ pub enum ProduceError {
     /// `Loop.spin` could not be calibrated.
     #[error("calibrating Loop.spin: {0}")]
     Calibration(String),
+    /// A system call failed.
+    #[error("{0}")]
+    SystemCall(#[from] super::executor::SystemCallError),
 }
 
 /// A call a transaction will make.
@@ -410,15 +413,19 @@ impl Producer {
             mix_hash: keccak256(number.to_be_bytes()),
             base_fee_per_gas: next_base_fee(parent),
             withdrawals_root: Some(EMPTY_ROOT_HASH),
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: Some(beacon_root(number)),
             ..Header::default()
         };
-        let mut executor = Executor::new(world, &header);
+        let mut executor = Executor::new(world, &header)?;
         let transactions = match spec.kind {
             Kind::Empty => Vec::new(),
             _ => self.fill(world, &mut executor, spec)?,
         };
-        let executed = executor.finish();
+        let executed = executor.finish()?;
         let post = world.post_state(&executed.changes);
+        header.requests_hash = Some(executed.requests.requests_hash());
         header.gas_used = executed.gas_used;
         header.state_root = post.root;
         header.transactions_root = calculate_transaction_root(&transactions);
@@ -432,4 +439,13 @@ impl Producer {
         };
         Ok((block, Validated { executed, post }))
     }
+}
+
+/// The beacon root dyno's block `number` names as its parent's (EIP-4788):
+/// keccak-256 of "dyno beacon root" and the number, so that every block
+/// stores a different one and a test can find it again.
+pub fn beacon_root(number: u64) -> B256 {
+    let mut preimage = b"dyno beacon root".to_vec();
+    preimage.extend_from_slice(&number.to_be_bytes());
+    keccak256(preimage)
 }

@@ -41,7 +41,17 @@ fn block_every_kind_validates_and_its_root_matches_a_from_scratch_root() {
             Kind::Empty => {
                 assert!(txs.is_empty());
                 assert_eq!(b.header.gas_used, 0);
-                assert_eq!(b.header.state_root, g.header.state_root);
+                // Only the system calls touched the state.
+                let v = validate(&g.world, &g.header, &b).unwrap();
+                for c in &v.executed.changes {
+                    assert!(
+                        genesis::SYSTEM_CONTRACTS
+                            .iter()
+                            .any(|(a, _)| *a == c.address),
+                        "{} changed in an empty block",
+                        c.address
+                    );
+                }
             }
             Kind::Transfers => {
                 assert_eq!(txs.len() as u64, limit / 2 / 21_000);
@@ -295,8 +305,23 @@ fn block_header_checks_reject_each_bad_field() {
         Err(BlockError::OmmersHash { .. })
     ));
     assert_eq!(
-        check(&|h| h.parent_beacon_block_root = Some(B256::ZERO)),
-        Err(BlockError::Unsupported("parent_beacon_block_root"))
+        check(&|h| h.parent_beacon_block_root = None),
+        Err(BlockError::Missing("parent_beacon_block_root", "Cancun"))
+    );
+    assert_eq!(
+        check(&|h| h.requests_hash = None),
+        Err(BlockError::Missing("requests_hash", "Prague"))
+    );
+    assert_eq!(
+        check(&|h| h.blob_gas_used = Some(131_072)),
+        Err(BlockError::Blobs {
+            field: "blob_gas_used",
+            value: 131_072
+        })
+    );
+    assert_eq!(
+        check(&|h| h.block_access_list_hash = Some(B256::ZERO)),
+        Err(BlockError::Unsupported("block_access_list_hash"))
     );
     assert_eq!(
         check(&|h| h.withdrawals_root = None),
@@ -343,4 +368,55 @@ fn block_defs_name_every_limit_and_kind_and_a_workload_reports_its_gas() {
             ("transactions", Param::Int(714))
         ]
     );
+}
+
+/// The start-of-block system calls, checked against the storage layout
+/// their EIPs specify (not against the contracts' code, which ran): the
+/// beacon root at `timestamp % 8191 + 8191` beside the timestamp at
+/// `timestamp % 8191` (EIP-4788), and the parent's hash at
+/// `(number - 1) % 8191` (EIP-2935). The end-of-block dequeues return no
+/// request on empty queues, so the requests hash is the empty one.
+#[test]
+fn block_system_calls_store_what_their_eips_say() {
+    let (g, b) = small();
+    let v = validate(&g.world, &g.header, &b).unwrap();
+    let slot = |address, slot: u64| {
+        v.executed
+            .changes
+            .iter()
+            .find(|c| c.address == address)
+            .and_then(|c| c.storage.iter().find(|(k, _)| *k == U256::from(slot)))
+            .map(|(_, value)| *value)
+    };
+    const BUFFER: u64 = 8191;
+    let h = &b.header;
+    let beacons = alloy_eips::eip4788::BEACON_ROOTS_ADDRESS;
+    assert_eq!(
+        slot(beacons, h.timestamp % BUFFER),
+        Some(U256::from(h.timestamp))
+    );
+    let root = h.parent_beacon_block_root.unwrap();
+    assert_eq!(root, producer::beacon_root(h.number));
+    assert_eq!(
+        slot(beacons, h.timestamp % BUFFER + BUFFER),
+        Some(U256::from_be_bytes(root.0))
+    );
+    let history = alloy_eips::eip2935::HISTORY_STORAGE_ADDRESS;
+    assert_eq!(
+        slot(history, (h.number - 1) % BUFFER),
+        Some(U256::from_be_bytes(g.header.hash_slow().0))
+    );
+    assert!(v.executed.requests.is_empty());
+    assert_eq!(
+        h.requests_hash,
+        Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH)
+    );
+    // A wrong requests hash, or a block whose beacon root is not the one
+    // the state was built with, is refused.
+    let mut wrong = b.clone();
+    wrong.header.requests_hash = Some(B256::ZERO);
+    assert!(matches!(err(&g, &wrong), BlockError::RequestsHash { .. }));
+    let mut other = b.clone();
+    other.header.parent_beacon_block_root = Some(B256::repeat_byte(7));
+    assert!(matches!(err(&g, &other), BlockError::StateRoot { .. }));
 }

@@ -100,6 +100,28 @@ pub enum BlockError {
     /// The withdrawals root is missing.
     #[error("the withdrawals root is missing (required since Shanghai)")]
     MissingWithdrawalsRoot,
+    /// A Cancun or Prague header field is missing.
+    #[error("the header has no {0} (required since {1})")]
+    Missing(&'static str, &'static str),
+    /// Blob gas on a chain this validator knows has no blobs.
+    #[error("{field} is {value}; this validator handles blocks without blobs (see docs/blocks.md)")]
+    Blobs {
+        /// `blob_gas_used` or `excess_blob_gas`.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// A system call failed.
+    #[error("{0}")]
+    SystemCall(#[from] super::executor::SystemCallError),
+    /// The requests hash does not match the end-of-block system calls'.
+    #[error("requests hash mismatch: header has {expected}, the system calls give {actual}")]
+    RequestsHash {
+        /// The header's.
+        expected: B256,
+        /// The computed one.
+        actual: B256,
+    },
     /// The ommers hash does not match the body's ommers (or is not the
     /// empty list's hash).
     #[error("ommers hash mismatch: header has {expected}, the body gives {actual}")]
@@ -264,14 +286,37 @@ pub fn check_header(header: &Header, parent: &Header, parent_hash: B256) -> Resu
     if header.withdrawals_root.is_none() {
         return Err(BlockError::MissingWithdrawalsRoot);
     }
-    let unsupported = [
-        ("blob_gas_used", header.blob_gas_used.is_some()),
-        ("excess_blob_gas", header.excess_blob_gas.is_some()),
+    for (field, fork, present) in [
+        ("blob_gas_used", "Cancun", header.blob_gas_used.is_some()),
+        (
+            "excess_blob_gas",
+            "Cancun",
+            header.excess_blob_gas.is_some(),
+        ),
         (
             "parent_beacon_block_root",
+            "Cancun",
             header.parent_beacon_block_root.is_some(),
         ),
-        ("requests_hash", header.requests_hash.is_some()),
+        ("requests_hash", "Prague", header.requests_hash.is_some()),
+    ] {
+        if !present {
+            return Err(BlockError::Missing(field, fork));
+        }
+    }
+    // No blob transactions: no blob gas, and (as the parent had none
+    // either) no excess, whichever fork's formula.
+    for (field, value) in [
+        ("blob_gas_used", header.blob_gas_used),
+        ("excess_blob_gas", header.excess_blob_gas),
+        ("the parent's blob_gas_used", parent.blob_gas_used),
+        ("the parent's excess_blob_gas", parent.excess_blob_gas),
+    ] {
+        if let Some(v) = value.filter(|v| *v != 0) {
+            return Err(BlockError::Blobs { field, value: v });
+        }
+    }
+    let unsupported = [
         (
             "block_access_list_hash",
             header.block_access_list_hash.is_some(),
@@ -325,13 +370,18 @@ pub fn recover_senders(block: &Block) -> Result<Vec<Address>, BlockError> {
 /// receipts root, bloom and state root with the header.
 pub fn execute(world: &World, block: &Block, senders: &[Address]) -> Result<Validated, BlockError> {
     let header = &block.header;
-    let mut executor = Executor::new(world, header);
+    let mut executor = Executor::new(world, header)?;
     for (index, (tx, sender)) in block.transactions.iter().zip(senders).enumerate() {
         executor
             .execute(tx, *sender)
             .map_err(|source| BlockError::Transaction { index, source })?;
     }
-    let executed = executor.finish();
+    let executed = executor.finish()?;
+    let actual = executed.requests.requests_hash();
+    let expected = header.requests_hash.unwrap_or_default();
+    if actual != expected {
+        return Err(BlockError::RequestsHash { expected, actual });
+    }
     if executed.gas_used != header.gas_used {
         return Err(BlockError::GasUsed {
             expected: header.gas_used,
