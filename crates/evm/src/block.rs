@@ -37,6 +37,7 @@ use crate::tx::contracts_dir;
 use crate::vm::REVM_VERSION;
 
 pub mod executor;
+pub mod export;
 pub mod genesis;
 pub mod producer;
 pub use dyno_eth::signer;

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 
-use alloy_primitives::{Address, B256, U256, keccak256};
+use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use alloy_trie::TrieAccount;
 use revm::DatabaseRef;
 use revm::bytecode::Bytecode;
@@ -155,6 +155,30 @@ impl World {
             .and_then(|a| a.storage.get(slot))
             .copied()
             .unwrap_or_default()
+    }
+
+    /// Every account, sorted by address: its balance, nonce, code (empty
+    /// for none) and non-zero storage slots (sorted), as a genesis file
+    /// lists them.
+    pub fn alloc(&self) -> Vec<(Address, U256, u64, Bytes, Vec<(U256, U256)>)> {
+        let mut out: Vec<_> = self
+            .accounts
+            .iter()
+            .map(|(address, a)| {
+                let code = a
+                    .info
+                    .code
+                    .as_ref()
+                    .map(|c| c.original_bytes())
+                    .unwrap_or_default();
+                let mut storage: Vec<(U256, U256)> =
+                    a.storage.iter().map(|(k, v)| (*k, *v)).collect();
+                storage.sort_unstable();
+                (*address, a.info.balance, a.info.nonce, code, storage)
+            })
+            .collect();
+        out.sort_unstable_by_key(|(address, ..)| *address);
+        out
     }
 
     /// How many accounts exist.
