@@ -112,7 +112,7 @@ fn import_every_class(geth: &Path, contracts: &Contracts, limit: u64) {
     let script = "JSON.stringify([eth.getBlock(0).hash, eth.getBlock('latest').number, \
                   eth.getBlock('latest').hash, eth.getBlock('latest').stateRoot])";
     let out = run(
-        &geth,
+        geth,
         &[
             "--datadir",
             data,

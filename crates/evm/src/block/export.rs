@@ -64,7 +64,14 @@ pub fn genesis_json(world: &World, header: &Header) -> Value {
     config.insert("blobSchedule".into(), Value::Object(schedule));
 
     let mut alloc = Map::new();
-    for (address, balance, nonce, code, storage) in world.alloc() {
+    for super::world::Allocated {
+        address,
+        balance,
+        nonce,
+        code,
+        storage,
+    } in world.alloc()
+    {
         let mut account = Map::new();
         account.insert("balance".into(), json!(format!("{balance:#x}")));
         if nonce != 0 {

@@ -44,6 +44,18 @@ impl Account {
     }
 }
 
+/// One account as a genesis file lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocated {
+    pub address: Address,
+    pub balance: U256,
+    pub nonce: u64,
+    /// The code; empty for none.
+    pub code: Bytes,
+    /// Non-zero slots, sorted.
+    pub storage: Vec<(U256, U256)>,
+}
+
 /// Accounts, storage, code, the block hashes BLOCKHASH may ask for, and
 /// the tries over them.
 #[derive(Clone, Debug, Default)]
@@ -160,7 +172,7 @@ impl World {
     /// Every account, sorted by address: its balance, nonce, code (empty
     /// for none) and non-zero storage slots (sorted), as a genesis file
     /// lists them.
-    pub fn alloc(&self) -> Vec<(Address, U256, u64, Bytes, Vec<(U256, U256)>)> {
+    pub fn alloc(&self) -> Vec<Allocated> {
         let mut out: Vec<_> = self
             .accounts
             .iter()
@@ -174,10 +186,16 @@ impl World {
                 let mut storage: Vec<(U256, U256)> =
                     a.storage.iter().map(|(k, v)| (*k, *v)).collect();
                 storage.sort_unstable();
-                (*address, a.info.balance, a.info.nonce, code, storage)
+                Allocated {
+                    address: *address,
+                    balance: a.info.balance,
+                    nonce: a.info.nonce,
+                    code,
+                    storage,
+                }
             })
             .collect();
-        out.sort_unstable_by_key(|(address, ..)| *address);
+        out.sort_unstable_by_key(|a| a.address);
         out
     }
 
