@@ -164,6 +164,29 @@ impl Workload for BlockWorkload {
 }
 
 /// The genesis with `senders` senders and a block of `spec` after it.
+/// One block of each class at `limit`, each on the one before, on a fresh
+/// genesis of `senders` senders: the blocks a client is given to import or
+/// replay (`geth import`, `engine_newPayload`) beside dyno's own.
+pub fn chain_of_classes(
+    contracts: &Contracts,
+    senders: u64,
+    limit: u64,
+) -> Result<(Genesis, Vec<Block>), producer::ProduceError> {
+    let genesis = Genesis::new(contracts, senders, limit);
+    let mut producer = Producer::new(&genesis, 0x9e7)?;
+    let mut world = genesis.world.clone();
+    let mut parent = genesis.header.clone();
+    let mut blocks = Vec::new();
+    for kind in Kind::ALL {
+        let (block, done) = producer.produce(&world, &parent, Spec::standard(kind, limit))?;
+        let hash = block.header.hash_slow();
+        world.commit(done.executed.changes, done.post, block.header.number, hash);
+        parent = block.header.clone();
+        blocks.push(block);
+    }
+    Ok((genesis, blocks))
+}
+
 pub fn make_block(
     contracts: &Contracts,
     senders: u64,

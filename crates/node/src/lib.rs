@@ -268,6 +268,40 @@ pub enum NodeError {
     },
 }
 
+/// Run one geth command to completion (`init`, `dumpgenesis`); its exit
+/// status, with the last lines of its output when it fails.
+fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> {
+    let command = format!("{} {}", run.display(), args.join(" "));
+    let out = Command::new(run)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|source| NodeError::Spawn {
+            command: command.clone(),
+            source,
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let tail = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .rev()
+        .take(Tail::LINES)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| format!("\n    {l}"))
+        .collect();
+    Err(NodeError::Exited {
+        name: "geth".into(),
+        status: out.status.to_string(),
+        when: format!("running `{command}`"),
+        tail,
+    })
+}
+
 /// A node process dyno started, with its data directory.
 #[derive(Debug)]
 pub struct LocalNode {
@@ -331,37 +365,7 @@ impl LocalNode {
         let (datadir, p2p_port) = scratch("dyno-geth-p2p-")?;
         let data = datadir.path().join("data");
         let genesis = datadir.path().join("genesis.json");
-        let step = |args: &[&str], stdout: Stdio| -> Result<(), NodeError> {
-            let command = format!("{} {}", run.display(), args.join(" "));
-            let out = Command::new(&run)
-                .args(args)
-                .stdin(Stdio::null())
-                .stdout(stdout)
-                .stderr(Stdio::piped())
-                .output()
-                .map_err(|source| NodeError::Spawn {
-                    command: command.clone(),
-                    source,
-                })?;
-            if out.status.success() {
-                return Ok(());
-            }
-            let tail = String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .rev()
-                .take(Tail::LINES)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .map(|l| format!("\n    {l}"))
-                .collect();
-            Err(NodeError::Exited {
-                name: "geth".into(),
-                status: out.status.to_string(),
-                when: format!("running `{command}`"),
-                tail,
-            })
-        };
+        let step = |args: &[&str], stdout: Stdio| geth_step(&run, args, stdout);
         let file = std::fs::File::create(&genesis).map_err(|source| NodeError::Spawn {
             command: format!("writing {}", genesis.display()),
             source,
@@ -419,6 +423,78 @@ impl LocalNode {
         node.url = format!("http://127.0.0.1:{http}");
         node.version = version;
         Ok((node, p2p_port))
+    }
+
+    /// Start geth (installed in `home`) as an execution client a consensus
+    /// client drives: not `--dev`, but `genesis_json` written and `geth
+    /// init`ed into a fresh data directory, the authenticated Engine API on
+    /// loopback with `jwt_secret`, no peers and no discovery, the slow-block
+    /// JSON log for every block (`--debug.logslowblock 0`). Returns the
+    /// node and its Engine-API port.
+    pub fn start_geth_engine(
+        home: &Path,
+        genesis_json: &str,
+        jwt_secret: &[u8; 32],
+    ) -> Result<(Self, u16), NodeError> {
+        let run = home.join("run");
+        if !run.is_file() {
+            return Err(NodeError::NotInstalled {
+                name: "geth".into(),
+                home: home.to_path_buf(),
+            });
+        }
+        let (datadir, p2p_port) = scratch("dyno-geth-engine-")?;
+        let write = |name: &str, text: String| {
+            let path = datadir.path().join(name);
+            std::fs::write(&path, text).map_err(|source| NodeError::Spawn {
+                command: format!("writing {}", path.display()),
+                source,
+            })?;
+            Ok::<_, NodeError>(path.display().to_string())
+        };
+        let genesis = write("genesis.json", genesis_json.to_string())?;
+        let hex: String = jwt_secret.iter().map(|b| format!("{b:02x}")).collect();
+        let jwt = write("jwt.hex", hex)?;
+        let data = datadir.path().join("data").display().to_string();
+        geth_step(&run, &["init", "--datadir", &data, &genesis], Stdio::null())?;
+        let authrpc = free_port().map_err(|source| NodeError::Spawn {
+            command: "a free loopback port".into(),
+            source,
+        })?;
+        let mut command = vec![run.display().to_string()];
+        command.extend(
+            [
+                "--datadir",
+                &data,
+                "--networkid",
+                "1337",
+                "--syncmode",
+                "full",
+                "--port",
+                &p2p_port.to_string(),
+                "--nat",
+                "none",
+                "--nodiscover",
+                "--maxpeers",
+                "0",
+                "--authrpc.addr",
+                "127.0.0.1",
+                "--authrpc.port",
+                &authrpc.to_string(),
+                "--authrpc.jwtsecret",
+                &jwt,
+                "--ipcdisable",
+                "--debug.logslowblock",
+                "0",
+            ]
+            .map(String::from),
+        );
+        let version = std::fs::read_to_string(home.join("version"))
+            .ok()
+            .map(|v| v.trim().to_string());
+        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
+        node.version = version;
+        Ok((node, authrpc))
     }
 
     /// Start an arbitrary client from a shell command line (`--node-cmd`);

@@ -1,0 +1,209 @@
+//! A small blocking Engine-API client: one keep-alive HTTP/1.1 connection
+//! to the client's authenticated port, a fresh JWT per request, and each
+//! call timed from the first byte written to the last byte read.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// What went wrong talking to the client.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The connection failed or timed out.
+    #[error("the Engine API at 127.0.0.1:{port}: {source}")]
+    Io {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not an HTTP response, or not JSON-RPC.
+    #[error("the Engine API answered {method} with something unreadable: {0}", method = .1)]
+    Protocol(String, String),
+    /// An HTTP error status (401: the JWT was refused).
+    #[error("the Engine API answered {method} with HTTP {status}: {body}")]
+    Status {
+        method: String,
+        status: u16,
+        body: String,
+    },
+    /// A JSON-RPC error.
+    #[error("{method} failed: {message} (code {code})")]
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+    },
+    /// A payload status other than VALID.
+    #[error("{method}: the client says {status}{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+    NotValid {
+        method: String,
+        status: String,
+        reason: Option<String>,
+    },
+}
+
+/// A connection to a client's Engine API.
+#[derive(Debug)]
+pub struct Engine {
+    port: u16,
+    secret: [u8; 32],
+    stream: BufReader<TcpStream>,
+    next_id: u64,
+}
+
+impl Engine {
+    /// Connect to `127.0.0.1:port` with the JWT secret, each call waiting
+    /// at most `limit`.
+    pub fn connect(port: u16, secret: [u8; 32], limit: Duration) -> Result<Self, EngineError> {
+        let io = |source| EngineError::Io { port, source };
+        let stream = TcpStream::connect(("127.0.0.1", port)).map_err(io)?;
+        stream.set_read_timeout(Some(limit)).map_err(io)?;
+        stream.set_write_timeout(Some(limit)).map_err(io)?;
+        stream.set_nodelay(true).map_err(io)?;
+        Ok(Self {
+            port,
+            secret,
+            stream: BufReader::new(stream),
+            next_id: 1,
+        })
+    }
+
+    /// Call `method` with `params`; its `result` and how long the call
+    /// took.
+    pub fn call(&mut self, method: &str, params: Value) -> Result<(Value, Duration), EngineError> {
+        let body =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+                .to_string();
+        self.next_id += 1;
+        let token = crate::jwt::token_now(&self.secret);
+        let request = format!(
+            "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.port,
+            body.len()
+        );
+        let io = |source| EngineError::Io {
+            port: self.port,
+            source,
+        };
+        let started = Instant::now();
+        self.stream
+            .get_mut()
+            .write_all(request.as_bytes())
+            .map_err(io)?;
+        let (status, reply) = self.read_response(method)?;
+        let took = started.elapsed();
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        if status != 200 {
+            return Err(EngineError::Status {
+                method: method.into(),
+                status,
+                body: text.chars().take(300).collect(),
+            });
+        }
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| EngineError::Protocol(format!("{e}: {text:.300}"), method.into()))?;
+        if let Some(err) = value.get("error") {
+            return Err(EngineError::Rpc {
+                method: method.into(),
+                code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: err
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .into(),
+            });
+        }
+        Ok((value.get("result").cloned().unwrap_or(Value::Null), took))
+    }
+
+    fn read_response(&mut self, method: &str) -> Result<(u16, Vec<u8>), EngineError> {
+        let port = self.port;
+        let io = |source| EngineError::Io { port, source };
+        let bad = |what: &str| EngineError::Protocol(what.into(), method.into());
+        let mut line = String::new();
+        self.stream.read_line(&mut line).map_err(io)?;
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad(&format!("status line {line:?}")))?;
+        let mut length = None;
+        let mut chunked = false;
+        loop {
+            line.clear();
+            self.stream.read_line(&mut line).map_err(io)?;
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let (name, value) = l.split_once(':').unwrap_or((l, ""));
+            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
+            if name == "content-length" {
+                length = value.parse::<usize>().ok();
+            } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
+                chunked = true;
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.stream.read_line(&mut line).map_err(io)?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                    .map_err(|_| bad(&format!("chunk size {line:?}")))?;
+                let mut chunk = vec![0; size + 2];
+                self.stream.read_exact(&mut chunk).map_err(io)?;
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else {
+            let n = length.ok_or_else(|| bad("no content length"))?;
+            body.resize(n, 0);
+            self.stream.read_exact(&mut body).map_err(io)?;
+        }
+        Ok((status, body))
+    }
+
+    /// `engine_newPayloadV4` of `params`; `VALID` or an error saying what
+    /// the client said instead. Returns the time the call took.
+    pub fn new_payload(&mut self, params: Value) -> Result<Duration, EngineError> {
+        let method = "engine_newPayloadV4";
+        let (result, took) = self.call(method, params)?;
+        expect_valid(method, &result)?;
+        Ok(took)
+    }
+
+    /// `engine_forkchoiceUpdatedV3` of `params`; its payload status must
+    /// be `VALID`.
+    pub fn forkchoice_updated(&mut self, params: Value) -> Result<Duration, EngineError> {
+        let method = "engine_forkchoiceUpdatedV3";
+        let (result, took) = self.call(method, params)?;
+        expect_valid(method, result.get("payloadStatus").unwrap_or(&Value::Null))?;
+        Ok(took)
+    }
+}
+
+/// A `PayloadStatusV1` that must be `VALID`.
+fn expect_valid(method: &str, status: &Value) -> Result<(), EngineError> {
+    let s = status.get("status").and_then(Value::as_str).unwrap_or("");
+    if s == "VALID" {
+        return Ok(());
+    }
+    Err(EngineError::NotValid {
+        method: method.into(),
+        status: if s.is_empty() {
+            status.to_string()
+        } else {
+            s.into()
+        },
+        reason: status
+            .get("validationError")
+            .and_then(Value::as_str)
+            .map(String::from),
+    })
+}
