@@ -3,7 +3,7 @@
 //! transfers, mix, full, each on the one before; at 30M, 36M and 60M gas) as block RLP
 //! (`geth import`, which executes and validates every block as a syncing
 //! node does). geth's genesis hash, head hash and head state root must be
-//! dyno's.
+//! dyno's. The same for the import benchmarks' chain of 1 000 blocks.
 //!
 //! geth: `DYNO_GETH`, else the one `dyno setup geth` installed
 //! (`<dyno cache>/nodes/geth/geth`), else `geth` on PATH. Without it the
@@ -41,6 +41,36 @@ fn geth() -> Option<PathBuf> {
     );
     eprintln!("skipped: geth not found (tried {})", tried.join(", "));
     None
+}
+
+/// What geth's database at `data` holds: the genesis hash, and the head's
+/// number, hash and state root (read through `geth console --exec`, the
+/// node started without peers, discovery or IPC).
+fn head(geth: &Path, data: &str) -> (String, u64, String, String) {
+    let script = "JSON.stringify([eth.getBlock(0).hash, eth.getBlock('latest').number, \
+                  eth.getBlock('latest').hash, eth.getBlock('latest').stateRoot])";
+    let out = run(
+        geth,
+        &[
+            "--datadir",
+            data,
+            "--nodiscover",
+            "--maxpeers",
+            "0",
+            "--port",
+            "0",
+            "--authrpc.port",
+            "0",
+            "--ipcdisable",
+            "console",
+            "--exec",
+            script,
+        ],
+    );
+    // The console prints the string it was given as a JSON string.
+    let line = out.lines().last().unwrap_or_default().trim();
+    let inner: String = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {out}"));
+    serde_json::from_str(&inner).unwrap()
 }
 
 fn run(geth: &Path, args: &[&str]) -> String {
@@ -100,30 +130,7 @@ fn import_every_class(geth: &Path, contracts: &Contracts, limit: u64) {
         geth,
         &["import", "--datadir", data, chain_file.to_str().unwrap()],
     );
-    let script = "JSON.stringify([eth.getBlock(0).hash, eth.getBlock('latest').number, \
-                  eth.getBlock('latest').hash, eth.getBlock('latest').stateRoot])";
-    let out = run(
-        geth,
-        &[
-            "--datadir",
-            data,
-            "--nodiscover",
-            "--maxpeers",
-            "0",
-            "--port",
-            "0",
-            "--authrpc.port",
-            "0",
-            "--ipcdisable",
-            "console",
-            "--exec",
-            script,
-        ],
-    );
-    // The console prints the string it was given as a JSON string.
-    let line = out.lines().last().unwrap_or_default().trim();
-    let inner: String = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {out}"));
-    let seen: (String, u64, String, String) = serde_json::from_str(&inner).unwrap();
+    let seen = head(geth, data);
     assert_eq!(
         seen.0,
         genesis.header.hash_slow().to_string(),
@@ -158,4 +165,53 @@ fn import_every_class(geth: &Path, contracts: &Contracts, limit: u64) {
         "geth accepted a block with a wrong state root ({}):\n{stderr}",
         out.status
     );
+}
+
+/// The import benchmarks' chain of 1 000 blocks (`import/*/1000-blocks`),
+/// imported by geth: its head hash and state root are dyno's.
+#[test]
+fn geth_imports_the_1000_block_chain() {
+    let Some(geth) = geth() else { return };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ctx = Ctx {
+        vectors: repo.join("vectors"),
+    };
+    let contracts = Contracts::load(&ctx).expect("contracts/build");
+    let started = std::time::Instant::now();
+    let chain = dyno_evm::chain::Chain::generate(
+        &contracts,
+        dyno_evm::chain::BLOCKS,
+        dyno_evm::chain::SENDERS,
+    )
+    .unwrap();
+    eprintln!(
+        "produced {} blocks in {:?}",
+        chain.blocks.len(),
+        started.elapsed()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let genesis_file = dir.path().join("genesis.json");
+    let chain_file = dir.path().join("chain.rlp");
+    let json = genesis_json(&chain.genesis.world, &chain.genesis.header);
+    std::fs::write(&genesis_file, serde_json::to_string(&json).unwrap()).unwrap();
+    let rlp: Vec<u8> = chain.blocks.iter().flat_map(block_rlp).collect();
+    std::fs::write(&chain_file, rlp).unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    run(
+        &geth,
+        &["init", "--datadir", data, genesis_file.to_str().unwrap()],
+    );
+    let started = std::time::Instant::now();
+    run(
+        &geth,
+        &["import", "--datadir", data, chain_file.to_str().unwrap()],
+    );
+    eprintln!("geth imported them in {:?}", started.elapsed());
+    let last = &chain.blocks.last().unwrap().header;
+    let (genesis, number, hash, root) = head(&geth, data);
+    assert_eq!(genesis, chain.genesis.header.hash_slow().to_string());
+    assert_eq!(number, last.number);
+    assert_eq!(hash, last.hash_slow().to_string());
+    assert_eq!(root, last.state_root.to_string());
 }
