@@ -268,6 +268,21 @@ pub enum NodeError {
     },
 }
 
+/// What an installed node says of itself (its `version` file), if known.
+fn installed_version(home: &Path) -> Option<String> {
+    std::fs::read_to_string(home.join("version"))
+        .ok()
+        .map(|v| v.trim().to_string())
+}
+
+/// [`free_port`], as a node error.
+fn loopback_port() -> Result<u16, NodeError> {
+    free_port().map_err(|source| NodeError::Spawn {
+        command: "a free loopback port".into(),
+        source,
+    })
+}
+
 /// Run one geth command to completion (`init`, `dumpgenesis`); its exit
 /// status, with the last lines of its output when it fails.
 fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> {
@@ -332,9 +347,7 @@ impl LocalNode {
         let (datadir, port) = scratch(&format!("dyno-{}-", kind.as_str()))?;
         let mut command = vec![run.display().to_string()];
         command.extend(kind.args(&datadir.path().join("data"), port, block_time));
-        let version = std::fs::read_to_string(home.join("version"))
-            .ok()
-            .map(|v| v.trim().to_string());
+        let version = installed_version(home);
         let mut node = Self::spawn(
             kind.as_str(),
             command,
@@ -373,16 +386,7 @@ impl LocalNode {
         step(&["--dev", "dumpgenesis"], Stdio::from(file))?;
         let (g, d) = (genesis.display().to_string(), data.display().to_string());
         step(&["init", "--datadir", &d, &g], Stdio::null())?;
-        let (authrpc, http) = (
-            free_port().map_err(|source| NodeError::Spawn {
-                command: "a free loopback port".into(),
-                source,
-            })?,
-            free_port().map_err(|source| NodeError::Spawn {
-                command: "a free loopback port".into(),
-                source,
-            })?,
-        );
+        let (authrpc, http) = (loopback_port()?, loopback_port()?);
         let mut command = vec![run.display().to_string()];
         command.extend(
             [
@@ -416,9 +420,7 @@ impl LocalNode {
             ]
             .map(String::from),
         );
-        let version = std::fs::read_to_string(home.join("version"))
-            .ok()
-            .map(|v| v.trim().to_string());
+        let version = installed_version(home);
         let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
         node.url = format!("http://127.0.0.1:{http}");
         node.version = version;
@@ -457,10 +459,7 @@ impl LocalNode {
         let jwt = write("jwt.hex", hex)?;
         let data = datadir.path().join("data").display().to_string();
         geth_step(&run, &["init", "--datadir", &data, &genesis], Stdio::null())?;
-        let authrpc = free_port().map_err(|source| NodeError::Spawn {
-            command: "a free loopback port".into(),
-            source,
-        })?;
+        let authrpc = loopback_port()?;
         let mut command = vec![run.display().to_string()];
         command.extend(
             [
@@ -489,9 +488,7 @@ impl LocalNode {
             ]
             .map(String::from),
         );
-        let version = std::fs::read_to_string(home.join("version"))
-            .ok()
-            .map(|v| v.trim().to_string());
+        let version = installed_version(home);
         let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
         node.version = version;
         Ok((node, authrpc))
