@@ -337,8 +337,25 @@ fn chain(ctx: &Ctx) -> Result<Arc<Chain>, BuildError> {
     Ok(chain)
 }
 
-/// Every import benchmark: `import/<mode>/1000-blocks`.
+/// Every import benchmark: `import/<mode>/1000-blocks` in revm, and
+/// `import/full/1000-blocks` on geth (its own importer, `geth import`).
 pub fn defs() -> Vec<BenchDef> {
+    let geth = BenchDef {
+        cases: None,
+        group: GROUP,
+        op: Mode::Full.name(),
+        input: format!("{BLOCKS}-blocks"),
+        implementation: "geth",
+        version: crate::client_import::geth_version(),
+        params: vec![
+            ("blocks", Param::Int(BLOCKS as u64)),
+            ("mode", Param::Text("geth init, then geth import".into())),
+        ],
+        build: Box::new(|ctx: &Ctx| {
+            let workload = crate::client_import::GethImport::new(chain(ctx)?)?;
+            Ok(Box::new(workload) as Box<dyn Workload>)
+        }),
+    };
     Mode::ALL
         .iter()
         .map(|&mode| BenchDef {
@@ -361,6 +378,7 @@ pub fn defs() -> Vec<BenchDef> {
                 Ok(Box::new(workload) as Box<dyn Workload>)
             }),
         })
+        .chain(std::iter::once(geth))
         .collect()
 }
 

@@ -17,6 +17,7 @@ pub mod asm;
 pub mod block;
 pub mod bytecode;
 pub mod chain;
+pub mod client_import;
 pub mod gas;
 pub mod geth;
 pub mod opcode;

@@ -43,34 +43,8 @@ fn geth() -> Option<PathBuf> {
     None
 }
 
-/// What geth's database at `data` holds: the genesis hash, and the head's
-/// number, hash and state root (read through `geth console --exec`, the
-/// node started without peers, discovery or IPC).
 fn head(geth: &Path, data: &str) -> (String, u64, String, String) {
-    let script = "JSON.stringify([eth.getBlock(0).hash, eth.getBlock('latest').number, \
-                  eth.getBlock('latest').hash, eth.getBlock('latest').stateRoot])";
-    let out = run(
-        geth,
-        &[
-            "--datadir",
-            data,
-            "--nodiscover",
-            "--maxpeers",
-            "0",
-            "--port",
-            "0",
-            "--authrpc.port",
-            "0",
-            "--ipcdisable",
-            "console",
-            "--exec",
-            script,
-        ],
-    );
-    // The console prints the string it was given as a JSON string.
-    let line = out.lines().last().unwrap_or_default().trim();
-    let inner: String = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {out}"));
-    serde_json::from_str(&inner).unwrap()
+    dyno_evm::client_import::head(geth, data).unwrap()
 }
 
 fn run(geth: &Path, args: &[&str]) -> String {
