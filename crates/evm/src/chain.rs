@@ -527,14 +527,13 @@ mod tests {
                 ("transactions", Param::Int(chain.transactions as u64)),
             ]
         );
-        let ids: Vec<String> = defs().iter().map(|d| d.id()).collect();
-        assert_eq!(
-            ids,
-            [
-                "import/headers/1000-blocks",
-                "import/bodies/1000-blocks",
-                "import/full/1000-blocks"
-            ]
-        );
+        let ids: Vec<(String, &str)> = defs().iter().map(|d| (d.id(), d.implementation)).collect();
+        let want = [
+            ("import/headers/1000-blocks", "revm"),
+            ("import/bodies/1000-blocks", "revm"),
+            ("import/full/1000-blocks", "revm"),
+            ("import/full/1000-blocks", "geth"),
+        ];
+        assert_eq!(ids, want.map(|(id, imp)| (id.to_string(), imp)).to_vec());
     }
 }
