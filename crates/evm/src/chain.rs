@@ -142,6 +142,16 @@ pub fn next_gas_limit(parent: u64) -> u64 {
 }
 
 impl Chain {
+    /// What an import of the whole chain reports: its gas (so tables show
+    /// MGas/s), blocks and transactions.
+    pub fn facts(&self) -> Vec<(&'static str, Param)> {
+        vec![
+            ("gas_per_op", Param::Int(self.gas)),
+            ("blocks", Param::Int(self.blocks.len() as u64)),
+            ("transactions", Param::Int(self.transactions as u64)),
+        ]
+    }
+
     /// Produce `blocks` blocks on a genesis of `senders` senders, each
     /// block committed before the next is produced.
     pub fn generate(
@@ -311,11 +321,7 @@ impl Workload for ImportWorkload {
         if !self.verified {
             return Vec::new();
         }
-        vec![
-            ("gas_per_op", Param::Int(self.chain.gas)),
-            ("blocks", Param::Int(self.chain.blocks.len() as u64)),
-            ("transactions", Param::Int(self.chain.transactions as u64)),
-        ]
+        self.chain.facts()
     }
 }
 

@@ -197,10 +197,6 @@ impl Workload for GethImport {
         if !self.verified {
             return Vec::new();
         }
-        vec![
-            ("gas_per_op", Param::Int(self.chain.gas)),
-            ("blocks", Param::Int(self.chain.blocks.len() as u64)),
-            ("transactions", Param::Int(self.chain.transactions as u64)),
-        ]
+        self.chain.facts()
     }
 }

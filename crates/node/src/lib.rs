@@ -268,6 +268,18 @@ pub enum NodeError {
     },
 }
 
+/// The installed geth's `run` script in `home`.
+fn geth_run(home: &Path) -> Result<PathBuf, NodeError> {
+    let run = home.join("run");
+    if !run.is_file() {
+        return Err(NodeError::NotInstalled {
+            name: "geth".into(),
+            home: home.to_path_buf(),
+        });
+    }
+    Ok(run)
+}
+
 /// What an installed node says of itself (its `version` file), if known.
 fn installed_version(home: &Path) -> Option<String> {
     std::fs::read_to_string(home.join("version"))
@@ -368,13 +380,7 @@ impl LocalNode {
     /// has no listen-address flag); `--netrestrict` refuses every
     /// non-loopback peer. Returns the node and its p2p port.
     pub fn start_geth_p2p(home: &Path, nodekey_hex: &str) -> Result<(Self, u16), NodeError> {
-        let run = home.join("run");
-        if !run.is_file() {
-            return Err(NodeError::NotInstalled {
-                name: "geth".into(),
-                home: home.to_path_buf(),
-            });
-        }
+        let run = geth_run(home)?;
         let (datadir, p2p_port) = scratch("dyno-geth-p2p-")?;
         let data = datadir.path().join("data");
         let genesis = datadir.path().join("genesis.json");
@@ -438,13 +444,7 @@ impl LocalNode {
         genesis_json: &str,
         jwt_secret: &[u8; 32],
     ) -> Result<(Self, u16), NodeError> {
-        let run = home.join("run");
-        if !run.is_file() {
-            return Err(NodeError::NotInstalled {
-                name: "geth".into(),
-                home: home.to_path_buf(),
-            });
-        }
+        let run = geth_run(home)?;
         let (datadir, p2p_port) = scratch("dyno-geth-engine-")?;
         let write = |name: &str, text: String| {
             let path = datadir.path().join(name);
