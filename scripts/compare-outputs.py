@@ -294,7 +294,15 @@ def main() -> int:
         help="a difference expected from the change: diff lines matching it are left out",
     )
     a = ap.parse_args()
-    allowed = [re.compile(r) for r in a.allow]
+    for name, path in (("OLD", a.old), ("NEW", a.new)):
+        if not path.is_file() or not os.access(path, os.X_OK):
+            ap.error(f"{name} {path}: not an executable file; give a built dyno binary")
+    allowed = []
+    for r in a.allow:
+        try:
+            allowed.append(re.compile(r))
+        except re.error as e:
+            ap.error(f"--allow {r!r}: not a regular expression ({e})")
     work = a.work or Path(tempfile.mkdtemp(prefix="dyno-compare-"))
     sides = [Side("old", a.old.resolve(), work), Side("new", a.new.resolve(), work)]
     for side in sides:

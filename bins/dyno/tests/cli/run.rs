@@ -453,3 +453,42 @@ fn gas_quick_measures_every_direct_input_through_bytecode_too() {
         );
     }
 }
+
+/// `dyno report` reads results only: a gas run measured before results
+/// recorded their nominal gas gets no gas chart and one line saying how to
+/// price it (`dyno gas --from` still does, from the vectors).
+#[test]
+fn report_prices_only_from_recorded_gas_and_says_how_for_an_old_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = repo().join("crates/report/tests/data/gas.json");
+    let page = dir.path().join("r.html");
+    let o = dyno(
+        &[
+            "report",
+            old.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let stderr = text(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no gas chart") && stderr.contains("dyno gas --from"),
+        "{stderr}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("id=\"gas\""),
+        "a gas section without recorded gas"
+    );
+    let o = dyno(
+        &["gas", "--from", old.to_str().unwrap(), "--format", "csv"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).lines().count() > 20,
+        "dyno gas --from priced nothing"
+    );
+}
