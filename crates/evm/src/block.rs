@@ -172,17 +172,34 @@ pub fn chain_of_classes(
     senders: u64,
     limit: u64,
 ) -> Result<(Genesis, Vec<Block>), producer::ProduceError> {
+    let (genesis, blocks) = chain_of_rounds(contracts, senders, limit, 1)?;
+    Ok((genesis, blocks.into_iter().map(|(_, b)| b).collect()))
+}
+
+/// `rounds` rounds of one block of each class ([`Kind::ALL`] order) at
+/// `limit`, each block on the one before, on a fresh genesis of `senders`
+/// senders; each block with its class. The classes interleave, so a drift
+/// over the chain (a client's caches filling, its database growing)
+/// touches every class alike.
+pub fn chain_of_rounds(
+    contracts: &Contracts,
+    senders: u64,
+    limit: u64,
+    rounds: usize,
+) -> Result<(Genesis, Vec<(Kind, Block)>), producer::ProduceError> {
     let genesis = Genesis::new(contracts, senders, limit);
     let mut producer = Producer::new(&genesis, 0x9e7)?;
     let mut world = genesis.world.clone();
     let mut parent = genesis.header.clone();
     let mut blocks = Vec::new();
-    for kind in Kind::ALL {
-        let (block, done) = producer.produce(&world, &parent, Spec::standard(kind, limit))?;
-        let hash = block.header.hash_slow();
-        world.commit(done.executed.changes, done.post, block.header.number, hash);
-        parent = block.header.clone();
-        blocks.push(block);
+    for _ in 0..rounds {
+        for kind in Kind::ALL {
+            let (block, done) = producer.produce(&world, &parent, Spec::standard(kind, limit))?;
+            let hash = block.header.hash_slow();
+            world.commit(done.executed.changes, done.post, block.header.number, hash);
+            parent = block.header.clone();
+            blocks.push((kind, block));
+        }
     }
     Ok((genesis, blocks))
 }

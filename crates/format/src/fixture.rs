@@ -67,6 +67,7 @@ pub fn run(id: &str, results: Vec<BenchResult>) -> Run {
         load: Vec::new(),
         logs: Vec::new(),
         reads: Vec::new(),
+        comparisons: Vec::new(),
     }
 }
 
@@ -126,6 +127,7 @@ pub fn result(id: &str, implementation: &str, p50: Option<f64>) -> BenchResult {
         regression_threshold: 0.2,
         incomplete_reason: None,
         instructions: None,
+        blocks: Vec::new(),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod history;
 pub mod load;
 pub mod read;
 pub mod redact;
+pub mod replay;
 pub mod time;
 
 /// The schema version this crate writes and reads.
@@ -50,6 +51,10 @@ pub struct Run {
     /// Read-load runs (`dyno load --reads`), one per node.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<read::ReadLoad>,
+    /// Paired comparisons of two clients replaying the same blocks
+    /// (`dyno replay --against`), one per id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<replay::Comparison>,
 }
 
 /// Run metadata.
@@ -291,6 +296,10 @@ pub struct BenchResult {
     /// a machine-independent metric for in-process Rust benchmarks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<Instructions>,
+    /// A block replay's blocks (`dyno replay`), one per sample in the same
+    /// order: which block, the forkchoice time, the client's own log.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<replay::Block>,
 }
 
 /// Instructions executed per operation, counted by valgrind's callgrind: a

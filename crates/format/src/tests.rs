@@ -65,8 +65,33 @@ pub(crate) fn example() -> Run {
             counts: [845_000, 1_657_000],
             tool: "callgrind (valgrind-3.19.0)".into(),
         }),
+        blocks: vec![crate::replay::Block {
+            run: 0,
+            number: 7,
+            hash: format!("0x{}", "ab".repeat(32)),
+            gas_used: 29_990_000,
+            transactions: 112,
+            new_payload_ns: 61_000_000,
+            forkchoice_ns: 900_000,
+            client_log: Some(serde_json::json!({
+                "timing": {"execution_ms": 40.5, "total_ms": 58.25}
+            })),
+        }],
     };
     let mut run = fixture::run("20261122T101500Z-1a2b3c", vec![result]);
+    run.comparisons = vec![crate::replay::Comparison {
+        id: "client/newpayload/30M-full".into(),
+        a: "geth (A)".into(),
+        b: "geth (B)".into(),
+        order: "ABBAAB".into(),
+        pair_log_ratios: vec![0.01, -0.02, 0.005],
+        delta: -0.0017,
+        delta_low: -0.04,
+        delta_high: 0.037,
+        level: 0.9958,
+        floor: 0.01,
+        verdict: "no difference".into(),
+    }];
     run.harness = Some(Harness {
         empty_iteration_ns: 0.9,
         fit: Some(fit),

@@ -207,19 +207,35 @@ fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
     Ok((datadir, port))
 }
 
-/// The last lines the node printed, for error messages.
+/// The last lines the node printed, for error messages; and every line
+/// holding a marker, kept whole (a client's per-block log).
 #[derive(Debug, Clone, Default)]
-pub struct Tail(Arc<Mutex<VecDeque<String>>>);
+pub struct Tail {
+    recent: Arc<Mutex<VecDeque<String>>>,
+    kept: Arc<Mutex<Vec<String>>>,
+    marker: Option<&'static str>,
+}
 
 impl Tail {
     const LINES: usize = 20;
 
+    /// A tail that also keeps every line containing `marker`.
+    fn keeping(marker: Option<&'static str>) -> Self {
+        Self {
+            marker,
+            ..Self::default()
+        }
+    }
+
     fn follow(&self, stream: impl std::io::Read + Send + 'static) {
-        let tail = self.0.clone();
+        let this = self.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines() {
                 let Ok(line) = line else { break };
-                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                if this.marker.is_some_and(|m| line.contains(m)) {
+                    lock(&this.kept).push(line.clone());
+                }
+                let mut t = lock(&this.recent);
                 if t.len() == Self::LINES {
                     t.pop_front();
                 }
@@ -230,9 +246,18 @@ impl Tail {
 
     /// The lines, oldest first, indented for an error message.
     pub fn render(&self) -> String {
-        let t = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let t = lock(&self.recent);
         t.iter().map(|l| format!("\n    {l}")).collect()
     }
+
+    /// The kept lines printed since the last call, oldest first.
+    pub fn take_kept(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.kept))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Why a node could not be started.
@@ -329,6 +354,31 @@ fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> 
     })
 }
 
+/// What marks a client's per-block log line: the cross-client "slow
+/// block" JSON of geth, reth, Nethermind and Erigon.
+pub const SLOW_BLOCK: &str = "Slow block";
+
+/// Write an Engine-API client's genesis JSON and JWT secret (hex) into
+/// `dir`; their paths.
+fn engine_files(
+    dir: &Path,
+    genesis_json: &str,
+    jwt_secret: &[u8; 32],
+) -> Result<(String, String), NodeError> {
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| NodeError::Spawn {
+            command: format!("writing {}", path.display()),
+            source,
+        })?;
+        Ok::<_, NodeError>(path.display().to_string())
+    };
+    let genesis = write("genesis.json", genesis_json.to_string())?;
+    let hex: String = jwt_secret.iter().map(|b| format!("{b:02x}")).collect();
+    let jwt = write("jwt.hex", hex)?;
+    Ok((genesis, jwt))
+}
+
 /// A node process dyno started, with its data directory.
 #[derive(Debug)]
 pub struct LocalNode {
@@ -366,6 +416,7 @@ impl LocalNode {
             kind.env(block_time),
             datadir,
             Some(home),
+            None,
         )?;
         node.url = format!("http://127.0.0.1:{port}");
         node.version = version;
@@ -427,7 +478,7 @@ impl LocalNode {
             .map(String::from),
         );
         let version = installed_version(home);
-        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
+        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home), None)?;
         node.url = format!("http://127.0.0.1:{http}");
         node.version = version;
         Ok((node, p2p_port))
@@ -446,17 +497,7 @@ impl LocalNode {
     ) -> Result<(Self, u16), NodeError> {
         let run = geth_run(home)?;
         let (datadir, p2p_port) = scratch("dyno-geth-engine-")?;
-        let write = |name: &str, text: String| {
-            let path = datadir.path().join(name);
-            std::fs::write(&path, text).map_err(|source| NodeError::Spawn {
-                command: format!("writing {}", path.display()),
-                source,
-            })?;
-            Ok::<_, NodeError>(path.display().to_string())
-        };
-        let genesis = write("genesis.json", genesis_json.to_string())?;
-        let hex: String = jwt_secret.iter().map(|b| format!("{b:02x}")).collect();
-        let jwt = write("jwt.hex", hex)?;
+        let (genesis, jwt) = engine_files(datadir.path(), genesis_json, jwt_secret)?;
         let data = datadir.path().join("data").display().to_string();
         geth_step(&run, &["init", "--datadir", &data, &genesis], Stdio::null())?;
         let authrpc = loopback_port()?;
@@ -489,8 +530,51 @@ impl LocalNode {
             .map(String::from),
         );
         let version = installed_version(home);
-        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home))?;
+        let mut node = Self::spawn(
+            "geth",
+            command,
+            Vec::new(),
+            datadir,
+            Some(home),
+            Some(SLOW_BLOCK),
+        )?;
         node.version = version;
+        Ok((node, authrpc))
+    }
+
+    /// Start any Engine-API client from a shell command line
+    /// (`dyno replay --client-cmd`), after writing `genesis_json` and the
+    /// JWT secret (hex) into a fresh folder. The placeholders filled in:
+    /// `{datadir}` (an empty data directory), `{genesis}` (the genesis
+    /// JSON file), `{jwt}` (the secret's file), `{authrpc_port}` (where
+    /// its Engine API must listen, on 127.0.0.1), `{p2p_port}` (a free
+    /// port for its peer-to-peer listener, which should find no peers),
+    /// `{http_port}` (a free port for its plain JSON-RPC, if it wants
+    /// one). Lines holding "Slow block" are kept (the cross-client
+    /// per-block log). Returns the node and its Engine-API port.
+    pub fn start_engine_cmd(
+        cmdline: &str,
+        genesis_json: &str,
+        jwt_secret: &[u8; 32],
+    ) -> Result<(Self, u16), NodeError> {
+        let (datadir, p2p_port) = scratch("dyno-client-")?;
+        let (genesis, jwt) = engine_files(datadir.path(), genesis_json, jwt_secret)?;
+        let data = datadir.path().join("data");
+        std::fs::create_dir(&data).map_err(|source| NodeError::Spawn {
+            command: format!("creating {}", data.display()),
+            source,
+        })?;
+        let authrpc = loopback_port()?;
+        let http = loopback_port()?;
+        let filled = cmdline
+            .replace("{datadir}", &data.display().to_string())
+            .replace("{genesis}", &genesis)
+            .replace("{jwt}", &jwt)
+            .replace("{authrpc_port}", &authrpc.to_string())
+            .replace("{p2p_port}", &p2p_port.to_string())
+            .replace("{http_port}", &http.to_string());
+        let command = vec!["sh".into(), "-c".into(), format!("exec {filled}")];
+        let node = Self::spawn("cmd", command, Vec::new(), datadir, None, Some(SLOW_BLOCK))?;
         Ok((node, authrpc))
     }
 
@@ -508,7 +592,7 @@ impl LocalNode {
         };
         let command = vec!["sh".into(), "-c".into(), format!("exec {}", fill(cmdline))];
         let url = fill(url);
-        let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None)?;
+        let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None, None)?;
         node.url = url;
         Ok(node)
     }
@@ -519,6 +603,7 @@ impl LocalNode {
         env: Vec<(String, String)>,
         datadir: tempfile::TempDir,
         cwd: Option<&Path>,
+        marker: Option<&'static str>,
     ) -> Result<Self, NodeError> {
         let mut cmd = Command::new(&command[0]);
         cmd.args(&command[1..])
@@ -535,7 +620,7 @@ impl LocalNode {
             source,
         })?;
         running().push(child.id() as i32);
-        let tail = Tail::default();
+        let tail = Tail::keeping(marker);
         if let Some(out) = child.stdout.take() {
             tail.follow(out);
         }
@@ -551,6 +636,11 @@ impl LocalNode {
             child: Some(child),
             datadir: Some(datadir),
         })
+    }
+
+    /// The folder holding its data directory and files, until stopped.
+    pub fn folder(&self) -> Option<&Path> {
+        self.datadir.as_ref().map(tempfile::TempDir::path)
     }
 
     /// The process id.

@@ -5,6 +5,12 @@
 //! from dyno's side. A reply other than `VALID` fails the block with the
 //! client's reason; it is never a timing.
 
+pub mod ab;
+pub mod blocks;
+pub mod client;
+pub mod drive;
 pub mod engine;
 pub mod jwt;
 pub mod payload;
+pub mod results;
+pub mod slowlog;

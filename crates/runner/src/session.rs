@@ -110,6 +110,7 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         load: Vec::new(),
         logs: Vec::new(),
         reads: Vec::new(),
+        comparisons: Vec::new(),
     }
 }
 
@@ -279,6 +280,7 @@ fn result(
         regression_threshold: threshold,
         incomplete_reason: m.incomplete_reason,
         instructions: None,
+        blocks: Vec::new(),
     }
 }
 

@@ -1,0 +1,88 @@
+//! Block replay into a real client (`dyno replay`): each block's own
+//! record beside the result's samples, and the paired comparison of two
+//! clients (A/B, or A/A as the method's check).
+//!
+//! A replay result is an ordinary [`crate::BenchResult`] (`client/newpayload/
+//! <class>`, mode `single`, one sample per measured block, in `ns` of
+//! `engine_newPayload` as dyno timed it); its `blocks` list says, in the
+//! same order, which block each sample was, how long the forkchoice update
+//! took, and what the client itself logged about the block.
+
+use serde::{Deserialize, Serialize};
+
+/// One measured block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Block {
+    /// Which run of this implementation (0, 1, ... in the order run; an
+    /// A/B pairs A's run k with B's run k).
+    pub run: u32,
+    /// The block's number.
+    pub number: u64,
+    /// Its hash, `0x`-hex.
+    pub hash: String,
+    /// Gas used.
+    pub gas_used: u64,
+    /// Transactions in it.
+    pub transactions: u64,
+    /// `engine_newPayload` from dyno's side: first byte written to last
+    /// byte read (the block's sample).
+    pub new_payload_ns: u64,
+    /// `engine_forkchoiceUpdated` making it the head, from dyno's side.
+    pub forkchoice_ns: u64,
+    /// The client's own log entry for the block (geth and the other
+    /// clients' cross-client "slow block" JSON, fields as the client names
+    /// them: `timing.execution_ms`, `timing.state_read_ms`, ...), joined
+    /// by hash; absent if the client logged none for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_log: Option<serde_json::Value>,
+}
+
+impl Block {
+    /// Million gas per second of `engine_newPayload`.
+    pub fn mgas_per_s(&self) -> f64 {
+        if self.new_payload_ns == 0 {
+            return 0.0;
+        }
+        self.gas_used as f64 / self.new_payload_ns as f64 * 1e3
+    }
+
+    /// A number from the client's log, by its path (`timing.total_ms`).
+    pub fn logged(&self, path: &str) -> Option<f64> {
+        let mut v = self.client_log.as_ref()?;
+        for key in path.split('.') {
+            v = v.get(key)?;
+        }
+        v.as_f64()
+    }
+}
+
+/// Two clients' replays of the same blocks, in interleaved runs, compared
+/// block by block within each pair of runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Comparison {
+    /// The benchmark id both sides' results carry.
+    pub id: String,
+    /// Side A's implementation name (its results' `implementation.name`).
+    pub a: String,
+    /// Side B's.
+    pub b: String,
+    /// The order the runs were made in, e.g. `ABBAAB`.
+    pub order: String,
+    /// Per pair of runs: the median over the class's blocks of
+    /// ln(B's time / A's time), the pair's statistic.
+    pub pair_log_ratios: Vec<f64>,
+    /// B's time relative to A's (B / A - 1): the geometric mean over pairs.
+    pub delta: f64,
+    /// Its confidence interval (as `delta`).
+    pub delta_low: f64,
+    /// Upper end.
+    pub delta_high: f64,
+    /// The interval's confidence level (simultaneous over the compared ids).
+    pub level: f64,
+    /// A difference smaller than this (relative) is no difference.
+    pub floor: f64,
+    /// `faster`, `slower` (B against A) or `no difference`.
+    pub verdict: String,
+}

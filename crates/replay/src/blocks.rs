@@ -1,0 +1,168 @@
+//! What a replay sends: block sets, each a genesis and a chain of blocks
+//! on it, every block tagged with the id it is measured under (or as
+//! warm-up).
+//!
+//! - `30M`, `36M`, `60M`: rounds of one block of each class (`empty`,
+//!   `transfers`, `mix`, `full`, the classes of `block/validate/*`) at that
+//!   gas limit, the classes interleaved. The first `warmup` rounds warm
+//!   the client; the next `blocks` rounds are measured under
+//!   `client/newpayload/<limit>-<class>`.
+//! - `1000-blocks`: the chain dyno's own `import/*` benchmarks import (the
+//!   same genesis and blocks), every block measured under
+//!   `client/import/1000-blocks`: a full sync through the Engine API.
+
+use dyno_evm::block::chain_of_rounds;
+use dyno_evm::block::export::genesis_json;
+use dyno_evm::block::genesis::Contracts;
+use dyno_evm::block::{self, Block};
+use dyno_evm::chain::{self, Chain};
+
+/// The block sets there are.
+pub const SETS: [&str; 4] = ["30M", "36M", "60M", "1000-blocks"];
+/// The sets replayed when none are named.
+pub const DEFAULT_SETS: [&str; 3] = ["30M", "36M", "60M"];
+
+/// A block and what it is measured as.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub block: Block,
+    /// The benchmark id it counts towards; `None` for a warm-up block.
+    pub id: Option<String>,
+    /// Its class (`full`, ...), or `chain` in the 1000-block chain.
+    pub class: &'static str,
+}
+
+/// A genesis and the blocks to send after it, in order.
+#[derive(Debug, Clone)]
+pub struct BlockSet {
+    /// `30M`, ..., `1000-blocks`.
+    pub name: String,
+    /// The genesis as a client reads it (geth's genesis JSON).
+    pub genesis_json: String,
+    /// The genesis block's hash, which the client must agree on.
+    pub genesis_hash: alloy_primitives::B256,
+    /// The genesis gas limit.
+    pub gas_limit: u64,
+    pub blocks: Vec<Planned>,
+}
+
+impl BlockSet {
+    /// The ids measured in this set, in the order they first appear.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for p in &self.blocks {
+            if let Some(id) = &p.id
+                && !ids.contains(id)
+            {
+                ids.push(id.clone());
+            }
+        }
+        ids
+    }
+}
+
+/// Why a set could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum BlocksError {
+    #[error("unknown block set {0:?}: choose from {sets}", sets = SETS.join(", "))]
+    Unknown(String),
+    #[error("producing the {set} blocks: {reason}")]
+    Produce { set: String, reason: String },
+}
+
+/// The `client/newpayload/<limit>-<class>` id.
+pub fn newpayload_id(set: &str, class: &str) -> String {
+    format!("client/newpayload/{set}-{class}")
+}
+
+/// The id of the 1000-block chain's import.
+pub const IMPORT_ID: &str = "client/import/1000-blocks";
+
+/// Make the set `name`: for a class set, `warmup` rounds then `blocks`
+/// measured rounds (the 1000-block chain ignores both).
+pub fn make(
+    contracts: &Contracts,
+    name: &str,
+    warmup: usize,
+    blocks: usize,
+) -> Result<BlockSet, BlocksError> {
+    let produce = |reason: String| BlocksError::Produce {
+        set: name.into(),
+        reason,
+    };
+    if name == "1000-blocks" {
+        let c = Chain::generate(contracts, chain::BLOCKS, chain::SENDERS)
+            .map_err(|e| produce(e.to_string()))?;
+        return Ok(BlockSet {
+            name: name.into(),
+            genesis_json: genesis_json(&c.genesis.world, &c.genesis.header).to_string(),
+            genesis_hash: c.genesis.header.hash_slow(),
+            gas_limit: c.genesis.header.gas_limit,
+            blocks: c
+                .blocks
+                .into_iter()
+                .map(|block| Planned {
+                    block,
+                    id: Some(IMPORT_ID.into()),
+                    class: "chain",
+                })
+                .collect(),
+        });
+    }
+    let limit_m: u64 = name
+        .strip_suffix('M')
+        .and_then(|m| m.parse().ok())
+        .filter(|m| block::LIMITS_M.contains(m))
+        .ok_or_else(|| BlocksError::Unknown(name.into()))?;
+    let limit = limit_m * 1_000_000;
+    let (genesis, chain) = chain_of_rounds(contracts, block::SENDERS, limit, warmup + blocks)
+        .map_err(|e| produce(e.to_string()))?;
+    let per_round = block::Kind::ALL.len();
+    Ok(BlockSet {
+        name: name.into(),
+        genesis_json: genesis_json(&genesis.world, &genesis.header).to_string(),
+        genesis_hash: genesis.header.hash_slow(),
+        gas_limit: limit,
+        blocks: chain
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, block))| Planned {
+                block,
+                id: (i >= warmup * per_round).then(|| newpayload_id(name, kind.name())),
+                class: kind.name(),
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_warms_up_then_measures_every_class_alike() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let ctx = dyno_workload::Ctx {
+            vectors: repo.join("vectors"),
+        };
+        let contracts = Contracts::load(&ctx).unwrap();
+        let set = make(&contracts, "30M", 1, 2).unwrap();
+        assert_eq!(set.blocks.len(), 12);
+        assert!(set.blocks[..4].iter().all(|p| p.id.is_none()));
+        let classes: Vec<&str> = set.blocks.iter().map(|p| p.class).collect();
+        assert_eq!(&classes[..4], &["empty", "transfers", "mix", "full"]);
+        assert_eq!(&classes[4..8], &classes[..4]);
+        assert_eq!(
+            set.ids(),
+            ["empty", "transfers", "mix", "full"].map(|c| format!("client/newpayload/30M-{c}"))
+        );
+        let numbers: Vec<u64> = set.blocks.iter().map(|p| p.block.header.number).collect();
+        assert_eq!(numbers, (1..=12).collect::<Vec<_>>());
+        let full = &set.blocks[11].block.header;
+        assert!(full.gas_used > 29_000_000, "{}", full.gas_used);
+        assert!(matches!(
+            make(&contracts, "31M", 1, 1),
+            Err(BlocksError::Unknown(_))
+        ));
+    }
+}

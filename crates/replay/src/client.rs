@@ -1,0 +1,124 @@
+//! The execution client a replay drives: geth as `dyno setup geth`
+//! installed it, or any Engine-API client from a command line with
+//! placeholders. Each start is a fresh data directory initialised from the
+//! set's genesis, a JWT secret made for it, the Engine API on loopback,
+//! no peers; stopping it removes the directory.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use dyno_node::LocalNode;
+use serde_json::json;
+
+use crate::engine::{Engine, EngineError};
+
+/// Which client to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientSpec {
+    /// geth installed in `home` (`run` and `version` in it).
+    Geth { home: PathBuf },
+    /// A shell command line (`--client-cmd`) with the placeholders of
+    /// [`LocalNode::start_engine_cmd`].
+    Cmd { cmdline: String },
+}
+
+impl ClientSpec {
+    /// What the client is called in results: `geth` or `cmd`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClientSpec::Geth { .. } => "geth",
+            ClientSpec::Cmd { .. } => "cmd",
+        }
+    }
+
+    /// Start it on `genesis_json` and wait (at most `ready`) until its
+    /// Engine API answers; each Engine-API call then waits at most
+    /// `call_limit`.
+    pub fn start(
+        &self,
+        genesis_json: &str,
+        ready: Duration,
+        call_limit: Duration,
+    ) -> Result<Running, ClientError> {
+        let secret = crate::jwt::secret().map_err(ClientError::Secret)?;
+        let (mut node, port) = match self {
+            ClientSpec::Geth { home } => LocalNode::start_geth_engine(home, genesis_json, &secret),
+            ClientSpec::Cmd { cmdline } => {
+                LocalNode::start_engine_cmd(cmdline, genesis_json, &secret)
+            }
+        }
+        .map_err(ClientError::Start)?;
+        let deadline = Instant::now() + ready;
+        let engine = loop {
+            node.check_alive("starting").map_err(ClientError::Start)?;
+            let tried = Engine::connect(port, secret, call_limit).and_then(|mut e| {
+                e.call("engine_exchangeCapabilities", json!([[]]))?;
+                Ok(e)
+            });
+            match tried {
+                Ok(e) => break e,
+                // A refused JWT will not get better by waiting.
+                Err(e @ EngineError::Status { status: 401, .. }) => {
+                    return Err(ClientError::Engine(e));
+                }
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(ClientError::NotReady {
+                        waited: ready,
+                        last: e.to_string(),
+                        tail: node.tail.render(),
+                    });
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        };
+        let version = node
+            .version
+            .as_deref()
+            .and_then(|v| v.split_whitespace().nth(1))
+            .unwrap_or("unknown")
+            .to_string();
+        Ok(Running {
+            command: node.command.join(" "),
+            version,
+            node,
+            engine,
+        })
+    }
+}
+
+/// A started client.
+#[derive(Debug)]
+pub struct Running {
+    pub node: LocalNode,
+    pub engine: Engine,
+    /// Its version as its install recorded it, else `unknown`.
+    pub version: String,
+    /// The command line it was started with.
+    pub command: String,
+}
+
+impl Running {
+    /// Stop it and remove its data directory.
+    pub fn stop(mut self) {
+        self.node.stop(Duration::from_secs(10));
+    }
+}
+
+/// Why a client could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("making a JWT secret: {0}")]
+    Secret(std::io::Error),
+    #[error(transparent)]
+    Start(dyno_node::NodeError),
+    #[error(transparent)]
+    Engine(EngineError),
+    #[error(
+        "the client's Engine API did not answer within {waited:?} (last: {last}); its last output:{tail}"
+    )]
+    NotReady {
+        waited: Duration,
+        last: String,
+        tail: String,
+    },
+}

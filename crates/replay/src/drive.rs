@@ -1,0 +1,179 @@
+//! One replay: a fresh client started from a set's genesis, every block
+//! of the set sent in order (`engine_newPayloadV4`, then
+//! `engine_forkchoiceUpdatedV3` making it the head), both calls timed from
+//! dyno's side; the client stopped and its data removed, whatever
+//! happened. A reply other than `VALID`, a client that exits or hangs,
+//! stops the replay at that block with the reason: the blocks timed before
+//! it are kept.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::blocks::BlockSet;
+use crate::client::ClientSpec;
+use crate::engine::EngineError;
+use crate::payload::{forkchoice_params, new_payload_params};
+use crate::slowlog::SlowLog;
+
+/// How to drive a client.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// How long the client may take to answer on its Engine API after it
+    /// starts.
+    pub ready: Duration,
+    /// How long one Engine-API call may take (a client that hangs).
+    pub call: Duration,
+    /// How long to wait for the client's log lines after the last block.
+    pub log_wait: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            ready: Duration::from_secs(60),
+            call: Duration::from_secs(60),
+            log_wait: Duration::from_secs(3),
+        }
+    }
+}
+
+/// One block as the client took it.
+#[derive(Debug, Clone)]
+pub struct Timed {
+    /// Its index in the set.
+    pub index: usize,
+    pub new_payload: Duration,
+    pub forkchoice: Duration,
+    /// The client's slow-block entry for it, if it wrote one.
+    pub client_log: Option<Value>,
+}
+
+/// What one replay of a set did.
+#[derive(Debug)]
+pub struct Replayed {
+    /// The set's name.
+    pub set: String,
+    /// The client's version and command line (empty if it never started).
+    pub version: String,
+    pub command: String,
+    /// The blocks sent and accepted, in order.
+    pub timed: Vec<Timed>,
+    /// Kept log lines that did not parse, with why.
+    pub unparsed: Vec<(String, String)>,
+    /// Why the replay stopped early, if it did.
+    pub failure: Option<Failure>,
+}
+
+/// Why a replay stopped before its last block.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The block (its index in the set) it stopped at; `None` if the
+    /// client never started.
+    pub index: Option<usize>,
+    /// What happened, in the client's words where it gave any.
+    pub reason: String,
+    /// The client answered that the block is not valid (a wrong result,
+    /// not a fault).
+    pub invalid: bool,
+}
+
+/// Replay `set` into a fresh client of `spec`; `progress(done, total)`
+/// after each block. Stops at the first failure, or when `stop` is set.
+pub fn replay(
+    spec: &ClientSpec,
+    set: &BlockSet,
+    limits: Limits,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(usize, usize),
+) -> Replayed {
+    let mut out = Replayed {
+        set: set.name.clone(),
+        version: String::new(),
+        command: String::new(),
+        timed: Vec::new(),
+        unparsed: Vec::new(),
+        failure: None,
+    };
+    let mut client = match spec.start(&set.genesis_json, limits.ready, limits.call) {
+        Ok(c) => c,
+        Err(e) => {
+            out.failure = Some(Failure {
+                index: None,
+                reason: format!("starting the client: {e}"),
+                invalid: false,
+            });
+            return out;
+        }
+    };
+    out.version = client.version.clone();
+    out.command = client.command.clone();
+    let mut log = SlowLog::default();
+    let total = set.blocks.len();
+    for (index, planned) in set.blocks.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            out.failure = Some(Failure {
+                index: Some(index),
+                reason: "interrupted".into(),
+                invalid: false,
+            });
+            break;
+        }
+        let number = planned.block.header.number;
+        let sent = client
+            .engine
+            .new_payload(new_payload_params(&planned.block))
+            .and_then(|np| {
+                let fc = client
+                    .engine
+                    .forkchoice_updated(forkchoice_params(&planned.block))?;
+                Ok((np, fc))
+            });
+        match sent {
+            Ok((new_payload, forkchoice)) => out.timed.push(Timed {
+                index,
+                new_payload,
+                forkchoice,
+                client_log: None,
+            }),
+            Err(e) => {
+                // Say that the client died, if it did, rather than only
+                // that the connection broke.
+                let (why, invalid) = match client.node.check_alive("during the replay") {
+                    Err(dead) => (dead.to_string(), false),
+                    Ok(()) => (e.to_string(), matches!(e, EngineError::NotValid { .. })),
+                };
+                out.failure = Some(Failure {
+                    index: Some(index),
+                    reason: format!("block {number}: {why}"),
+                    invalid,
+                });
+                break;
+            }
+        }
+        log.add(client.node.tail.take_kept());
+        progress(index + 1, total);
+    }
+    // The client writes its line before it answers; the line may still be
+    // in the pipe.
+    let deadline = Instant::now() + limits.log_wait;
+    loop {
+        log.add(client.node.tail.take_kept());
+        let missing = out.timed.iter().any(|t| {
+            let hash = set.blocks[t.index].block.header.hash_slow().to_string();
+            !log.by_hash.contains_key(&hash)
+        });
+        if !missing || Instant::now() >= deadline || out.failure.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for t in &mut out.timed {
+        let hash = set.blocks[t.index].block.header.hash_slow().to_string();
+        t.client_log = log.take(&hash);
+    }
+    out.unparsed = log.unparsed;
+    client.stop();
+    out
+}
