@@ -111,6 +111,11 @@ pub(crate) enum Command {
     /// follow each one to finality, and report throughput, latency
     /// percentiles and plots.
     Load(Box<LoadArgs>),
+    /// Block processing on a real client: play the consensus client and
+    /// feed dyno's blocks to geth (or any Engine-API client) with
+    /// engine_newPayload and engine_forkchoiceUpdated, timing both, beside
+    /// the client's own per-block breakdown; A/B two clients in ABBA runs.
+    Replay(Box<ReplayArgs>),
     /// Named, versioned baselines kept in the history: save one from a run,
     /// list them, show one, export or import it as a JSON file.
     Baseline(BaselineArgs),
@@ -308,6 +313,113 @@ pub(crate) struct LoadArgs {
     pub(crate) out: Option<PathBuf>,
 
     /// What to print on stdout: the summary table, or the result JSON.
+    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
+    pub(crate) format: LoadFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+const REPLAY_HELP: &str = "\
+Block sets (--set, comma-separated):
+  30M, 36M, 60M     rounds of the four classes of block/validate (empty, transfers,
+                    mix, full) at that gas limit, one chain from a fresh genesis;
+                    the first --warmup rounds warm the client, the next --blocks
+                    rounds are measured as client/newpayload/<limit>-<class>
+  1000-blocks       dyno's import chain, every block measured as
+                    client/import/1000-blocks (a full sync through the Engine API)
+
+Each replay starts the client from the set's genesis in a fresh data directory,
+with a fresh JWT secret, the Engine API on 127.0.0.1 and no peers, then sends every
+block with engine_newPayloadV4 and makes it the head with engine_forkchoiceUpdatedV3.
+A reply other than VALID stops the replay at that block: never a timing. geth's own
+per-block log (--debug.logslowblock 0) is joined to each block by hash.
+
+--client-cmd starts any other Engine-API client; dyno fills in:
+  {datadir}         an empty data directory      {genesis}     the genesis JSON file
+  {jwt}             the JWT secret file (hex)    {authrpc_port} its Engine API port
+  {p2p_port}        a free port for p2p          {http_port}   a free port for JSON-RPC
+The client must initialise its data directory from {genesis} itself, e.g.
+  --client-cmd 'sh -c \"geth init --datadir {datadir} {genesis} && exec geth \\
+    --datadir {datadir} --authrpc.port {authrpc_port} --authrpc.jwtsecret {jwt} \\
+    --port {p2p_port} --nodiscover --maxpeers 0 --debug.logslowblock 0\"'
+
+A/B (--against): the two clients replay every set in pairs of runs in ABBA order
+(--pairs, at least 3); per id, each pair's effect is the median over its blocks
+of B's newPayload time / A's, and the interval is Student's t over the pairs,
+simultaneous over the ids at 95%. Verdicts: faster, slower, no difference (a
+difference under --floor is none). `--against geth` with `--client geth` is an
+A/A: the method's own check, which must find no difference.
+
+Examples:
+  dyno setup geth                           build the pinned geth once
+  dyno replay                               16 measured rounds per class at 30M, 36M, 60M
+  dyno replay --quick --format json --no-store
+  dyno replay --set 1000-blocks             the import chain through newPayload
+  dyno replay --quick --against geth        an A/A of the pinned geth
+
+Exit status: 0 every block VALID and timed; 2 a usage error, or a replay cut short:
+a client that answered other than VALID (the block's result is marked wrong),
+exited, hung or refused the JWT. The blocks timed until then are saved, the run
+marked incomplete with the reason, and the client and its data directory removed.";
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = REPLAY_HELP)]
+pub(crate) struct ReplayArgs {
+    /// The client: geth (the one `dyno setup geth` built).
+    #[arg(long, default_value = "geth", value_name = "NAME")]
+    pub(crate) client: String,
+
+    /// Start another Engine-API client from this command line instead
+    /// (placeholders below).
+    #[arg(long, value_name = "CMD")]
+    pub(crate) client_cmd: Option<String>,
+
+    /// A second client to compare with in ABBA runs: geth (an A/A with the
+    /// default client).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) against: Option<String>,
+
+    /// Or start the second client from this command line.
+    #[arg(long, value_name = "CMD")]
+    pub(crate) against_cmd: Option<String>,
+
+    /// Block sets to replay, comma-separated (see below).
+    #[arg(long = "set", value_delimiter = ',', value_name = "SET")]
+    pub(crate) sets: Vec<String>,
+
+    /// Measured rounds per class (default 16, or 3 with --quick).
+    #[arg(long, value_name = "N")]
+    pub(crate) blocks: Option<usize>,
+
+    /// Warm-up rounds before them (default: as many as are measured).
+    #[arg(long, value_name = "N")]
+    pub(crate) warmup: Option<usize>,
+
+    /// Pairs of runs in an A/B (ABBA order).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub(crate) pairs: usize,
+
+    /// In an A/B, a difference smaller than this fraction is none.
+    #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
+    pub(crate) floor: f64,
+
+    /// The longest one Engine-API call may take, in seconds (a client that
+    /// hangs fails the replay there).
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    pub(crate) call_timeout: u64,
+
+    /// Three measured rounds per class (and as many warm-up).
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// Write the JSON result here (and Markdown beside it, as .md).
+    /// Default: dyno-results/<run-id>.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
     pub(crate) format: LoadFormat,
 

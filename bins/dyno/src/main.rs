@@ -17,6 +17,7 @@ mod gas;
 mod history;
 mod list;
 mod load;
+mod replay;
 mod report;
 mod run;
 mod setup;
@@ -79,6 +80,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::Setup(args) => setup::setup(lab, args),
         Command::Doctor(args) => setup::doctor(lab, args),
         Command::Load(args) => load::load(lab, args),
+        Command::Replay(args) => replay::replay(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),
         Command::Check(args) => check::check(lab, args, color),
         Command::Compare(args) => check::compare(lab, args, color),

@@ -23,6 +23,7 @@ pub mod history;
 pub mod interrupt;
 pub mod paths;
 mod progress;
+pub mod replay;
 pub mod report;
 pub mod session;
 pub mod setup;

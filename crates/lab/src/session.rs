@@ -259,18 +259,12 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
     let invocation = lab.build.invocation();
     let engine = Engine::new(settings.clone()).with_stop(crate::interrupt::flag()?);
     let mut run = dyno_runner::new_run(invocation, settings, environment);
-    let default = PathBuf::from(RESULTS_DIR).join(format!("{}.json", run.run.id));
-    let dest = how
-        .out
-        .clone()
-        .unwrap_or_else(|| Destination::File(default.clone()));
-    let md = dest.beside("md").map_err(flag_o)?;
+    let mut saving = Saving::new(how.out.clone(), &run.run.id)?;
 
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;
 
     let progress = Reporter::new(jobs.len(), how.quiet);
-    let mut save_error = None;
     let errors = dyno_runner::execute(&engine, &mut run, jobs, |p| match p {
         Progress::Start {
             index,
@@ -281,56 +275,107 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
         Progress::Done { run, .. } => {
             progress.done();
             // A checkpoint after every benchmark, so that a crash loses
-            // at most one; only a file can take them.
-            if let Destination::File(path) = &dest
-                && save_error.is_none()
-                && let Err(e) = run.write(path)
-            {
-                save_error = Some(e);
-            }
+            // at most one.
+            saving.checkpoint(run);
         }
     });
     progress.finish();
+    Ok(saving.finish(run, errors))
+}
 
-    let (json, write_error) = match dest.write(run.to_json().as_bytes()) {
-        Ok(()) => {
-            if let Some(e) = save_error {
-                eprintln!(
-                    "dyno: warning: a checkpoint save failed ({e}); the final save succeeded"
-                );
-            }
-            (dest, None)
-        }
-        Err(e) => {
-            let (kept, said) = fallback(&run, &dest, &default, save_error.is_some());
-            (
-                kept,
-                Some(format!(
-                    "could not write the results to {dest}: {}; {said}",
-                    source_of(&e)
-                )),
-            )
-        }
-    };
-    let mut markdown = None;
-    let mut write_error = write_error;
-    if let (Some(md), None) = (&md, &write_error) {
-        match md.write(dyno_report::markdown::render(&run).as_bytes()) {
-            Ok(()) => markdown = md.path().map(Path::to_path_buf),
-            Err(e) => {
-                write_error = Some(format!(
-                    "could not write the Markdown: {e}; the JSON is complete in {json}"
-                ))
-            }
+/// Where a session's results go (`-o`, else `dyno-results/<run id>.json`,
+/// the Markdown beside a file), checkpointed while it measures, and the
+/// final write with its fallback.
+#[derive(Debug)]
+pub(crate) struct Saving {
+    dest: Destination,
+    default: PathBuf,
+    md: Option<Destination>,
+    save_error: Option<dyno_format::FormatError>,
+}
+
+impl Saving {
+    /// For the run `run_id`, to `out` (checked already) or the default.
+    pub(crate) fn new(out: Option<Destination>, run_id: &str) -> crate::Result<Self> {
+        let default = PathBuf::from(RESULTS_DIR).join(format!("{run_id}.json"));
+        let dest = out.unwrap_or_else(|| Destination::File(default.clone()));
+        let md = dest.beside("md").map_err(flag_o)?;
+        Ok(Self {
+            dest,
+            default,
+            md,
+            save_error: None,
+        })
+    }
+
+    /// Where the results go, for a message.
+    pub(crate) fn target(&self) -> String {
+        self.dest.to_string()
+    }
+
+    /// Save what is measured so far; only a file can take checkpoints.
+    /// A failure is remembered and said at the end.
+    pub(crate) fn checkpoint(&mut self, run: &Run) {
+        if let Destination::File(path) = &self.dest
+            && self.save_error.is_none()
+            && let Err(e) = run.write(path)
+        {
+            self.save_error = Some(e);
         }
     }
-    Ok(Measured {
-        run,
-        errors,
-        json,
-        markdown,
-        write_error,
-    })
+
+    /// The final write of `run` (JSON, then Markdown beside it).
+    pub(crate) fn finish(
+        self,
+        run: Run,
+        errors: Vec<(String, dyno_workload::BuildError)>,
+    ) -> Measured {
+        let Self {
+            dest,
+            default,
+            md,
+            save_error,
+        } = self;
+        let (json, write_error) = match dest.write(run.to_json().as_bytes()) {
+            Ok(()) => {
+                if let Some(e) = save_error {
+                    eprintln!(
+                        "dyno: warning: a checkpoint save failed ({e}); the final save succeeded"
+                    );
+                }
+                (dest, None)
+            }
+            Err(e) => {
+                let (kept, said) = fallback(&run, &dest, &default, save_error.is_some());
+                (
+                    kept,
+                    Some(format!(
+                        "could not write the results to {dest}: {}; {said}",
+                        source_of(&e)
+                    )),
+                )
+            }
+        };
+        let mut markdown = None;
+        let mut write_error = write_error;
+        if let (Some(md), None) = (&md, &write_error) {
+            match md.write(dyno_report::markdown::render(&run).as_bytes()) {
+                Ok(()) => markdown = md.path().map(Path::to_path_buf),
+                Err(e) => {
+                    write_error = Some(format!(
+                        "could not write the Markdown: {e}; the JSON is complete in {json}"
+                    ))
+                }
+            }
+        }
+        Measured {
+            run,
+            errors,
+            json,
+            markdown,
+            write_error,
+        }
+    }
 }
 
 /// The OS error of a failed write, without the path (the message names

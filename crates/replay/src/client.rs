@@ -77,8 +77,17 @@ impl ClientSpec {
             .and_then(|v| v.split_whitespace().nth(1))
             .unwrap_or("unknown")
             .to_string();
+        // The command as a template: no path of this machine in results.
+        let mut command = node.command.join(" ");
+        if let Some(folder) = node.folder() {
+            command = command.replace(&folder.display().to_string(), "{folder}");
+        }
+        command = command.replace(
+            &dyno_node::cache_dir().display().to_string(),
+            "<dyno cache>",
+        );
         Ok(Running {
-            command: node.command.join(" "),
+            command,
             version,
             node,
             engine,

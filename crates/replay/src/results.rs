@@ -123,8 +123,10 @@ fn one(
     }
     parameters.insert("runs".into(), json!(runs.len()));
     parameters.insert("blocks_per_run".into(), json!(per_run));
-    if ns > 0 {
+    if ns > 0 && gas > 0 {
         parameters.insert("mgas_per_s".into(), json!(gas as f64 / ns as f64 * 1e3));
+    }
+    if ns > 0 {
         parameters.insert(
             "blocks_per_s".into(),
             json!(blocks.len() as f64 / ns as f64 * 1e9),

@@ -82,6 +82,10 @@ pub fn render(run: &Run) -> String {
         }
     }
     out.push_str(&crate::memory::render_markdown(run));
+    if crate::replay::has_replay(run) {
+        out.push('\n');
+        out.push_str(&crate::replay::markdown(run));
+    }
     let compared = crate::compare::tables(run);
     if !compared.is_empty() {
         let _ = writeln!(out, "\n## Side by side\n");

@@ -1,0 +1,61 @@
+//! `dyno replay`: the replay's flags in, its tables or JSON out.
+
+use std::time::Duration;
+
+use dyno_format::destination::Destination;
+use dyno_lab::replay::{self, Request};
+use dyno_lab::{Lab, Outcome, history};
+
+use crate::cli::{LoadFormat, ReplayArgs};
+use crate::print_stdout;
+
+pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
+    let out = match &args.out {
+        Some(path) => {
+            let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+            if dest == Destination::Stdout {
+                anyhow::bail!(
+                    "-o -: the replay prints its result with --format json; give -o a file name"
+                );
+            }
+            Some(dest)
+        }
+        None => None,
+    };
+    let req = Request {
+        client: args.client.clone(),
+        client_cmd: args.client_cmd.clone(),
+        against: args.against.clone(),
+        against_cmd: args.against_cmd.clone(),
+        sets: args.sets.clone(),
+        blocks: args.blocks,
+        warmup: args.warmup,
+        pairs: args.pairs,
+        floor: args.floor,
+        call_timeout: Duration::from_secs(args.call_timeout.max(1)),
+        quick: args.quick,
+        out,
+        quiet: args.quiet,
+    };
+    let done = replay::run(lab, &req)?;
+    if !args.quiet {
+        done.measured.announce();
+    }
+    history::save(
+        &lab.paths,
+        &done.measured.run,
+        done.measured.file(),
+        args.quiet,
+    );
+    let run = &done.measured.run;
+    print_stdout(&match args.format {
+        LoadFormat::Table => dyno_report::replay::table(run),
+        LoadFormat::Json => run.to_json(),
+        LoadFormat::Markdown => dyno_report::replay::markdown(run),
+    })?;
+    if let Some(e) = done.failure {
+        return Err(e.into());
+    }
+    done.measured.check_written()?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,349 @@
+//! `dyno replay`: dyno's blocks into a real execution client through the
+//! Engine API, as a consensus client sends them ([`dyno_replay`]). Each
+//! block set is made once; each replay starts the client afresh from the
+//! set's genesis. With a second client (`--against`), the two replay
+//! every set in ABBA pairs of runs and each id gets a paired comparison.
+//!
+//! Results are saved after every replay, so a client that dies, hangs or
+//! refuses a block costs nothing already timed: the run is marked
+//! incomplete with the reason, and the command exits 2.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use dyno_format::destination::Destination;
+use dyno_format::{Implementation, Run};
+use dyno_replay::ab::{self, Side};
+use dyno_replay::blocks::{self, BlockSet};
+use dyno_replay::client::ClientSpec;
+use dyno_replay::drive::{self, Limits, Replayed};
+
+use crate::session::{Measured, Saving};
+use crate::{Error, Lab, refuse};
+
+/// What to replay, into what, and how.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The client: `geth` (the one `dyno setup geth` installed).
+    pub client: String,
+    /// Or any Engine-API client's command line, with placeholders.
+    pub client_cmd: Option<String>,
+    /// The second client of an A/B (`geth` again for an A/A).
+    pub against: Option<String>,
+    /// Or its command line.
+    pub against_cmd: Option<String>,
+    /// Block sets (`30M`, `36M`, `60M`, `1000-blocks`); empty for the
+    /// default.
+    pub sets: Vec<String>,
+    /// Measured rounds per class set.
+    pub blocks: Option<usize>,
+    /// Warm-up rounds before them (default: as many as are measured).
+    pub warmup: Option<usize>,
+    /// Pairs of runs in an A/B.
+    pub pairs: usize,
+    /// An A/B's noise floor (relative).
+    pub floor: f64,
+    /// The longest one Engine-API call may take.
+    pub call_timeout: Duration,
+    pub quick: bool,
+    /// `-o`, checked by the caller; `None` for the default file.
+    pub out: Option<Destination>,
+    pub quiet: bool,
+}
+
+/// Measured rounds per class, by default and with `--quick`.
+pub const BLOCKS: usize = 16;
+pub const QUICK_BLOCKS: usize = 3;
+
+/// How a replay ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// The run, saved.
+    pub measured: Measured,
+    /// What stopped it early (exit 2), if anything: a fault, or a client
+    /// that called one of the blocks invalid (its result marked wrong).
+    pub failure: Option<Error>,
+}
+
+/// The client a name or command line means.
+fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Result<ClientSpec> {
+    if let Some(cmdline) = cmd {
+        if cmdline.trim().is_empty() {
+            refuse!("{flag}-cmd is empty: give the client's command line, with {{datadir}}, {{genesis}}, {{jwt}} and {{authrpc_port}} in it");
+        }
+        if !cmdline.contains("{authrpc_port}") || !cmdline.contains("{jwt}") {
+            refuse!(
+                "{flag}-cmd {cmdline:?}: it must put the Engine API on {{authrpc_port}} with the \
+                 secret in {{jwt}}, or dyno cannot reach it (see `dyno replay --help`)"
+            );
+        }
+        return Ok(ClientSpec::Cmd {
+            cmdline: cmdline.clone(),
+        });
+    }
+    match name {
+        "geth" => {
+            let home = lab.paths.cache.join("nodes").join("geth");
+            if !home.join("run").is_file() {
+                refuse!(
+                    "{flag} geth: geth is not installed in {}; run `dyno setup geth` (or give \
+                     {flag}-cmd to start another client)",
+                    home.display()
+                );
+            }
+            Ok(ClientSpec::Geth { home })
+        }
+        other => refuse!(
+            "{flag} {other:?}: the built-in client is geth; start any other Engine-API client \
+             with {flag}-cmd"
+        ),
+    }
+}
+
+/// Replay what `req` asks; every refusal comes before anything runs.
+pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
+    let a = spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
+    let b = match (&req.against, &req.against_cmd) {
+        (None, None) => None,
+        (name, cmd) => Some(spec(
+            lab,
+            name.as_deref().unwrap_or("cmd"),
+            cmd.as_ref(),
+            "--against",
+        )?),
+    };
+    if b.is_some() && req.pairs < ab::MIN_PAIRS {
+        refuse!(
+            "--pairs {}: an A/B needs at least {} pairs of runs (one pair is never a verdict)",
+            req.pairs,
+            ab::MIN_PAIRS
+        );
+    }
+    if !(0.0..1.0).contains(&req.floor) {
+        refuse!("--floor {}: give a fraction, e.g. 0.01 for 1%", req.floor);
+    }
+    let names: Vec<String> = if req.sets.is_empty() {
+        blocks::DEFAULT_SETS.map(String::from).to_vec()
+    } else {
+        req.sets.clone()
+    };
+    for n in &names {
+        if !blocks::SETS.contains(&n.as_str()) {
+            refuse!(
+                "--set {n:?}: choose from {} (comma-separated)",
+                blocks::SETS.join(", ")
+            );
+        }
+    }
+    let measured_rounds = req.blocks.unwrap_or(if req.quick { QUICK_BLOCKS } else { BLOCKS });
+    if measured_rounds == 0 {
+        refuse!("--blocks 0: measure at least one block of each class");
+    }
+    let warmup = req.warmup.unwrap_or(measured_rounds);
+    crate::history::check_location(&lab.paths)?;
+    let interrupt = crate::interrupt::flag()?;
+    let say = |m: &str| {
+        if !req.quiet {
+            eprintln!("dyno replay: {m}");
+        }
+    };
+
+    // The implementations' names: the client's, told apart in an A/A.
+    let label = |s: &ClientSpec, name: &str| match s {
+        ClientSpec::Geth { .. } => name.to_string(),
+        ClientSpec::Cmd { .. } => "cmd".to_string(),
+    };
+    let mut label_a = label(&a, &req.client);
+    let mut label_b = b
+        .as_ref()
+        .map(|s| label(s, req.against.as_deref().unwrap_or("cmd")));
+    if let Some(lb) = &mut label_b
+        && *lb == label_a
+    {
+        label_a = format!("{label_a} (A)");
+        *lb = format!("{lb} (B)");
+    }
+
+    let clock = dyno_runner::clock::calibrate();
+    let settings = dyno_runner::settings(req.quick, None, &clock);
+    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
+    run.harness = None;
+    let mut saving = Saving::new(req.out.clone(), &run.run.id)?;
+
+    let contracts = dyno_evm::block::genesis::Contracts::load(&lab.paths.ctx())
+        .map_err(|e| Error::Refused(format!("the replay's blocks: {e}")))?;
+    let limits = Limits {
+        call: req.call_timeout,
+        ..Limits::default()
+    };
+    let order = match &b {
+        Some(_) => ab::order(req.pairs),
+        None => vec![Side::A],
+    };
+    let mut failure: Option<Error> = None;
+    let mut all_ids = 0;
+    'sets: for name in &names {
+        say(&format!(
+            "making the {name} blocks{}",
+            if name == "1000-blocks" {
+                String::new()
+            } else {
+                format!(" ({warmup} warm-up and {measured_rounds} measured rounds of 4 classes)")
+            }
+        ));
+        let set = blocks::make(&contracts, name, warmup, measured_rounds)
+            .map_err(|e| Error::Refused(e.to_string()))?;
+        all_ids += set.ids().len();
+        let mut done: Vec<(Side, Replayed)> = Vec::new();
+        for (k, side) in order.iter().enumerate() {
+            if interrupt.load(Ordering::Relaxed) {
+                break 'sets;
+            }
+            let (spec, who) = match side {
+                Side::A => (&a, &label_a),
+                Side::B => (b.as_ref().expect("B in the order"), label_b.as_ref().expect("B")),
+            };
+            let what = if order.len() > 1 {
+                format!("{name} into {who} (run {} of {})", k + 1, order.len())
+            } else {
+                format!("{name} into {who}")
+            };
+            say(&format!("replaying {what}: {} blocks", set.blocks.len()));
+            let bar = progress_bar(set.blocks.len(), req.quiet);
+            let r = drive::replay(spec, &set, limits, &interrupt, |n, _| {
+                if let Some(bar) = &bar {
+                    bar.set_position(n as u64);
+                }
+            });
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if !r.unparsed.is_empty() {
+                say(&format!(
+                    "warning: {} of the client's slow-block log lines did not parse (first: {}: {:?})",
+                    r.unparsed.len(),
+                    r.unparsed[0].1,
+                    r.unparsed[0].0.chars().take(200).collect::<String>()
+                ));
+            }
+            let stopped = r.failure.clone();
+            done.push((*side, r));
+            update(
+                &mut run,
+                &set,
+                &done,
+                [&label_a, label_b.as_deref().unwrap_or("")],
+                [&a, b.as_ref().unwrap_or(&a)],
+            );
+            saving.checkpoint(&run);
+            if let Some(f) = stopped {
+                let out = saving.target();
+                failure = Some(Error::Refused(format!(
+                    "the replay of {what} stopped: {}\n  every block timed before it is kept in {out}, the run marked incomplete",
+                    f.reason
+                )));
+                break 'sets;
+            }
+        }
+    }
+    if b.is_some() {
+        run.comparisons = compare(&run, &label_a, label_b.as_deref().unwrap_or(""), req.pairs, all_ids, req.floor);
+    }
+    let interrupted = interrupt.load(Ordering::Relaxed);
+    run.run.complete = failure.is_none() && !interrupted;
+    run.run.incomplete_reason = if interrupted && failure.is_none() {
+        Some("interrupted (Ctrl-C or a termination signal)".into())
+    } else {
+        failure.as_ref().map(|e| dyno_report::one_line(&e.to_string()))
+    };
+    run.run.finished_at = Some(dyno_runner::now_rfc3339());
+    if interrupted && failure.is_none() {
+        failure = Some(Error::Refused(
+            "interrupted; the blocks timed until then are saved and marked incomplete".into(),
+        ));
+    }
+    let measured = saving.finish(run, Vec::new());
+    Ok(Finished { measured, failure })
+}
+
+fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal as _;
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} blocks {elapsed}")
+                .expect("valid template"),
+        );
+        bar
+    })
+}
+
+/// Put each side's results for `set` (from its replays so far) into the
+/// run, replacing the ones of an earlier update.
+fn update(
+    run: &mut Run,
+    set: &BlockSet,
+    done: &[(Side, Replayed)],
+    labels: [&str; 2],
+    specs: [&ClientSpec; 2],
+) {
+    let ids = set.ids();
+    run.results.retain(|r| !ids.contains(&r.id));
+    for (side, label, spec) in [(Side::A, labels[0], specs[0]), (Side::B, labels[1], specs[1])] {
+        let runs: Vec<&Replayed> = done
+            .iter()
+            .filter(|(s, _)| *s == side)
+            .map(|(_, r)| r)
+            .collect();
+        if runs.is_empty() {
+            continue;
+        }
+        let version = runs
+            .iter()
+            .map(|r| r.version.as_str())
+            .find(|v| !v.is_empty())
+            .unwrap_or("unknown");
+        let implementation = Implementation {
+            name: label.into(),
+            version: version.into(),
+            runtime: dyno_replay::results::RUNTIME.into(),
+        };
+        run.results.extend(dyno_replay::results::results(
+            &implementation,
+            spec.name(),
+            set,
+            &runs,
+        ));
+    }
+}
+
+/// Each id's comparison of B against A.
+fn compare(
+    run: &Run,
+    a: &str,
+    b: &str,
+    pairs: usize,
+    ids: usize,
+    floor: f64,
+) -> Vec<dyno_format::replay::Comparison> {
+    let of = |name: &str, id: &str| {
+        run.results
+            .iter()
+            .find(|r| r.id == id && r.implementation.name == name)
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for r in &run.results {
+        if seen.contains(&r.id.as_str()) {
+            continue;
+        }
+        seen.push(&r.id);
+        if let (Some(ra), Some(rb)) = (of(a, &r.id), of(b, &r.id))
+            && let Some(c) = ab::compare(ra, rb, pairs, ids, floor)
+        {
+            out.push(c);
+        }
+    }
+    out
+}

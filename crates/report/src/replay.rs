@@ -1,0 +1,200 @@
+//! Block replays for people (`dyno replay`): per id and client, dyno's
+//! `engine_newPayload` latency (P50 with its confidence interval, P95,
+//! P99, max, n), the forkchoice update, MGas/s over the id's blocks (gas /
+//! time), and the client's own breakdown (the medians of its slow-block
+//! log's timings); then, for an A/B, each id's paired comparison.
+//! Terminal columns and Markdown from the same rows.
+
+use dyno_format::replay::Comparison;
+use dyno_format::{BenchResult, Run};
+
+use crate::columns::Columns;
+use crate::units;
+
+/// The client's breakdown columns: header and the log field (geth's name).
+const PARTS: [(&str, &str); 5] = [
+    ("client total", "timing.total_ms"),
+    ("execution", "timing.execution_ms"),
+    ("state read", "timing.state_read_ms"),
+    ("state hash", "timing.state_hash_ms"),
+    ("commit", "timing.commit_ms"),
+];
+
+/// Whether `run` holds replay results.
+pub fn has_replay(run: &Run) -> bool {
+    run.results.iter().any(|r| !r.blocks.is_empty())
+}
+
+fn ms(x: f64) -> String {
+    units::duration(x * 1e6)
+}
+
+fn header() -> Vec<String> {
+    let mut h: Vec<String> = [
+        "id",
+        "client",
+        "n",
+        "newPayload P50 [95% CI]",
+        "P95",
+        "P99",
+        "max",
+        "forkchoice P50",
+        "MGas/s",
+    ]
+    .map(String::from)
+    .to_vec();
+    h.extend(PARTS.iter().map(|(name, _)| format!("{name} P50")));
+    h.push("note".into());
+    h
+}
+
+fn row(r: &BenchResult) -> Vec<String> {
+    let mut c = vec![
+        r.id.clone(),
+        format!("{} {}", r.implementation.name, r.implementation.version),
+    ];
+    match &r.stats {
+        Some(s) => {
+            c.push(s.n.to_string());
+            c.push(format!(
+                "{} [{} – {}]",
+                units::duration(s.p50),
+                units::duration(s.median_ci.lower),
+                units::duration(s.median_ci.upper)
+            ));
+            c.extend([s.p95, s.p99, s.max].map(units::duration));
+        }
+        None => {
+            c.push("0".into());
+            c.extend(["–"; 4].map(String::from));
+        }
+    }
+    let fc: Vec<f64> = r.blocks.iter().map(|b| b.forkchoice_ns as f64).collect();
+    c.push(dyno_stats::median(&fc).map_or("–".into(), units::duration));
+    c.push(
+        r.parameters
+            .get("mgas_per_s")
+            .and_then(serde_json::Value::as_f64)
+            .map_or("–".into(), units::sig3),
+    );
+    for (_, path) in PARTS {
+        let xs: Vec<f64> = r.blocks.iter().filter_map(|b| b.logged(path)).collect();
+        c.push(dyno_stats::median(&xs).map_or("–".into(), ms));
+    }
+    let logged = r.blocks.iter().filter(|b| b.client_log.is_some()).count();
+    let mut note = Vec::new();
+    if let Some(m) = &r.verification.mismatch {
+        note.push(format!("WRONG: {}: {}", m.case, m.actual));
+    }
+    if let Some(why) = &r.incomplete_reason {
+        note.push(format!("incomplete: {}", crate::one_line(why)));
+    }
+    if logged < r.blocks.len() {
+        note.push(format!(
+            "client log for {logged} of {} blocks",
+            r.blocks.len()
+        ));
+    }
+    c.push(note.join("; "));
+    c
+}
+
+fn comparison_header() -> Vec<String> {
+    [
+        "id",
+        "A",
+        "B",
+        "B vs A",
+        "interval",
+        "pairs (B vs A each)",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+fn comparison_row(c: &Comparison) -> Vec<String> {
+    vec![
+        c.id.clone(),
+        c.a.clone(),
+        c.b.clone(),
+        pct(c.delta),
+        format!("[{}, {}]", pct(c.delta_low), pct(c.delta_high)),
+        c.pair_log_ratios
+            .iter()
+            .map(|r| pct(r.exp() - 1.0))
+            .collect::<Vec<_>>()
+            .join(" "),
+        c.verdict.clone(),
+    ]
+}
+
+fn replay_results(run: &Run) -> Vec<&BenchResult> {
+    run.results.iter().filter(|r| !r.blocks.is_empty() || r.id.starts_with("client/")).collect()
+}
+
+fn explain(run: &Run) -> Vec<String> {
+    let mut lines = vec![
+        "newPayload: engine_newPayloadV4 from dyno's side (first byte sent to last byte read), one sample per block; MGas/s = the blocks' gas / their newPayload time.".to_string(),
+        "client …: the medians of the client's own per-block log (geth --debug.logslowblock 0; its field names: timing.total_ms, execution_ms, state_read_ms, state_hash_ms, commit_ms).".to_string(),
+    ];
+    if let Some(c) = run.comparisons.first() {
+        lines.push(format!(
+            "B vs A: per pair of runs ({}), the median over the id's blocks of B's time / A's; the interval is Student's t over the pairs, {:.1}% for each id so that all hold together at 95%; a difference under {} is none.",
+            c.order,
+            c.level * 100.0,
+            pct(c.floor).trim_start_matches('+')
+        ));
+    }
+    lines
+}
+
+/// The terminal table.
+pub fn table(run: &Run) -> String {
+    let mut rows = vec![header()];
+    rows.extend(replay_results(run).into_iter().map(row));
+    let cols = Columns::fit(rows.iter().map(Vec::as_slice));
+    let mut out: String = rows.iter().map(|r| cols.line(r) + "\n").collect();
+    if !run.comparisons.is_empty() {
+        let mut rows = vec![comparison_header()];
+        rows.extend(run.comparisons.iter().map(comparison_row));
+        let cols = Columns::fit(rows.iter().map(Vec::as_slice));
+        out.push('\n');
+        out.extend(rows.iter().map(|r| cols.line(r) + "\n"));
+    }
+    out.push('\n');
+    out.extend(explain(run).into_iter().map(|l| l + "\n"));
+    out
+}
+
+fn md_table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    out.push_str(&line(&rows[0]));
+    out.push_str(&line(&vec!["---".to_string(); rows[0].len()]));
+    for r in &rows[1..] {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// Markdown: the same tables.
+pub fn markdown(run: &Run) -> String {
+    let mut out = String::from("## Block replay\n\n");
+    let mut rows = vec![header()];
+    rows.extend(replay_results(run).into_iter().map(row));
+    out.push_str(&md_table(&rows));
+    if !run.comparisons.is_empty() {
+        out.push_str("\n### A/B\n\n");
+        let mut rows = vec![comparison_header()];
+        rows.extend(run.comparisons.iter().map(comparison_row));
+        out.push_str(&md_table(&rows));
+    }
+    out.push('\n');
+    out.extend(explain(run).into_iter().map(|l| l + "\n"));
+    out
+}
