@@ -342,13 +342,16 @@ per-block log (--debug.logslowblock 0) is joined to each block by hash.
   {p2p_port}        a free port for p2p          {http_port}   a free port for JSON-RPC
 The client must initialise its data directory from {genesis} itself, e.g.
   --client-cmd 'sh -c \"geth init --datadir {datadir} {genesis} && exec geth \\
-    --datadir {datadir} --authrpc.port {authrpc_port} --authrpc.jwtsecret {jwt} \\
-    --port {p2p_port} --nodiscover --maxpeers 0 --debug.logslowblock 0\"'
+    --datadir {datadir} --syncmode full --authrpc.port {authrpc_port} \\
+    --authrpc.jwtsecret {jwt} --port {p2p_port} --nodiscover --maxpeers 0 \\
+    --debug.logslowblock 0\"'
+A client that answers SYNCING (geth does in its default snap sync mode) fails the
+replay at its first block: it is not executing the blocks it is given.
 
 A/B (--against): the two clients replay every set in pairs of runs in ABBA order
 (--pairs, at least 3); per id, each pair's effect is the median over its blocks
 of B's newPayload time / A's, and the interval is Student's t over the pairs,
-simultaneous over the ids at 95%. Verdicts: faster, slower, no difference (a
+simultaneous over the ids at --confidence. Verdicts: faster, slower, no difference (a
 difference under --floor is none). `--against geth` with `--client geth` is an
 A/A: the method's own check, which must find no difference.
 
@@ -404,6 +407,10 @@ pub(crate) struct ReplayArgs {
     /// In an A/B, a difference smaller than this fraction is none.
     #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
     pub(crate) floor: f64,
+
+    /// In an A/B, the confidence of all the ids' intervals together.
+    #[arg(long, default_value_t = 0.95, value_name = "LEVEL")]
+    pub(crate) confidence: f64,
 
     /// The longest one Engine-API call may take, in seconds (a client that
     /// hangs fails the replay there).

@@ -32,6 +32,7 @@ pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         warmup: args.warmup,
         pairs: args.pairs,
         floor: args.floor,
+        confidence: args.confidence,
         call_timeout: Duration::from_secs(args.call_timeout.max(1)),
         quick: args.quick,
         out,

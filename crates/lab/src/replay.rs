@@ -43,6 +43,8 @@ pub struct Request {
     pub pairs: usize,
     /// An A/B's noise floor (relative).
     pub floor: f64,
+    /// The confidence of an A/B's intervals, all together.
+    pub confidence: f64,
     /// The longest one Engine-API call may take.
     pub call_timeout: Duration,
     pub quick: bool,
@@ -69,7 +71,9 @@ pub struct Finished {
 fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Result<ClientSpec> {
     if let Some(cmdline) = cmd {
         if cmdline.trim().is_empty() {
-            refuse!("{flag}-cmd is empty: give the client's command line, with {{datadir}}, {{genesis}}, {{jwt}} and {{authrpc_port}} in it");
+            refuse!(
+                "{flag}-cmd is empty: give the client's command line, with {{datadir}}, {{genesis}}, {{jwt}} and {{authrpc_port}} in it"
+            );
         }
         if !cmdline.contains("{authrpc_port}") || !cmdline.contains("{jwt}") {
             refuse!(
@@ -102,21 +106,18 @@ fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Resul
 
 /// Replay what `req` asks; every refusal comes before anything runs.
 pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
-    let a = spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
-    let b = match (&req.against, &req.against_cmd) {
-        (None, None) => None,
-        (name, cmd) => Some(spec(
-            lab,
-            name.as_deref().unwrap_or("cmd"),
-            cmd.as_ref(),
-            "--against",
-        )?),
-    };
-    if b.is_some() && req.pairs < ab::MIN_PAIRS {
+    let comparing = req.against.is_some() || req.against_cmd.is_some();
+    if comparing && req.pairs < ab::MIN_PAIRS {
         refuse!(
             "--pairs {}: an A/B needs at least {} pairs of runs (one pair is never a verdict)",
             req.pairs,
             ab::MIN_PAIRS
+        );
+    }
+    if !(req.confidence > 0.5 && req.confidence < 1.0) {
+        refuse!(
+            "--confidence {}: give a level between 0.5 and 1, e.g. 0.95",
+            req.confidence
         );
     }
     if !(0.0..1.0).contains(&req.floor) {
@@ -135,11 +136,23 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             );
         }
     }
-    let measured_rounds = req.blocks.unwrap_or(if req.quick { QUICK_BLOCKS } else { BLOCKS });
+    let measured_rounds = req
+        .blocks
+        .unwrap_or(if req.quick { QUICK_BLOCKS } else { BLOCKS });
     if measured_rounds == 0 {
         refuse!("--blocks 0: measure at least one block of each class");
     }
     let warmup = req.warmup.unwrap_or(measured_rounds);
+    let a = spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
+    let b = match (&req.against, &req.against_cmd) {
+        (None, None) => None,
+        (name, cmd) => Some(spec(
+            lab,
+            name.as_deref().unwrap_or("cmd"),
+            cmd.as_ref(),
+            "--against",
+        )?),
+    };
     crate::history::check_location(&lab.paths)?;
     let interrupt = crate::interrupt::flag()?;
     let say = |m: &str| {
@@ -202,7 +215,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             }
             let (spec, who) = match side {
                 Side::A => (&a, &label_a),
-                Side::B => (b.as_ref().expect("B in the order"), label_b.as_ref().expect("B")),
+                Side::B => (
+                    b.as_ref().expect("B in the order"),
+                    label_b.as_ref().expect("B"),
+                ),
             };
             let what = if order.len() > 1 {
                 format!("{name} into {who} (run {} of {})", k + 1, order.len())
@@ -211,9 +227,13 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             };
             say(&format!("replaying {what}: {} blocks", set.blocks.len()));
             let bar = progress_bar(set.blocks.len(), req.quiet);
+            let total = set.blocks.len();
             let r = drive::replay(spec, &set, limits, &interrupt, |n, _| {
                 if let Some(bar) = &bar {
                     bar.set_position(n as u64);
+                } else if n < total && (n * 4 / total) != ((n - 1) * 4 / total) {
+                    // Off a terminal: a line at each quarter.
+                    say(&format!("{what}: {n}/{total} blocks"));
                 }
             });
             if let Some(bar) = bar {
@@ -248,14 +268,22 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         }
     }
     if b.is_some() {
-        run.comparisons = compare(&run, &label_a, label_b.as_deref().unwrap_or(""), req.pairs, all_ids, req.floor);
+        let judge = ab::Judge {
+            pairs: req.pairs,
+            ids: all_ids,
+            family: req.confidence,
+            floor: req.floor,
+        };
+        run.comparisons = compare(&run, &label_a, label_b.as_deref().unwrap_or(""), judge);
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
     run.run.complete = failure.is_none() && !interrupted;
     run.run.incomplete_reason = if interrupted && failure.is_none() {
         Some("interrupted (Ctrl-C or a termination signal)".into())
     } else {
-        failure.as_ref().map(|e| dyno_report::one_line(&e.to_string()))
+        failure
+            .as_ref()
+            .map(|e| dyno_report::one_line(&e.to_string()))
     };
     run.run.finished_at = Some(dyno_runner::now_rfc3339());
     if interrupted && failure.is_none() {
@@ -290,7 +318,10 @@ fn update(
 ) {
     let ids = set.ids();
     run.results.retain(|r| !ids.contains(&r.id));
-    for (side, label, spec) in [(Side::A, labels[0], specs[0]), (Side::B, labels[1], specs[1])] {
+    for (side, label, spec) in [
+        (Side::A, labels[0], specs[0]),
+        (Side::B, labels[1], specs[1]),
+    ] {
         let runs: Vec<&Replayed> = done
             .iter()
             .filter(|(s, _)| *s == side)
@@ -319,14 +350,7 @@ fn update(
 }
 
 /// Each id's comparison of B against A.
-fn compare(
-    run: &Run,
-    a: &str,
-    b: &str,
-    pairs: usize,
-    ids: usize,
-    floor: f64,
-) -> Vec<dyno_format::replay::Comparison> {
+fn compare(run: &Run, a: &str, b: &str, judge: ab::Judge) -> Vec<dyno_format::replay::Comparison> {
     let of = |name: &str, id: &str| {
         run.results
             .iter()
@@ -340,7 +364,7 @@ fn compare(
         }
         seen.push(&r.id);
         if let (Some(ra), Some(rb)) = (of(a, &r.id), of(b, &r.id))
-            && let Some(c) = ab::compare(ra, rb, pairs, ids, floor)
+            && let Some(c) = ab::compare(ra, rb, judge)
         {
             out.push(c);
         }

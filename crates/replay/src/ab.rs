@@ -18,7 +18,7 @@ use dyno_stats::paired::{cluster_interval, pair_statistic, simultaneous_level};
 
 /// The fewest pairs of runs a comparison is made from.
 pub const MIN_PAIRS: usize = 3;
-/// The confidence of all of a session's intervals together.
+/// The default confidence of all of a session's intervals together.
 pub const FAMILY_LEVEL: f64 = 0.95;
 /// The default noise floor: a difference below 1% is no difference (reth's
 /// published floor for the mean, the median and MGas/s is 1.2%).
@@ -52,16 +52,28 @@ pub fn order_text(pairs: usize) -> String {
         .collect()
 }
 
-/// The comparison of B's result against A's for one id, `ids` ids being
-/// compared in the session; `None` when fewer than two pairs of runs
-/// measured it completely.
-pub fn compare(
-    a: &BenchResult,
-    b: &BenchResult,
-    pairs: usize,
-    ids: usize,
-    floor: f64,
-) -> Option<Comparison> {
+/// How a comparison is judged.
+#[derive(Debug, Clone, Copy)]
+pub struct Judge {
+    /// Pairs of runs made.
+    pub pairs: usize,
+    /// Ids compared in the session (the intervals hold together).
+    pub ids: usize,
+    /// The confidence of all the session's intervals together.
+    pub family: f64,
+    /// A relative difference under this is none.
+    pub floor: f64,
+}
+
+/// The comparison of B's result against A's for one id; `None` when
+/// fewer than two pairs of runs measured it completely.
+pub fn compare(a: &BenchResult, b: &BenchResult, judge: Judge) -> Option<Comparison> {
+    let Judge {
+        pairs,
+        ids,
+        family,
+        floor,
+    } = judge;
     let times = |r: &BenchResult, run: u32| -> Vec<f64> {
         r.blocks
             .iter()
@@ -72,7 +84,7 @@ pub fn compare(
     let stats: Vec<f64> = (0..pairs as u32)
         .filter_map(|k| pair_statistic(&times(a, k), &times(b, k)))
         .collect();
-    let level = simultaneous_level(FAMILY_LEVEL, ids);
+    let level = simultaneous_level(family, ids);
     let (mean, ci) = cluster_interval(&stats, level)?;
     let rel = |x: f64| x.exp() - 1.0;
     let delta = rel(mean);
@@ -128,6 +140,15 @@ mod tests {
         r
     }
 
+    fn judge(pairs: usize) -> Judge {
+        Judge {
+            pairs,
+            ids: 12,
+            family: FAMILY_LEVEL,
+            floor: DEFAULT_FLOOR,
+        }
+    }
+
     #[test]
     fn a_consistent_slowdown_is_slower_and_noise_is_no_difference() {
         let a = result("A", &[&[100, 200, 300], &[110, 190, 310], &[100, 210, 290]]);
@@ -137,17 +158,17 @@ mod tests {
             .map(|r| r.iter().map(|t| t * 12 / 10).collect())
             .collect();
         let b = result("B", &slow.iter().map(Vec::as_slice).collect::<Vec<_>>());
-        let c = compare(&a, &b, 3, 12, DEFAULT_FLOOR).unwrap();
+        let c = compare(&a, &b, judge(3)).unwrap();
         assert_eq!(c.verdict, "slower", "{c:?}");
         assert!((c.delta - 0.2).abs() < 1e-9, "{c:?}");
         assert_eq!(c.order, "ABBAAB");
         // And the other way round.
-        let c = compare(&b, &a, 3, 12, DEFAULT_FLOOR).unwrap();
+        let c = compare(&b, &a, judge(3)).unwrap();
         assert_eq!(c.verdict, "faster", "{c:?}");
 
         // Pairs that disagree in sign: no difference.
         let b = result("B", &[&[105, 210, 315], &[104, 181, 295], &[101, 212, 292]]);
-        let c = compare(&a, &b, 3, 12, DEFAULT_FLOOR).unwrap();
+        let c = compare(&a, &b, judge(3)).unwrap();
         assert_eq!(c.verdict, "no difference", "{c:?}");
         assert!(c.delta_low < 0.0 && c.delta_high > 0.0, "{c:?}");
 
@@ -169,11 +190,11 @@ mod tests {
             ],
         );
         let b2 = result("B", &tiny.iter().map(Vec::as_slice).collect::<Vec<_>>());
-        let c = compare(&a2, &b2, 3, 12, DEFAULT_FLOOR).unwrap();
+        let c = compare(&a2, &b2, judge(3)).unwrap();
         assert!(c.delta_low > 0.0, "the interval excludes zero: {c:?}");
         assert_eq!(c.verdict, "no difference", "0.5% is under the 1% floor");
 
         // One pair: no comparison.
-        assert!(compare(&a, &b, 1, 12, DEFAULT_FLOOR).is_none());
+        assert!(compare(&a, &b, judge(1)).is_none());
     }
 }

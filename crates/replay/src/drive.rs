@@ -140,9 +140,9 @@ pub fn replay(
             Err(e) => {
                 // Say that the client died, if it did, rather than only
                 // that the connection broke.
-                let (why, invalid) = match client.node.check_alive("during the replay") {
-                    Err(dead) => (dead.to_string(), false),
-                    Ok(()) => (e.to_string(), matches!(e, EngineError::NotValid { .. })),
+                let (why, invalid) = match exited(&mut client.node, &e) {
+                    Some(dead) => (dead, false),
+                    None => (e.to_string(), matches!(e, EngineError::NotValid { .. })),
                 };
                 out.failure = Some(Failure {
                     index: Some(index),
@@ -176,4 +176,20 @@ pub fn replay(
     out.unparsed = log.unparsed;
     client.stop();
     out
+}
+
+/// Whether the client died (a broken connection is often the first sign;
+/// its exit shows a moment later): how it exited, with its last output.
+fn exited(node: &mut dyno_node::LocalNode, e: &EngineError) -> Option<String> {
+    let broken = matches!(e, EngineError::Io { .. } | EngineError::Protocol(..));
+    let deadline = Instant::now() + Duration::from_secs(if broken { 2 } else { 0 });
+    loop {
+        if let Err(dead) = node.check_alive("during the replay") {
+            return Some(dead.to_string());
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

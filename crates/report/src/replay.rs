@@ -134,7 +134,10 @@ fn comparison_row(c: &Comparison) -> Vec<String> {
 }
 
 fn replay_results(run: &Run) -> Vec<&BenchResult> {
-    run.results.iter().filter(|r| !r.blocks.is_empty() || r.id.starts_with("client/")).collect()
+    run.results
+        .iter()
+        .filter(|r| !r.blocks.is_empty() || r.id.starts_with("client/"))
+        .collect()
 }
 
 fn explain(run: &Run) -> Vec<String> {
@@ -144,9 +147,10 @@ fn explain(run: &Run) -> Vec<String> {
     ];
     if let Some(c) = run.comparisons.first() {
         lines.push(format!(
-            "B vs A: per pair of runs ({}), the median over the id's blocks of B's time / A's; the interval is Student's t over the pairs, {:.1}% for each id so that all hold together at 95%; a difference under {} is none.",
+            "B vs A: per pair of runs ({}), the median over the id's blocks of B's time / A's; the interval is Student's t over the pairs, at {:.2}% for each of the {} ids so that all hold together (Bonferroni); a difference under {} is none.",
             c.order,
             c.level * 100.0,
+            run.comparisons.len(),
             pct(c.floor).trim_start_matches('+')
         ));
     }

@@ -104,7 +104,7 @@ mod tests {
     /// build on both sides, so the true effect is zero.
     fn a_a_pairs(rng: &mut Rng, pairs: usize, blocks: usize) -> Vec<(Vec<f64>, Vec<f64>)> {
         let base: Vec<f64> = (0..blocks).map(|i| 50.0 + i as f64).collect();
-        let mut run = |rng: &mut Rng| {
+        let run = |rng: &mut Rng| {
             let speed = (0.02 * rng.normal()).exp();
             base.iter()
                 .map(|t| t * speed * (0.05 * rng.normal()).exp())

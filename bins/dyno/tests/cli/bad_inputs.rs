@@ -270,6 +270,35 @@ const ROWS: &[Row] = &[
         2,
         "--impl: unknown implementation \"k257\"",
     ),
+    // dyno replay: refused before any block is made or client started.
+    row(
+        "replay --client reth",
+        2,
+        "--client \"reth\": the built-in client is geth",
+    ),
+    row(
+        "replay --set 31M",
+        2,
+        "--set \"31M\": choose from 30M, 36M, 60M",
+    ),
+    row(
+        "replay --against geth --pairs 2",
+        2,
+        "an A/B needs at least 3 pairs of runs",
+    ),
+    row(
+        "replay --client-cmd true",
+        2,
+        "it must put the Engine API on {authrpc_port}",
+    ),
+    row("replay --blocks 0", 2, "--blocks 0"),
+    row("replay --floor 2", 2, "--floor 2: give a fraction"),
+    row("replay --confidence 95", 2, "--confidence 95: give a level"),
+    row(
+        "replay -o -",
+        2,
+        "-o -: the replay prints its result with --format json",
+    ),
     // Where results go: refused before anything is measured.
     row("ONE -o @/adir", 2, "adir: is a directory"),
     row(

@@ -8,5 +8,6 @@ mod helpers;
 mod instructions;
 mod load;
 mod reference;
+mod replay;
 mod run;
 mod signals;

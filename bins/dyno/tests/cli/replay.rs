@@ -1,0 +1,255 @@
+//! `dyno replay` end to end against the geth `dyno setup geth` built (the
+//! test script builds it first; without it these tests are skipped with a
+//! message, except under `CI=true`, where that is a failure).
+//!
+//! 1. `--quick --format json --no-store` through `--client-cmd` (geth
+//!    started from a command line with placeholders): the Result JSON on
+//!    stdout, valid against the schema, every class's blocks timed and
+//!    joined to geth's own slow-block log.
+//! 2. Killing the client mid-replay: exit 2, the blocks timed before it
+//!    saved and marked incomplete, no client process and no data
+//!    directory left behind.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{bin, read_json, repo, text};
+
+fn geth_home() -> Option<PathBuf> {
+    dyno_node::installed_for_tests(dyno_node::Kind::Geth)
+}
+
+/// dyno with the repository's data, no history, and its temporary folders
+/// in `tmp` (where the client's data directories go).
+fn dyno(tmp: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.current_dir(repo())
+        .env("DYNO_NO_STORE", "1")
+        .env("TMPDIR", tmp)
+        .env_remove("DYNO_STORE");
+    c
+}
+
+/// What dyno left in its temporary folder that a client started.
+fn leftovers(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dyno-geth-engine-") || n.starts_with("dyno-client-"))
+        .collect()
+}
+
+#[test]
+fn quick_json_times_every_class_and_joins_the_clients_own_log() {
+    let Some(home) = geth_home() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let geth = home.join("geth").display().to_string();
+    let cmd = format!(
+        "sh -c '{geth} init --datadir {{datadir}} {{genesis}} >/dev/null 2>&1 && exec {geth} \
+         --datadir {{datadir}} --networkid 1337 --syncmode full --authrpc.addr 127.0.0.1 \
+         --authrpc.port {{authrpc_port}} --authrpc.jwtsecret {{jwt}} --port {{p2p_port}} \
+         --nat none --nodiscover --maxpeers 0 --ipcdisable --debug.logslowblock 0'"
+    );
+    let o = dyno(tmp.path())
+        .args([
+            "replay", "--quick", "--set", "30M", "--format", "json", "-q",
+        ])
+        .args(["--client-cmd", &cmd, "-o"])
+        .arg(tmp.path().join("r.json"))
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
+    let run: Value = serde_json::from_slice(&o.stdout).expect("the Result JSON on stdout");
+    assert_eq!(
+        run,
+        read_json(&tmp.path().join("r.json")),
+        "stdout = the file"
+    );
+    let schema: Value = serde_json::from_str(include_str!(
+        "../../../../docs/schema/result-v1.schema.json"
+    ))
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&run).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(run["run"]["complete"], true);
+
+    let results = run["results"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        ["empty", "transfers", "mix", "full"].map(|c| format!("client/newpayload/30M-{c}"))
+    );
+    for r in results {
+        assert_eq!(r["implementation"]["name"], "cmd");
+        assert_eq!(r["implementation"]["runtime"], "engine-api");
+        assert_eq!(r["verification"]["status"], "passed");
+        assert_eq!(r["mode"], "single");
+        let blocks = r["blocks"].as_array().unwrap();
+        assert_eq!(blocks.len(), 3, "{}", r["id"]);
+        assert_eq!(r["samples"].as_array().unwrap().len(), 3);
+        assert_eq!(r["warmup_iters"], 3);
+        for (b, s) in blocks.iter().zip(r["samples"].as_array().unwrap()) {
+            assert_eq!(b["new_payload_ns"], s["ns"]);
+            // The client's own account, as geth names it, of this block.
+            let log = &b["client_log"];
+            assert_eq!(log["block"]["hash"], b["hash"], "joined by hash");
+            for f in [
+                "execution_ms",
+                "state_read_ms",
+                "state_hash_ms",
+                "commit_ms",
+            ] {
+                assert!(log["timing"][f].is_number(), "{f} in {log}");
+            }
+            assert!(log["timing"]["total_ms"].as_f64().unwrap() > 0.0);
+        }
+        let command = r["parameters"]["client_command"].as_str().unwrap();
+        assert!(command.contains("{folder}/data"), "{command}");
+        assert!(
+            !command.contains(&tmp.path().display().to_string()),
+            "{command}"
+        );
+    }
+    // The full blocks fill the gas limit; MGas/s is gas over time.
+    let full = &results[3];
+    let gas: u64 = full["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["gas_used"].as_u64().unwrap())
+        .sum();
+    let ns: u64 = full["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ns"].as_u64().unwrap())
+        .sum();
+    assert!(gas > 3 * 29_000_000, "{gas}");
+    let mgas = full["parameters"]["mgas_per_s"].as_f64().unwrap();
+    assert!((mgas - gas as f64 / ns as f64 * 1e3).abs() < 1e-6 * mgas);
+    assert!(
+        leftovers(tmp.path()).is_empty(),
+        "{:?}",
+        leftovers(tmp.path())
+    );
+}
+
+/// The pid of `parent`'s child process whose command name is `name`.
+fn child_named(parent: u32, name: &str) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let ppid: u32 = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        if ppid == parent && comm == name {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+#[test]
+fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behind() {
+    if geth_home().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("killed.json");
+    let mut child = dyno(tmp.path())
+        .args([
+            "replay", "--set", "60M", "--warmup", "0", "--blocks", "12", "-o",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    // The first quarter of the 48 blocks is in: kill geth.
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "dyno ended early:\n{log}"
+        );
+        log.push_str(&line);
+        if line.contains("12/48 blocks") {
+            break;
+        }
+    }
+    let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
+    let killed = Command::new("kill")
+        .args(["-9", &geth.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("dyno hung after the client was killed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    log.push_str(&rest.join().unwrap());
+    assert_eq!(status.code(), Some(2), "stderr:\n{log}");
+    assert!(
+        log.contains("stopped") && log.contains("geth exited"),
+        "stderr:\n{log}"
+    );
+
+    let run = read_json(&out);
+    assert_eq!(run["run"]["complete"], false);
+    let reason = run["run"]["incomplete_reason"].as_str().unwrap();
+    assert!(reason.contains("signal: 9"), "{reason}");
+    let results = run["results"].as_array().unwrap();
+    let timed: usize = results
+        .iter()
+        .map(|r| r["blocks"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert!((12..48).contains(&timed), "{timed} blocks kept");
+    for r in results {
+        assert!(
+            r["incomplete_reason"].as_str().is_some(),
+            "{} ends after the kill",
+            r["id"]
+        );
+    }
+    assert!(
+        !Path::new(&format!("/proc/{geth}")).exists(),
+        "the client process is gone"
+    );
+    assert!(
+        leftovers(tmp.path()).is_empty(),
+        "{:?}",
+        leftovers(tmp.path())
+    );
+}
