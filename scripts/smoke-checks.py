@@ -133,12 +133,60 @@ def load(path: str) -> None:
     )
 
 
+def replay(path: str) -> None:
+    """`dyno replay --quick --against geth`: an A/A of the pinned geth."""
+    run = read_run(path)
+    problems = []
+    if not run["run"]["complete"]:
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
+    classes = ["empty", "transfers", "mix", "full"]
+    ids = {f"client/newpayload/{s}-{c}" for s in ["30M", "36M", "60M"] for c in classes}
+    results = run["results"]
+    for side in ["geth (A)", "geth (B)"]:
+        seen = {r["id"] for r in results if r["implementation"]["name"] == side}
+        if seen != ids:
+            problems.append(f"{side}: ids {sorted(seen ^ ids)} missing or extra")
+    for r in results:
+        # Four pairs of runs, three measured blocks of the class each.
+        if r["verification"]["status"] != "passed" or len(r["blocks"]) != 12:
+            problems.append(
+                f"{r['id']} {r['implementation']['name']}: "
+                f"{r['verification']}, {len(r['blocks'])} blocks"
+            )
+        for b in r["blocks"]:
+            t = (b.get("client_log") or {}).get("timing", {})
+            if not all(
+                k in t
+                for k in ["execution_ms", "state_read_ms", "state_hash_ms", "commit_ms", "total_ms"]
+            ):
+                problems.append(f"{r['id']} block {b['number']}: no breakdown from geth's log")
+                break
+    # The method's own check: the same geth on both sides differs nowhere.
+    if {c["id"] for c in run["comparisons"]} != ids:
+        problems.append("a comparison is missing")
+    for c in run["comparisons"]:
+        if not c["delta_low"] <= 0 <= c["delta_high"]:
+            problems.append(
+                f"A/A {c['id']}: interval "
+                f"[{c['delta_low']:+.3f}, {c['delta_high']:+.3f}] excludes 0"
+            )
+    if problems:
+        sys.exit("; ".join(problems))
+    worst = max(run["comparisons"], key=lambda c: abs(c["delta"]))
+    print(
+        f"replay A/A passed: {len(results)} results, every block VALID and joined to geth's log; "
+        f"every interval holds 0 (largest estimate {worst['delta']:+.1%} on {worst['id']})",
+        file=sys.stderr,
+    )
+
+
 CHECKS = {
     "runtimes": runtimes,
     "engines": engines,
     "net_pow": net_pow,
     "memory": memory,
     "load": load,
+    "replay": replay,
 }
 
 

@@ -272,6 +272,12 @@ step "load lab: dyno load --txs 20000 into a temporary geth, every transaction a
 cat "$smoke/load.txt" >&2
 python3 scripts/smoke-checks.py load "$smoke/load.json"
 
+step "block replay: dyno replay --quick --against geth, an A/A of the pinned geth through the Engine API"
+"$dyno" replay --quick --against geth --confidence 0.99 --format json --no-store -q \
+  --out "$smoke/replay.json" >"$smoke/replay-stdout.json"
+sed -n '/^## Block replay/,$p' "$smoke/replay.md" >&2
+python3 scripts/smoke-checks.py replay "$smoke/replay-stdout.json"
+
 await go
 await java
 await node

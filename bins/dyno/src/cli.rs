@@ -349,7 +349,8 @@ A client that answers SYNCING (geth does in its default snap sync mode) fails th
 replay at its first block: it is not executing the blocks it is given.
 
 A/B (--against): the two clients replay every set in pairs of runs in ABBA order
-(--pairs, at least 3); per id, each pair's effect is the median over its blocks
+(--pairs, at least 3, default 4: an even number puts each side first
+equally often); per id, each pair's effect is the median over its blocks
 of B's newPayload time / A's, and the interval is Student's t over the pairs,
 simultaneous over the ids at --confidence. Verdicts: faster, slower, no difference (a
 difference under --floor is none). `--against geth` with `--client geth` is an
@@ -400,8 +401,9 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "N")]
     pub(crate) warmup: Option<usize>,
 
-    /// Pairs of runs in an A/B (ABBA order).
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    /// Pairs of runs in an A/B (ABBA order; an even number balances the
+    /// order within pairs).
+    #[arg(long, default_value_t = 4, value_name = "N")]
     pub(crate) pairs: usize,
 
     /// In an A/B, a difference smaller than this fraction is none.
