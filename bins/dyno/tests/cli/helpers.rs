@@ -26,3 +26,61 @@ pub(crate) fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap())
         .unwrap_or_else(|e| panic!("{} is not JSON: {e}", p.display()))
 }
+
+/// The pid of `parent`'s child process whose command name is `name`.
+pub(crate) fn child_named(parent: u32, name: &str) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let ppid: u32 = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        if ppid == parent && comm == name {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// SIGKILL `pid`, then wait (at most `limit`) for `child` to exit, reading
+/// the rest of its stderr: its exit status and that stderr.
+pub(crate) fn kill_and_wait(
+    pid: u32,
+    child: &mut std::process::Child,
+    mut stderr: impl std::io::Read + Send + 'static,
+    limit: std::time::Duration,
+) -> (std::process::ExitStatus, String) {
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("dyno hung after process {pid} was killed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    (status, rest.join().unwrap())
+}

@@ -11,11 +11,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, read_json};
+use crate::helpers::{bin, child_named, kill_and_wait, read_json};
 
 fn dyno() -> Command {
     let mut c = Command::new(bin());
@@ -111,31 +111,6 @@ fn every_accepted_transaction_is_accounted_for_and_matches_a_chain_scan() {
     );
 }
 
-/// The pid of `parent`'s child process running `name`.
-fn child_named(parent: u32, name: &str) -> Option<u32> {
-    for e in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let comm = &stat[stat.find('(').unwrap_or(0) + 1..close];
-        let ppid: u32 = stat[close + 2..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        if ppid == parent && comm == name {
-            return Some(pid);
-        }
-    }
-    None
-}
-
 #[test]
 fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
     if geth_home().is_none() {
@@ -177,28 +152,8 @@ fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
     }
     std::thread::sleep(Duration::from_secs(3));
     let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
-    let killed = Command::new("kill")
-        .args(["-9", &geth.to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = Instant::now();
-    let rest = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("dyno hung after the node was killed");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    log.push_str(&rest.join().unwrap());
+    let (status, rest) = kill_and_wait(geth, &mut child, stderr, Duration::from_secs(60));
+    log.push_str(&rest);
     assert_eq!(status.code(), Some(2), "stderr:\n{log}");
     assert!(
         log.contains("cut short") && log.contains("geth exited"),

@@ -13,11 +13,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, read_json, repo, text};
+use crate::helpers::{bin, child_named, kill_and_wait, read_json, repo, text};
 
 fn geth_home() -> Option<PathBuf> {
     dyno_node::installed_for_tests(dyno_node::Kind::Geth)
@@ -141,32 +141,6 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
     );
 }
 
-/// The pid of `parent`'s child process whose command name is `name`.
-fn child_named(parent: u32, name: &str) -> Option<u32> {
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid ...
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let comm = &stat[open + 1..close];
-        let ppid: u32 = stat[close + 1..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        if ppid == parent && comm == name {
-            return Some(pid);
-        }
-    }
-    None
-}
-
 #[test]
 fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behind() {
     if geth_home().is_none() {
@@ -198,28 +172,8 @@ fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behin
         }
     }
     let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
-    let killed = Command::new("kill")
-        .args(["-9", &geth.to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = Instant::now();
-    let rest = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(90) {
-            let _ = child.kill();
-            panic!("dyno hung after the client was killed");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    log.push_str(&rest.join().unwrap());
+    let (status, rest) = kill_and_wait(geth, &mut child, stderr, Duration::from_secs(90));
+    log.push_str(&rest);
     assert_eq!(status.code(), Some(2), "stderr:\n{log}");
     assert!(
         log.contains("stopped") && log.contains("geth exited"),
