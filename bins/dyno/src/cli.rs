@@ -362,6 +362,8 @@ Examples:
   dyno replay --quick --format json --no-store
   dyno replay --set 1000-blocks             the import chain through newPayload
   dyno replay --quick --against geth        an A/A of the pinned geth
+  dyno setup geth-1.17.7 && dyno replay --against geth-1.17.7
+                                            geth 1.17.8 (A) against 1.17.7 (B)
 
 Exit status: 0 every block VALID and timed; 2 a usage error, or a replay cut short:
 a client that answered other than VALID (the block's result is marked wrong),
@@ -371,7 +373,8 @@ marked incomplete with the reason, and the client and its data directory removed
 #[derive(Debug, Clone, Args)]
 #[command(after_help = REPLAY_HELP)]
 pub(crate) struct ReplayArgs {
-    /// The client: geth (the one `dyno setup geth` built).
+    /// The client: geth (the one `dyno setup geth` built), or another geth
+    /// build in nodes/ (geth-1.17.7, after `dyno setup geth-1.17.7`).
     #[arg(long, default_value = "geth", value_name = "NAME")]
     pub(crate) client: String,
 
@@ -381,7 +384,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) client_cmd: Option<String>,
 
     /// A second client to compare with in ABBA runs: geth (an A/A with the
-    /// default client).
+    /// default client) or another geth build (geth-1.17.7).
     #[arg(long, value_name = "NAME")]
     pub(crate) against: Option<String>,
 

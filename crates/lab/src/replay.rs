@@ -85,23 +85,39 @@ fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Resul
             cmdline: cmdline.clone(),
         });
     }
-    match name {
-        "geth" => {
-            let home = lab.paths.cache.join("nodes").join("geth");
-            if !home.join("run").is_file() {
-                refuse!(
-                    "{flag} geth: geth is not installed in {}; run `dyno setup geth` (or give \
-                     {flag}-cmd to start another client)",
-                    home.display()
-                );
-            }
-            Ok(ClientSpec::Geth { home })
-        }
-        other => refuse!(
-            "{flag} {other:?}: the built-in client is geth; start any other Engine-API client \
-             with {flag}-cmd"
-        ),
+    // `geth`, or another geth build with its own folder in nodes/
+    // (`geth-1.17.7`), installed by `dyno setup <name>`.
+    let known =
+        name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
+    if !known {
+        refuse!(
+            "{flag} {name:?}: the built-in clients are geth and the other geth builds in {} \
+             ({}); start any other Engine-API client with {flag}-cmd",
+            lab.paths.nodes.display(),
+            geth_builds(lab).join(", ")
+        );
     }
+    let home = lab.paths.cache.join("nodes").join(name);
+    if !home.join("run").is_file() {
+        refuse!(
+            "{flag} {name}: it is not installed in {}; run `dyno setup {name}` (or give \
+             {flag}-cmd to start another client)",
+            home.display()
+        );
+    }
+    Ok(ClientSpec::Geth { home })
+}
+
+/// The geth builds `nodes/` holds (`geth`, `geth-1.17.7`, ...).
+fn geth_builds(lab: &Lab) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(&lab.paths.nodes)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n == "geth" || n.starts_with("geth-"))
+        .collect();
+    names.sort();
+    names
 }
 
 /// Replay what `req` asks; every refusal comes before anything runs.
