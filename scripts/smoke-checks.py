@@ -161,6 +161,14 @@ def replay(path: str) -> None:
             ):
                 problems.append(f"{r['id']} block {b['number']}: no breakdown from geth's log")
                 break
+    # Every client start: its process read from /proc, its own metrics.
+    clients = run.get("clients", [])
+    if len(clients) != 24:
+        problems.append(f"{len(clients)} client records, not 24 (8 runs of 3 sets)")
+    for c in clients:
+        if c["cpu_s"] is None or c["metrics"].get("chain_inserts_count", [0, 0])[1] <= 0:
+            problems.append(f"client {c['implementation']} {c['set']} run {c['run']}: {c}")
+            break
     # The method's own check: the same geth on both sides differs nowhere.
     if {c["id"] for c in run["comparisons"]} != ids:
         problems.append("a comparison is missing")

@@ -340,6 +340,8 @@ per-block log (--debug.logslowblock 0) is joined to each block by hash.
   {datadir}         an empty data directory      {genesis}     the genesis JSON file
   {jwt}             the JWT secret file (hex)    {authrpc_port} its Engine API port
   {p2p_port}        a free port for p2p          {http_port}   a free port for JSON-RPC
+  {metrics_port}    where it serves Prometheus metrics (geth's /debug/metrics/prometheus),
+                    scraped when it first answers and after the last block
 The client must initialise its data directory from {genesis} itself, e.g.
   --client-cmd 'sh -c \"geth init --datadir {datadir} {genesis} && exec geth \\
     --datadir {datadir} --syncmode full --authrpc.port {authrpc_port} \\

@@ -68,6 +68,7 @@ pub fn run(id: &str, results: Vec<BenchResult>) -> Run {
         logs: Vec::new(),
         reads: Vec::new(),
         comparisons: Vec::new(),
+        clients: Vec::new(),
     }
 }
 

@@ -55,6 +55,10 @@ pub struct Run {
     /// (`dyno replay --against`), one per id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<replay::Comparison>,
+    /// Each client start of a replay (`dyno replay`): its process's CPU,
+    /// memory and I/O, and its own metrics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<replay::ClientRun>,
 }
 
 /// Run metadata.

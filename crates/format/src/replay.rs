@@ -86,3 +86,41 @@ pub struct Comparison {
     /// `faster`, `slower` (B against A) or `no difference`.
     pub verdict: String,
 }
+
+/// One start of a client, for one replay of a block set: how it ran and
+/// what its process used (read from `/proc` when its Engine API first
+/// answered and after the last block), and the Prometheus series of its
+/// own metrics that changed over the replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientRun {
+    /// The implementation name its results carry.
+    pub implementation: String,
+    /// The block set.
+    pub set: String,
+    /// Which replay of this implementation (as `Block::run`).
+    pub run: u32,
+    /// The client's version.
+    pub version: String,
+    /// Its command line, as a template (`{folder}`, `<dyno cache>`).
+    pub command: String,
+    /// Blocks it accepted.
+    pub blocks: u64,
+    /// Wall time from its first answer to the last block, seconds.
+    pub wall_s: f64,
+    /// CPU time it used in that window, seconds (user + system).
+    pub cpu_s: Option<f64>,
+    /// Its peak resident memory (the kernel's high-water mark), bytes.
+    pub rss_peak_bytes: Option<u64>,
+    /// Bytes it made the storage layer read and write in the window.
+    pub io_read_bytes: Option<u64>,
+    /// Written.
+    pub io_write_bytes: Option<u64>,
+    /// Its Prometheus series that changed in the window: `[before, after]`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, [f64; 2]>,
+    /// Why the metrics are missing, if they are (a client without them, a
+    /// scrape that failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_missing: Option<String>,
+}

@@ -92,6 +92,21 @@ pub(crate) fn example() -> Run {
         floor: 0.01,
         verdict: "no difference".into(),
     }];
+    run.clients = vec![crate::replay::ClientRun {
+        implementation: "geth (A)".into(),
+        set: "30M".into(),
+        run: 0,
+        version: "1.17.8-stable".into(),
+        command: "<dyno cache>/nodes/geth/run --datadir {folder}/data".into(),
+        blocks: 128,
+        wall_s: 7.5,
+        cpu_s: Some(9.1),
+        rss_peak_bytes: Some(400_000_000),
+        io_read_bytes: Some(0),
+        io_write_bytes: Some(52_000_000),
+        metrics: [("chain_inserts_count".to_string(), [0.0, 128.0])].into(),
+        metrics_missing: None,
+    }];
     run.harness = Some(Harness {
         empty_iteration_ns: 0.9,
         fit: Some(fit),

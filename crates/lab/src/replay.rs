@@ -264,6 +264,8 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
                 ));
             }
             let stopped = r.failure.clone();
+            let run_index = done.iter().filter(|(s, _)| s == side).count() as u32;
+            run.clients.push(client_run(who, &set, run_index, &r));
             done.push((*side, r));
             update(
                 &mut run,
@@ -321,6 +323,37 @@ fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
         );
         bar
     })
+}
+
+/// The record of one client start: its process's use and its metrics.
+fn client_run(
+    implementation: &str,
+    set: &BlockSet,
+    run: u32,
+    r: &Replayed,
+) -> dyno_format::replay::ClientRun {
+    let u = r.usage.as_ref();
+    let both = u.and_then(|u| Some((u.before?, u.after?)));
+    let (metrics, metrics_missing) = match u.map(|u| &u.metrics) {
+        Some(Ok(m)) => (m.clone(), None),
+        Some(Err(e)) => (Default::default(), Some(e.clone())),
+        None => (Default::default(), Some("the client never answered".into())),
+    };
+    dyno_format::replay::ClientRun {
+        implementation: implementation.into(),
+        set: set.name.clone(),
+        run,
+        version: r.version.clone(),
+        command: r.command.clone(),
+        blocks: r.timed.len() as u64,
+        wall_s: u.map_or(0.0, |u| u.wall.as_secs_f64()),
+        cpu_s: both.map(|(b, a)| a.cpu_s - b.cpu_s),
+        rss_peak_bytes: both.map(|(_, a)| a.rss_peak_bytes),
+        io_read_bytes: both.and_then(|(b, a)| Some(a.io?.0.saturating_sub(b.io?.0))),
+        io_write_bytes: both.and_then(|(b, a)| Some(a.io?.1.saturating_sub(b.io?.1))),
+        metrics,
+        metrics_missing,
+    }
 }
 
 /// Put each side's results for `set` (from its replays so far) into the

@@ -388,6 +388,8 @@ pub struct LocalNode {
     pub command: Vec<String>,
     /// Its HTTP JSON-RPC URL.
     pub url: String,
+    /// Where it serves Prometheus metrics, if it does.
+    pub metrics_url: Option<String>,
     /// What the installed binary says of itself (`version` file), if known.
     pub version: Option<String>,
     /// Its last output lines.
@@ -501,11 +503,17 @@ impl LocalNode {
         let data = datadir.path().join("data").display().to_string();
         geth_step(&run, &["init", "--datadir", &data, &genesis], Stdio::null())?;
         let authrpc = loopback_port()?;
+        let metrics = loopback_port()?;
         let mut command = vec![run.display().to_string()];
         command.extend(
             [
                 "--datadir",
                 &data,
+                "--metrics",
+                "--metrics.addr",
+                "127.0.0.1",
+                "--metrics.port",
+                &metrics.to_string(),
                 "--networkid",
                 "1337",
                 "--syncmode",
@@ -539,6 +547,9 @@ impl LocalNode {
             Some(SLOW_BLOCK),
         )?;
         node.version = version;
+        node.metrics_url = Some(format!(
+            "http://127.0.0.1:{metrics}/debug/metrics/prometheus"
+        ));
         Ok((node, authrpc))
     }
 
@@ -550,7 +561,9 @@ impl LocalNode {
     /// its Engine API must listen, on 127.0.0.1), `{p2p_port}` (a free
     /// port for its peer-to-peer listener, which should find no peers),
     /// `{http_port}` (a free port for its plain JSON-RPC, if it wants
-    /// one). Lines holding "Slow block" are kept (the cross-client
+    /// one), `{metrics_port}` (where it serves Prometheus metrics, at
+    /// geth's path `/debug/metrics/prometheus`, if it should be
+    /// scraped). Lines holding "Slow block" are kept (the cross-client
     /// per-block log). Returns the node and its Engine-API port.
     pub fn start_engine_cmd(
         cmdline: &str,
@@ -566,15 +579,22 @@ impl LocalNode {
         })?;
         let authrpc = loopback_port()?;
         let http = loopback_port()?;
+        let metrics = loopback_port()?;
         let filled = cmdline
             .replace("{datadir}", &data.display().to_string())
             .replace("{genesis}", &genesis)
             .replace("{jwt}", &jwt)
             .replace("{authrpc_port}", &authrpc.to_string())
             .replace("{p2p_port}", &p2p_port.to_string())
-            .replace("{http_port}", &http.to_string());
+            .replace("{http_port}", &http.to_string())
+            .replace("{metrics_port}", &metrics.to_string());
         let command = vec!["sh".into(), "-c".into(), format!("exec {filled}")];
-        let node = Self::spawn("cmd", command, Vec::new(), datadir, None, Some(SLOW_BLOCK))?;
+        let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None, Some(SLOW_BLOCK))?;
+        if cmdline.contains("{metrics_port}") {
+            node.metrics_url = Some(format!(
+                "http://127.0.0.1:{metrics}/debug/metrics/prometheus"
+            ));
+        }
         Ok((node, authrpc))
     }
 
@@ -631,6 +651,7 @@ impl LocalNode {
             name: name.into(),
             command,
             url: String::new(),
+            metrics_url: None,
             version: None,
             tail,
             child: Some(child),

@@ -9,12 +9,16 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::blocks::BlockSet;
 use crate::client::ClientSpec;
 use crate::engine::EngineError;
+use crate::metrics;
 use crate::payload::{forkchoice_params, new_payload_params};
+use crate::process::{self, Reading};
 use crate::slowlog::SlowLog;
 
 /// How to drive a client.
@@ -64,6 +68,20 @@ pub struct Replayed {
     pub unparsed: Vec<(String, String)>,
     /// Why the replay stopped early, if it did.
     pub failure: Option<Failure>,
+    /// What the client process used, and its metrics that changed.
+    pub usage: Option<Usage>,
+}
+
+/// The client process over a replay: from its first answer to the last
+/// block.
+#[derive(Debug, Clone)]
+pub struct Usage {
+    pub wall: Duration,
+    /// `/proc` at the start and at the end (`None` once it is gone).
+    pub before: Option<Reading>,
+    pub after: Option<Reading>,
+    /// Its Prometheus series that changed, or why there are none.
+    pub metrics: Result<BTreeMap<String, [f64; 2]>, String>,
 }
 
 /// Why a replay stopped before its last block.
@@ -95,6 +113,7 @@ pub fn replay(
         timed: Vec::new(),
         unparsed: Vec::new(),
         failure: None,
+        usage: None,
     };
     let mut client = match spec.start(&set.genesis_json, limits.ready, limits.call) {
         Ok(c) => c,
@@ -111,6 +130,15 @@ pub fn replay(
     out.command = client.command.clone();
     let mut log = SlowLog::default();
     let total = set.blocks.len();
+    let pid = client.node.pid();
+    let metrics_url = client.node.metrics_url.clone();
+    let scrape = |url: &Option<String>| match url {
+        Some(u) => metrics::scrape(u, Duration::from_secs(10)),
+        None => Err("the client serves no metrics dyno knows of".to_string()),
+    };
+    let started = Instant::now();
+    let before = pid.and_then(process::read);
+    let scraped_before = scrape(&metrics_url);
     for (index, planned) in set.blocks.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             out.failure = Some(Failure {
@@ -155,6 +183,15 @@ pub fn replay(
         log.add(client.node.tail.take_kept());
         progress(index + 1, total);
     }
+    let wall = started.elapsed();
+    let after = pid.and_then(process::read);
+    let scraped_after = scrape(&metrics_url);
+    out.usage = Some(Usage {
+        wall,
+        before,
+        after,
+        metrics: scraped_before.and_then(|b| scraped_after.map(|a| metrics::changed(&b, &a))),
+    });
     // The client writes its line before it answers; the line may still be
     // in the pipe.
     let deadline = Instant::now() + limits.log_wait;

@@ -11,6 +11,8 @@ pub mod client;
 pub mod drive;
 pub mod engine;
 pub mod jwt;
+pub mod metrics;
 pub mod payload;
+pub mod process;
 pub mod results;
 pub mod slowlog;

@@ -133,6 +133,51 @@ fn comparison_row(c: &Comparison) -> Vec<String> {
     ]
 }
 
+fn client_header() -> Vec<String> {
+    [
+        "client",
+        "set",
+        "run",
+        "blocks",
+        "wall",
+        "CPU (cores)",
+        "RSS peak",
+        "read",
+        "written",
+        "own metrics",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn client_row(c: &dyno_format::replay::ClientRun) -> Vec<String> {
+    let dash = || "–".to_string();
+    vec![
+        format!("{} {}", c.implementation, c.version),
+        c.set.clone(),
+        c.run.to_string(),
+        c.blocks.to_string(),
+        units::duration(c.wall_s * 1e9),
+        c.cpu_s.map_or_else(dash, |s| {
+            format!(
+                "{} ({:.2})",
+                units::duration(s * 1e9),
+                if c.wall_s > 0.0 { s / c.wall_s } else { 0.0 }
+            )
+        }),
+        c.rss_peak_bytes
+            .map_or_else(dash, |b| units::bytes(b as f64)),
+        c.io_read_bytes
+            .map_or_else(dash, |b| units::bytes(b as f64)),
+        c.io_write_bytes
+            .map_or_else(dash, |b| units::bytes(b as f64)),
+        match &c.metrics_missing {
+            Some(why) => format!("none: {why}"),
+            None => format!("{} series changed", c.metrics.len()),
+        },
+    ]
+}
+
 fn replay_results(run: &Run) -> Vec<&BenchResult> {
     run.results
         .iter()
@@ -145,6 +190,9 @@ fn explain(run: &Run) -> Vec<String> {
         "newPayload: engine_newPayloadV4 from dyno's side (first byte sent to last byte read), one sample per block; MGas/s = the blocks' gas / their newPayload time.".to_string(),
         "client …: the medians of the client's own per-block log (geth --debug.logslowblock 0; its field names: timing.total_ms, execution_ms, state_read_ms, state_hash_ms, commit_ms).".to_string(),
     ];
+    if !run.clients.is_empty() {
+        lines.push("client processes: from its first answer to the last block, read from /proc: CPU time (cores = CPU / wall), the kernel's peak RSS, bytes read from and written to storage; its own Prometheus series that changed are in the JSON (`clients[].metrics`).".to_string());
+    }
     if let Some(c) = run.comparisons.first() {
         lines.push(format!(
             "B vs A: per pair of runs ({}), the median over the id's blocks of B's time / A's; the interval is Student's t over the pairs, at {:.2}% for each of the {} ids so that all hold together (Bonferroni); a difference under {} is none.",
@@ -166,6 +214,13 @@ pub fn table(run: &Run) -> String {
     if !run.comparisons.is_empty() {
         let mut rows = vec![comparison_header()];
         rows.extend(run.comparisons.iter().map(comparison_row));
+        let cols = Columns::fit(rows.iter().map(Vec::as_slice));
+        out.push('\n');
+        out.extend(rows.iter().map(|r| cols.line(r) + "\n"));
+    }
+    if !run.clients.is_empty() {
+        let mut rows = vec![client_header()];
+        rows.extend(run.clients.iter().map(client_row));
         let cols = Columns::fit(rows.iter().map(Vec::as_slice));
         out.push('\n');
         out.extend(rows.iter().map(|r| cols.line(r) + "\n"));
@@ -196,6 +251,12 @@ pub fn markdown(run: &Run) -> String {
         out.push_str("\n### A/B\n\n");
         let mut rows = vec![comparison_header()];
         rows.extend(run.comparisons.iter().map(comparison_row));
+        out.push_str(&md_table(&rows));
+    }
+    if !run.clients.is_empty() {
+        out.push_str("\n### The client processes\n\n");
+        let mut rows = vec![client_header()];
+        rows.extend(run.clients.iter().map(client_row));
         out.push_str(&md_table(&rows));
     }
     out.push('\n');

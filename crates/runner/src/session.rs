@@ -111,6 +111,7 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         logs: Vec::new(),
         reads: Vec::new(),
         comparisons: Vec::new(),
+        clients: Vec::new(),
     }
 }
 

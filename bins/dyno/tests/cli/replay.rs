@@ -53,7 +53,8 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
         "sh -c '{geth} init --datadir {{datadir}} {{genesis}} >/dev/null 2>&1 && exec {geth} \
          --datadir {{datadir}} --networkid 1337 --syncmode full --authrpc.addr 127.0.0.1 \
          --authrpc.port {{authrpc_port}} --authrpc.jwtsecret {{jwt}} --port {{p2p_port}} \
-         --nat none --nodiscover --maxpeers 0 --ipcdisable --debug.logslowblock 0'"
+         --nat none --nodiscover --maxpeers 0 --ipcdisable --debug.logslowblock 0 \
+         --metrics --metrics.addr 127.0.0.1 --metrics.port {{metrics_port}}'"
     );
     let o = dyno(tmp.path())
         .args([
@@ -134,6 +135,22 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
     assert!(gas > 3 * 29_000_000, "{gas}");
     let mgas = full["parameters"]["mgas_per_s"].as_f64().unwrap();
     assert!((mgas - gas as f64 / ns as f64 * 1e3).abs() < 1e-6 * mgas);
+    // The client's process and its own metrics over the replay.
+    let clients = run["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 1);
+    let c = &clients[0];
+    assert_eq!(
+        (c["set"].as_str(), c["blocks"].as_u64()),
+        (Some("30M"), Some(24))
+    );
+    assert!(c["cpu_s"].as_f64().unwrap() > 0.0, "{c}");
+    assert!(c["rss_peak_bytes"].as_u64().unwrap() > 10_000_000, "{c}");
+    assert!(c["io_write_bytes"].is_u64(), "{c}");
+    assert_eq!(
+        c["metrics"]["chain_inserts_count"],
+        serde_json::json!([0.0, 24.0]),
+        "geth counted the 24 blocks it inserted"
+    );
     assert!(
         leftovers(tmp.path()).is_empty(),
         "{:?}",
@@ -197,6 +214,13 @@ fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behin
             r["id"]
         );
     }
+    // The dead client's record says what is known: no after-reading.
+    let c = &run["clients"][0];
+    assert!(
+        c["cpu_s"].is_null() && c["metrics_missing"].is_string(),
+        "{c}"
+    );
+    assert!((12..48).contains(&c["blocks"].as_u64().unwrap()), "{c}");
     assert!(
         !Path::new(&format!("/proc/{geth}")).exists(),
         "the client process is gone"
