@@ -375,8 +375,9 @@ marked incomplete with the reason, and the client and its data directory removed
 #[derive(Debug, Clone, Args)]
 #[command(after_help = REPLAY_HELP)]
 pub(crate) struct ReplayArgs {
-    /// The client: geth (the one `dyno setup geth` built), or another geth
-    /// build in nodes/ (geth-1.17.7, after `dyno setup geth-1.17.7`).
+    /// The client: geth (the one `dyno setup geth` built), another geth
+    /// build in nodes/ (geth-1.17.7, after `dyno setup geth-1.17.7`), or
+    /// revm (dyno's own validator, in this process, on the same blocks).
     #[arg(long, default_value = "geth", value_name = "NAME")]
     pub(crate) client: String,
 
@@ -386,7 +387,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) client_cmd: Option<String>,
 
     /// A second client to compare with in ABBA runs: geth (an A/A with the
-    /// default client) or another geth build (geth-1.17.7).
+    /// default client), another geth build (geth-1.17.7), or revm.
     #[arg(long, value_name = "NAME")]
     pub(crate) against: Option<String>,
 

@@ -85,14 +85,17 @@ fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Resul
             cmdline: cmdline.clone(),
         });
     }
+    if name == "revm" {
+        return Ok(ClientSpec::Revm);
+    }
     // `geth`, or another geth build with its own folder in nodes/
     // (`geth-1.17.7`), installed by `dyno setup <name>`.
     let known =
         name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
     if !known {
         refuse!(
-            "{flag} {name:?}: the built-in clients are geth and the other geth builds in {} \
-             ({}); start any other Engine-API client with {flag}-cmd",
+            "{flag} {name:?}: the built-in clients are revm (dyno's own, in-process), geth and \
+             the other geth builds in {} ({}); start any other Engine-API client with {flag}-cmd",
             lab.paths.nodes.display(),
             geth_builds(lab).join(", ")
         );
@@ -181,6 +184,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     let label = |s: &ClientSpec, name: &str| match s {
         ClientSpec::Geth { .. } => name.to_string(),
         ClientSpec::Cmd { .. } => "cmd".to_string(),
+        ClientSpec::Revm => "revm".to_string(),
     };
     let mut label_a = label(&a, &req.client);
     let mut label_b = b
@@ -387,7 +391,7 @@ fn update(
         let implementation = Implementation {
             name: label.into(),
             version: version.into(),
-            runtime: dyno_replay::results::RUNTIME.into(),
+            runtime: spec.runtime().into(),
         };
         run.results.extend(dyno_replay::results::results(
             &implementation,

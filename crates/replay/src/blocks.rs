@@ -13,7 +13,7 @@
 
 use dyno_evm::block::chain_of_rounds;
 use dyno_evm::block::export::genesis_json;
-use dyno_evm::block::genesis::Contracts;
+use dyno_evm::block::genesis::{Contracts, Genesis};
 use dyno_evm::block::{self, Block};
 use dyno_evm::chain::{self, Chain};
 
@@ -37,6 +37,9 @@ pub struct Planned {
 pub struct BlockSet {
     /// `30M`, ..., `1000-blocks`.
     pub name: String,
+    /// The genesis: its state and header (dyno's in-process replay starts
+    /// from them).
+    pub genesis: Genesis,
     /// The genesis as a client reads it (geth's genesis JSON).
     pub genesis_json: String,
     /// The genesis block's hash, which the client must agree on.
@@ -96,6 +99,7 @@ pub fn make(
         return Ok(BlockSet {
             name: name.into(),
             genesis_json: genesis_json(&c.genesis.world, &c.genesis.header).to_string(),
+            genesis: c.genesis.clone(),
             genesis_hash: c.genesis.header.hash_slow(),
             gas_limit: c.genesis.header.gas_limit,
             blocks: c
@@ -123,6 +127,7 @@ pub fn make(
         genesis_json: genesis_json(&genesis.world, &genesis.header).to_string(),
         genesis_hash: genesis.header.hash_slow(),
         gas_limit: limit,
+        genesis,
         blocks: chain
             .into_iter()
             .enumerate()

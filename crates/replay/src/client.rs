@@ -20,6 +20,10 @@ pub enum ClientSpec {
     /// A shell command line (`--client-cmd`) with the placeholders of
     /// [`LocalNode::start_engine_cmd`].
     Cmd { cmdline: String },
+    /// dyno's own validator (revm) in this process: each block validated
+    /// and committed into the state the one before left
+    /// ([`crate::drive`]), no Engine API.
+    Revm,
 }
 
 impl ClientSpec {
@@ -28,6 +32,15 @@ impl ClientSpec {
         match self {
             ClientSpec::Geth { .. } => "geth",
             ClientSpec::Cmd { .. } => "cmd",
+            ClientSpec::Revm => "revm",
+        }
+    }
+
+    /// Where its results run: `engine-api` for a client, `rust` in-process.
+    pub fn runtime(&self) -> &'static str {
+        match self {
+            ClientSpec::Revm => "rust",
+            _ => crate::results::RUNTIME,
         }
     }
 
@@ -46,6 +59,7 @@ impl ClientSpec {
             ClientSpec::Cmd { cmdline } => {
                 LocalNode::start_engine_cmd(cmdline, genesis_json, &secret)
             }
+            ClientSpec::Revm => unreachable!("revm runs in-process, never started"),
         }
         .map_err(ClientError::Start)?;
         let deadline = Instant::now() + ready;

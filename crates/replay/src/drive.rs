@@ -115,6 +115,10 @@ pub fn replay(
         failure: None,
         usage: None,
     };
+    if *spec == ClientSpec::Revm {
+        in_process(set, stop, &mut progress, &mut out);
+        return out;
+    }
     let mut client = match spec.start(&set.genesis_json, limits.ready, limits.call) {
         Ok(c) => c,
         Err(e) => {
@@ -229,4 +233,67 @@ fn exited(node: &mut dyno_node::LocalNode, e: &EngineError) -> Option<String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The set through dyno's own validator in this process, as a client
+/// would take it: each block fully validated (header, body, senders,
+/// execution in revm, receipts, state root) against the state the blocks
+/// before it left, then committed. Its time is the block's sample; there
+/// is no forkchoice call (0) and no client log.
+fn in_process(
+    set: &BlockSet,
+    stop: &AtomicBool,
+    progress: &mut impl FnMut(usize, usize),
+    out: &mut Replayed,
+) {
+    out.version = dyno_evm::vm::REVM_VERSION.into();
+    out.command = "in-process: dyno_evm::block::validator::validate, then World::commit".into();
+    let mut world = set.genesis.world.clone();
+    let mut parent = set.genesis.header.clone();
+    let mut parent_hash = set.genesis_hash;
+    let total = set.blocks.len();
+    let started = Instant::now();
+    for (index, planned) in set.blocks.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            out.failure = Some(Failure {
+                index: Some(index),
+                reason: "interrupted".into(),
+                invalid: false,
+            });
+            break;
+        }
+        let block = &planned.block;
+        let t0 = Instant::now();
+        let checked =
+            dyno_evm::block::validator::validate_after(&world, &parent, parent_hash, block);
+        let hash = block.header.hash_slow();
+        match checked {
+            Ok(v) => {
+                world.commit(v.executed.changes, v.post, block.header.number, hash);
+                out.timed.push(Timed {
+                    index,
+                    new_payload: t0.elapsed(),
+                    forkchoice: Duration::ZERO,
+                    client_log: None,
+                });
+            }
+            Err(e) => {
+                out.failure = Some(Failure {
+                    index: Some(index),
+                    reason: format!("block {}: {e}", block.header.number),
+                    invalid: true,
+                });
+                break;
+            }
+        }
+        parent = block.header.clone();
+        parent_hash = hash;
+        progress(index + 1, total);
+    }
+    out.usage = Some(Usage {
+        wall: started.elapsed(),
+        before: None,
+        after: None,
+        metrics: Err("revm runs inside dyno: no process or metrics of its own".into()),
+    });
 }

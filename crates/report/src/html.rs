@@ -22,6 +22,7 @@ mod charts;
 mod gas;
 mod load;
 mod memory;
+mod replay;
 mod runs;
 mod svg;
 mod trend;
@@ -145,6 +146,13 @@ pub fn render(input: &HtmlInput<'_>) -> String {
             if !ri.run.load.is_empty() || !ri.load_svgs.is_empty() {
                 page.load(ri, multi);
             }
+        }
+        page.close();
+    }
+    if runs.iter().any(|r| crate::replay::has_replay(r.run)) {
+        page.open("replay", "Block replay");
+        for ri in runs.iter().filter(|r| crate::replay::has_replay(r.run)) {
+            page.replay(ri.run, multi);
         }
         page.close();
     }

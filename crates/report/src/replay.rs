@@ -263,3 +263,62 @@ pub fn markdown(run: &Run) -> String {
     out.extend(explain(run).into_iter().map(|l| l + "\n"));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyno_format::fixture;
+    use dyno_format::replay::Block;
+
+    fn block(number: u64, ns: u64, execution_ms: Option<f64>) -> Block {
+        Block {
+            run: 0,
+            number,
+            hash: format!("0x{number:064x}"),
+            gas_used: 30_000_000,
+            transactions: 10,
+            new_payload_ns: ns,
+            forkchoice_ns: 1_000_000,
+            client_log: execution_ms.map(|e| {
+                serde_json::json!({"timing": {"execution_ms": e, "state_read_ms": 1.0,
+                    "state_hash_ms": 2.0, "commit_ms": 3.0, "total_ms": e + 6.0}})
+            }),
+        }
+    }
+
+    #[test]
+    fn the_table_shows_dynos_latency_beside_the_clients_breakdown() {
+        let mut r = fixture::result("client/newpayload/30M-full", "geth", None);
+        r.blocks = vec![
+            block(1, 40_000_000, Some(30.0)),
+            block(2, 50_000_000, Some(34.0)),
+            block(3, 60_000_000, None),
+        ];
+        let per_op: Vec<f64> = r.blocks.iter().map(|b| b.new_payload_ns as f64).collect();
+        r.stats = dyno_stats::summarize(&per_op);
+        r.parameters
+            .insert("mgas_per_s".into(), serde_json::json!(600.0));
+        let run = fixture::run("20261126T101500Z-t", vec![r]);
+        let t = table(&run);
+        let row = t
+            .lines()
+            .find(|l| l.starts_with("client/newpayload/30M-full"))
+            .unwrap();
+        // n, the P50 from the samples, the forkchoice P50, MGas/s.
+        for want in ["geth 1.0.0", " 3 ", "50.0 ms", "1.00 ms", "600"] {
+            assert!(row.contains(want), "{want:?} in {row}");
+        }
+        // The client's medians over the two blocks it logged: total 38,
+        // execution 32, then 1, 2, 3 ms; and the block it did not.
+        for want in ["38.0 ms", "32.0 ms", "client log for 2 of 3 blocks"] {
+            assert!(row.contains(want), "{want:?} in {row}");
+        }
+        assert!(!t.contains("B vs A"), "no A/B without comparisons");
+        let md = markdown(&run);
+        assert!(md.starts_with("## Block replay"));
+        assert!(
+            md.contains("| client/newpayload/30M-full | geth 1.0.0 | 3 |"),
+            "{md}"
+        );
+    }
+}

@@ -274,7 +274,7 @@ const ROWS: &[Row] = &[
     row(
         "replay --client reth",
         2,
-        "--client \"reth\": the built-in clients are geth and the other geth builds",
+        "--client \"reth\": the built-in clients are revm (dyno's own, in-process), geth",
     ),
     row(
         "replay --set 31M",

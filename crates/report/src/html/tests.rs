@@ -489,3 +489,77 @@ fn outside_content_in_a_plot_is_refused() {
         "<svg width=\"2\"><text>a xmlns b</text></svg>"
     );
 }
+
+/// A replay: two sides of one id, three blocks each (one without the
+/// client's log), and their comparison.
+fn replay_run() -> Run {
+    let block = |run: u32, number: u64, ns: u64, logged: bool| dyno_format::replay::Block {
+        run,
+        number,
+        hash: format!("0x{number:064x}"),
+        gas_used: 30_000_000,
+        transactions: 100,
+        new_payload_ns: ns,
+        forkchoice_ns: 500_000,
+        client_log: logged.then(|| {
+            serde_json::json!({"timing": {"execution_ms": 20.0, "state_read_ms": 5.0,
+                "state_hash_ms": 3.0, "commit_ms": 2.0, "total_ms": 30.0}})
+        }),
+    };
+    let side = |name: &str| {
+        let mut r = result("client/newpayload/30M-full", name, false, Some(40e6));
+        r.blocks = vec![
+            block(0, 1, 40_000_000, true),
+            block(0, 2, 42_000_000, true),
+            block(0, 3, 39_000_000, false),
+        ];
+        r
+    };
+    let mut run = fixture::run(
+        "20261126T101500Z-replay",
+        vec![side("geth (A)"), side("geth (B)")],
+    );
+    run.comparisons = vec![dyno_format::replay::Comparison {
+        id: "client/newpayload/30M-full".into(),
+        a: "geth (A)".into(),
+        b: "geth (B)".into(),
+        order: "ABBAABBA".into(),
+        pair_log_ratios: vec![0.01, -0.02, 0.005, 0.0],
+        delta: -0.001,
+        delta_low: -0.03,
+        delta_high: 0.028,
+        level: 0.95,
+        floor: 0.01,
+        verdict: "no difference".into(),
+    }];
+    run
+}
+
+#[test]
+fn a_replay_gets_its_tables_a_strip_per_result_and_the_paired_effects() {
+    let r = replay_run();
+    let html = page(vec![plain(&r)], Vec::new());
+    assert!(html.contains("id=\"replay\""));
+    let section = &html[html.find("id=\"replay\"").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    // The results table and the A/B table, each with its own header.
+    assert_eq!(section.matches("<thead>").count(), 2, "{section}");
+    assert!(section.contains("no difference"));
+    let charts = svgs(section);
+    assert_eq!(charts.len(), 3, "a strip per result, one forest");
+    // A logged block: four parts and the rest; the unlogged one: the rest.
+    let strip = tags(charts[0]);
+    assert_eq!(strip.matches("<rect").count(), 2 * 5 + 1, "{strip}");
+    assert!(
+        charts[0].contains("block 1 (run 0): newPayload 40.0 ms"),
+        "{}",
+        charts[0]
+    );
+    assert!(charts[0].contains("750 MGas/s"), "{}", charts[0]);
+    // The forest: four pair estimates and the mean.
+    assert_eq!(tags(charts[2]).matches("<circle").count(), 5);
+    assert!(!section.contains("NaN"));
+    // A run without replay results has no such section.
+    let plain_run = run();
+    assert!(!page(vec![plain(&plain_run)], Vec::new()).contains("id=\"replay\""));
+}
