@@ -228,6 +228,51 @@ fn build(ctx: &Ctx, spec: Spec) -> Result<BlockWorkload, BuildError> {
     })
 }
 
+/// The spec of `block/validate/<limit>M-<kind>`, if `id` is one.
+fn spec_of(id: &str) -> Option<Spec> {
+    let input = id.strip_prefix("block/validate/")?;
+    let (m, kind) = input.split_once("M-")?;
+    let m: u64 = m.parse().ok().filter(|m| LIMITS_M.contains(m))?;
+    let kind = Kind::ALL.into_iter().find(|k| k.name() == kind)?;
+    Some(Spec::standard(kind, m * 1_000_000))
+}
+
+/// The adapters' case for `block/validate/<limit>M-<kind>`: the same block
+/// and genesis as dyno's own benchmark, as any client reads them
+/// (`genesis`: geth's genesis JSON; `block`: the block's RLP), and what
+/// validating it must give (`state_root`, `receipts_root`, `gas_used`:
+/// the header's, which dyno's producer computed and its validator checks).
+pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
+    let spec = spec_of(id)?;
+    Some((|| {
+        let contracts = Contracts::load(ctx)?;
+        let (genesis, block) = make_block(&contracts, SENDERS, spec).map_err(|e| {
+            BuildError::vectors(&contracts_dir(ctx), format!("producing the block: {e}"))
+        })?;
+        let h = &block.header;
+        Ok(vec![dyno_protocol::Case::new(
+            [
+                (
+                    "genesis",
+                    export::genesis_json(&genesis.world, &genesis.header),
+                ),
+                (
+                    "block",
+                    serde_json::Value::String(format!(
+                        "0x{}",
+                        alloy_primitives::hex::encode(export::block_rlp(&block))
+                    )),
+                ),
+            ],
+            [
+                ("state_root", serde_json::json!(h.state_root)),
+                ("receipts_root", serde_json::json!(h.receipts_root)),
+                ("gas_used", serde_json::json!(h.gas_used)),
+            ],
+        )])
+    })())
+}
+
 /// Every block benchmark: `block/validate/<limit>M-<kind>`.
 pub fn defs() -> Vec<BenchDef> {
     let mut defs = Vec::new();
@@ -235,7 +280,7 @@ pub fn defs() -> Vec<BenchDef> {
         for kind in Kind::ALL {
             let spec = Spec::standard(kind, m * 1_000_000);
             defs.push(BenchDef {
-                cases: None,
+                cases: Some(cases),
                 group: GROUP,
                 op: "validate",
                 input: format!("{m}M-{}", kind.name()),

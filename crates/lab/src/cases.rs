@@ -112,7 +112,7 @@ mod tests {
             vectors: root().join("vectors"),
         };
         let ids = ids();
-        assert_eq!(ids.len(), 224, "{ids:?}");
+        assert_eq!(ids.len(), 236, "{ids:?}");
         for id in &ids {
             assert!(
                 cases(&ctx, id).is_some(),

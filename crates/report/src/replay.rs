@@ -69,8 +69,13 @@ fn row(r: &BenchResult) -> Vec<String> {
             c.extend(["–"; 4].map(String::from));
         }
     }
+    // An in-process replay (revm) makes no forkchoice call.
     let fc: Vec<f64> = r.blocks.iter().map(|b| b.forkchoice_ns as f64).collect();
-    c.push(dyno_stats::median(&fc).map_or("–".into(), units::duration));
+    c.push(if fc.iter().all(|&x| x == 0.0) {
+        "–".into()
+    } else {
+        dyno_stats::median(&fc).map_or("–".into(), units::duration)
+    });
     c.push(
         r.parameters
             .get("mgas_per_s")

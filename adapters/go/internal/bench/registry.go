@@ -77,6 +77,12 @@ func newRegistry() *protocol.Registry {
 	}
 	add("net/route/mixed", ImplGeth, LibGeth, prepareNetRoute)
 	add("net/handshake/local", ImplGeth, LibGeth, prepareNetHandshake)
+	// Block validation in go-ethereum's core (block.go).
+	for _, m := range BlockLimits {
+		for _, k := range BlockKinds {
+			add("block/validate/"+m+"M-"+k, ImplGeth, LibGeth, prepareBlockValidate)
+		}
+	}
 	r.AddNoop(ImplNoop)
 	// hello's patterns: the second segment names the precompile.
 	r.AddPattern("precompile/*/*", ImplPrecomp, LibGeth, func(id string, cases []Case) (*Prepared, error) {
