@@ -1,6 +1,7 @@
 // Which (id, implementation) pairs this worker offers, and the kind (parse,
 // call, timed loop, encode) behind each.
 
+import { blockKinds } from './block.js';
 import { bytecodeKinds, bytecodePatterns } from './bytecode.js';
 import { curveKinds } from './curves.js';
 import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
@@ -45,7 +46,7 @@ export class Registry {
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
     this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns()];
-    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), [NOOP_ID, noopKind]]) {
+    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), ...blockKinds(), [NOOP_ID, noopKind]]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);
     }
