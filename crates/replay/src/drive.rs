@@ -97,6 +97,17 @@ pub struct Failure {
     pub invalid: bool,
 }
 
+impl Failure {
+    /// Stopped by Ctrl-C or a termination signal before block `index`.
+    fn interrupted(index: usize) -> Self {
+        Self {
+            index: Some(index),
+            reason: "interrupted".into(),
+            invalid: false,
+        }
+    }
+}
+
 /// Replay `set` into a fresh client of `spec`; `progress(done, total)`
 /// after each block. Stops at the first failure, or when `stop` is set.
 pub fn replay(
@@ -145,11 +156,7 @@ pub fn replay(
     let scraped_before = scrape(&metrics_url);
     for (index, planned) in set.blocks.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
-            out.failure = Some(Failure {
-                index: Some(index),
-                reason: "interrupted".into(),
-                invalid: false,
-            });
+            out.failure = Some(Failure::interrupted(index));
             break;
         }
         let number = planned.block.header.number;
@@ -255,11 +262,7 @@ fn in_process(
     let started = Instant::now();
     for (index, planned) in set.blocks.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
-            out.failure = Some(Failure {
-                index: Some(index),
-                reason: "interrupted".into(),
-                invalid: false,
-            });
+            out.failure = Some(Failure::interrupted(index));
             break;
         }
         let block = &planned.block;

@@ -84,3 +84,19 @@ pub(crate) fn kill_and_wait(
     };
     (status, rest.join().unwrap())
 }
+
+/// Read `stderr` line by line into `log` until a line holds `needle`;
+/// panics, showing the log, if the stream ends first.
+pub(crate) fn read_until(stderr: &mut impl std::io::BufRead, log: &mut String, needle: &str) {
+    loop {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "dyno ended early:\n{log}"
+        );
+        log.push_str(&line);
+        if line.contains(needle) {
+            return;
+        }
+    }
+}

@@ -8,14 +8,14 @@
 //! 2. Killing the node mid-run saves the partial per-transaction data,
 //!    marks the run incomplete and exits 2, without hanging.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, child_named, kill_and_wait, read_json};
+use crate::helpers::{bin, child_named, kill_and_wait, read_json, read_until};
 
 fn dyno() -> Command {
     let mut c = Command::new(bin());
@@ -139,17 +139,7 @@ fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut log = String::new();
     // Wait for the timed phase to begin, then let it run a little.
-    loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "dyno ended early:\n{log}"
-        );
-        log.push_str(&line);
-        if line.contains("client-signed:") {
-            break;
-        }
-    }
+    read_until(&mut stderr, &mut log, "client-signed:");
     std::thread::sleep(Duration::from_secs(3));
     let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
     let (status, rest) = kill_and_wait(geth, &mut child, stderr, Duration::from_secs(60));

@@ -10,14 +10,14 @@
 //!    saved and marked incomplete, no client process and no data
 //!    directory left behind.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, child_named, kill_and_wait, read_json, repo, text};
+use crate::helpers::{bin, child_named, kill_and_wait, read_json, read_until, repo, text};
 
 fn geth_home() -> Option<PathBuf> {
     dyno_node::installed_for_tests(dyno_node::Kind::Geth)
@@ -177,17 +177,7 @@ fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behin
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut log = String::new();
     // The first quarter of the 48 blocks is in: kill geth.
-    loop {
-        let mut line = String::new();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "dyno ended early:\n{log}"
-        );
-        log.push_str(&line);
-        if line.contains("12/48 blocks") {
-            break;
-        }
-    }
+    read_until(&mut stderr, &mut log, "12/48 blocks");
     let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
     let (status, rest) = kill_and_wait(geth, &mut child, stderr, Duration::from_secs(90));
     log.push_str(&rest);
