@@ -51,8 +51,14 @@ impl Page {
             for (i, line) in rows.iter().enumerate() {
                 let tag = if i == 0 { "th" } else { "td" };
                 self.push(if i == 0 { "<thead><tr>" } else { "<tr>" });
-                for c in line.trim().trim_matches('|').split(" | ") {
-                    let _ = write!(self.body, "<{tag}>{}</{tag}>", esc(c.trim()));
+                for (k, c) in line.trim().trim_matches('|').split(" | ").enumerate() {
+                    // The id and the client read as text, the figures as numbers.
+                    let class = if k < 2 && tag == "td" {
+                        " class=\"txt\""
+                    } else {
+                        ""
+                    };
+                    let _ = write!(self.body, "<{tag}{class}>{}</{tag}>", esc(c.trim()));
                 }
                 self.push(if i == 0 {
                     "</tr></thead><tbody>"
