@@ -358,6 +358,11 @@ fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> 
 /// block" JSON of geth, reth, Nethermind and Erigon.
 pub const SLOW_BLOCK: &str = "Slow block";
 
+/// Where a client on `port` serves Prometheus metrics (geth's path).
+fn prometheus_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/debug/metrics/prometheus")
+}
+
 /// Write an Engine-API client's genesis JSON and JWT secret (hex) into
 /// `dir`; their paths.
 fn engine_files(
@@ -547,9 +552,7 @@ impl LocalNode {
             Some(SLOW_BLOCK),
         )?;
         node.version = version;
-        node.metrics_url = Some(format!(
-            "http://127.0.0.1:{metrics}/debug/metrics/prometheus"
-        ));
+        node.metrics_url = Some(prometheus_url(metrics));
         Ok((node, authrpc))
     }
 
@@ -591,9 +594,7 @@ impl LocalNode {
         let command = vec!["sh".into(), "-c".into(), format!("exec {filled}")];
         let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None, Some(SLOW_BLOCK))?;
         if cmdline.contains("{metrics_port}") {
-            node.metrics_url = Some(format!(
-                "http://127.0.0.1:{metrics}/debug/metrics/prometheus"
-            ));
+            node.metrics_url = Some(prometheus_url(metrics));
         }
         Ok((node, authrpc))
     }

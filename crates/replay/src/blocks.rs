@@ -26,6 +26,8 @@ pub const DEFAULT_SETS: [&str; 3] = ["30M", "36M", "60M"];
 #[derive(Debug, Clone)]
 pub struct Planned {
     pub block: Block,
+    /// Its hash, computed once.
+    pub hash: alloy_primitives::B256,
     /// The benchmark id it counts towards; `None` for a warm-up block.
     pub id: Option<String>,
     /// Its class (`full`, ...), or `chain` in the 1000-block chain.
@@ -42,8 +44,6 @@ pub struct BlockSet {
     pub genesis: Genesis,
     /// The genesis as a client reads it (geth's genesis JSON).
     pub genesis_json: String,
-    /// The genesis block's hash, which the client must agree on.
-    pub genesis_hash: alloy_primitives::B256,
     /// The genesis gas limit.
     pub gas_limit: u64,
     pub blocks: Vec<Planned>,
@@ -100,12 +100,12 @@ pub fn make(
             name: name.into(),
             genesis_json: genesis_json(&c.genesis.world, &c.genesis.header).to_string(),
             genesis: c.genesis.clone(),
-            genesis_hash: c.genesis.header.hash_slow(),
             gas_limit: c.genesis.header.gas_limit,
             blocks: c
                 .blocks
                 .into_iter()
                 .map(|block| Planned {
+                    hash: block.header.hash_slow(),
                     block,
                     id: Some(IMPORT_ID.into()),
                     class: "chain",
@@ -125,13 +125,13 @@ pub fn make(
     Ok(BlockSet {
         name: name.into(),
         genesis_json: genesis_json(&genesis.world, &genesis.header).to_string(),
-        genesis_hash: genesis.header.hash_slow(),
         gas_limit: limit,
         genesis,
         blocks: chain
             .into_iter()
             .enumerate()
             .map(|(i, (kind, block))| Planned {
+                hash: block.header.hash_slow(),
                 block,
                 id: (i >= warmup * per_round).then(|| newpayload_id(name, kind.name())),
                 class: kind.name(),

@@ -57,8 +57,6 @@ pub struct Timed {
 /// What one replay of a set did.
 #[derive(Debug)]
 pub struct Replayed {
-    /// The set's name.
-    pub set: String,
     /// The client's version and command line (empty if it never started).
     pub version: String,
     pub command: String,
@@ -118,7 +116,6 @@ pub fn replay(
     mut progress: impl FnMut(usize, usize),
 ) -> Replayed {
     let mut out = Replayed {
-        set: set.name.clone(),
         version: String::new(),
         command: String::new(),
         timed: Vec::new(),
@@ -209,7 +206,7 @@ pub fn replay(
     loop {
         log.add(client.node.tail.take_kept());
         let missing = out.timed.iter().any(|t| {
-            let hash = set.blocks[t.index].block.header.hash_slow().to_string();
+            let hash = set.blocks[t.index].hash.to_string();
             !log.by_hash.contains_key(&hash)
         });
         if !missing || Instant::now() >= deadline || out.failure.is_some() {
@@ -218,8 +215,7 @@ pub fn replay(
         std::thread::sleep(Duration::from_millis(50));
     }
     for t in &mut out.timed {
-        let hash = set.blocks[t.index].block.header.hash_slow().to_string();
-        t.client_log = log.take(&hash);
+        t.client_log = log.take(&set.blocks[t.index].hash.to_string());
     }
     out.unparsed = log.unparsed;
     client.stop();
@@ -257,7 +253,7 @@ fn in_process(
     out.command = "in-process: dyno_evm::block::validator::validate, then World::commit".into();
     let mut world = set.genesis.world.clone();
     let mut parent = set.genesis.header.clone();
-    let mut parent_hash = set.genesis_hash;
+    let mut parent_hash = set.genesis.header.hash_slow();
     let total = set.blocks.len();
     let started = Instant::now();
     for (index, planned) in set.blocks.iter().enumerate() {
@@ -269,7 +265,7 @@ fn in_process(
         let t0 = Instant::now();
         let checked =
             dyno_evm::block::validator::validate_after(&world, &parent, parent_hash, block);
-        let hash = block.header.hash_slow();
+        let hash = planned.hash;
         match checked {
             Ok(v) => {
                 world.commit(v.executed.changes, v.post, block.header.number, hash);

@@ -46,11 +46,12 @@ fn one(
     let mut blocks = Vec::new();
     for (k, r) in runs.iter().enumerate() {
         for t in r.timed.iter().filter(|t| of_id(t.index)) {
-            let b = &set.blocks[t.index].block;
+            let planned = &set.blocks[t.index];
+            let b = &planned.block;
             blocks.push(Block {
                 run: k as u32,
                 number: b.header.number,
-                hash: b.header.hash_slow().to_string(),
+                hash: planned.hash.to_string(),
                 gas_used: b.header.gas_used,
                 transactions: b.transactions.len() as u64,
                 new_payload_ns: t.new_payload.as_nanos() as u64,
@@ -171,8 +172,8 @@ fn mismatch(set: &BlockSet, f: &Failure) -> Mismatch {
     let case = f.index.map_or_else(
         || "the client".into(),
         |i| {
-            let h = &set.blocks[i].block.header;
-            format!("block {} ({})", h.number, h.hash_slow())
+            let p = &set.blocks[i];
+            format!("block {} ({})", p.block.header.number, p.hash)
         },
     );
     Mismatch {

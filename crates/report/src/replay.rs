@@ -210,24 +210,35 @@ fn explain(run: &Run) -> Vec<String> {
     lines
 }
 
-/// The terminal table.
-pub fn table(run: &Run) -> String {
+/// A replay's tables, each with its heading and its header row first:
+/// the results, then (if any) the A/B and the client processes. Every
+/// format renders these.
+pub(crate) fn tables(run: &Run) -> Vec<(&'static str, Vec<Vec<String>>)> {
+    let mut out = Vec::new();
     let mut rows = vec![header()];
     rows.extend(replay_results(run).into_iter().map(row));
-    let cols = Columns::fit(rows.iter().map(Vec::as_slice));
-    let mut out: String = rows.iter().map(|r| cols.line(r) + "\n").collect();
+    out.push(("Block replay", rows));
     if !run.comparisons.is_empty() {
         let mut rows = vec![comparison_header()];
         rows.extend(run.comparisons.iter().map(comparison_row));
-        let cols = Columns::fit(rows.iter().map(Vec::as_slice));
-        out.push('\n');
-        out.extend(rows.iter().map(|r| cols.line(r) + "\n"));
+        out.push(("A/B", rows));
     }
     if !run.clients.is_empty() {
         let mut rows = vec![client_header()];
         rows.extend(run.clients.iter().map(client_row));
+        out.push(("The client processes", rows));
+    }
+    out
+}
+
+/// The terminal table.
+pub fn table(run: &Run) -> String {
+    let mut out = String::new();
+    for (i, (_, rows)) in tables(run).iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
         let cols = Columns::fit(rows.iter().map(Vec::as_slice));
-        out.push('\n');
         out.extend(rows.iter().map(|r| cols.line(r) + "\n"));
     }
     out.push('\n');
@@ -248,21 +259,11 @@ fn md_table(rows: &[Vec<String>]) -> String {
 
 /// Markdown: the same tables.
 pub fn markdown(run: &Run) -> String {
-    let mut out = String::from("## Block replay\n\n");
-    let mut rows = vec![header()];
-    rows.extend(replay_results(run).into_iter().map(row));
-    out.push_str(&md_table(&rows));
-    if !run.comparisons.is_empty() {
-        out.push_str("\n### A/B\n\n");
-        let mut rows = vec![comparison_header()];
-        rows.extend(run.comparisons.iter().map(comparison_row));
-        out.push_str(&md_table(&rows));
-    }
-    if !run.clients.is_empty() {
-        out.push_str("\n### The client processes\n\n");
-        let mut rows = vec![client_header()];
-        rows.extend(run.clients.iter().map(client_row));
-        out.push_str(&md_table(&rows));
+    let mut out = String::new();
+    for (i, (heading, rows)) in tables(run).iter().enumerate() {
+        let level = if i == 0 { "##" } else { "\n###" };
+        out.push_str(&format!("{level} {heading}\n\n"));
+        out.push_str(&md_table(rows));
     }
     out.push('\n');
     out.extend(explain(run).into_iter().map(|l| l + "\n"));

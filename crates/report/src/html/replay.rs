@@ -29,42 +29,20 @@ impl Page {
         if multi {
             self.run_heading(run);
         }
-        // The tables of the Markdown (results, A/B, processes), as HTML.
-        let md = crate::replay::markdown(run);
-        let mut tables: Vec<Vec<&str>> = Vec::new();
-        let mut in_table = false;
-        for line in md.lines() {
-            if line.starts_with('|') {
-                if !in_table {
-                    tables.push(Vec::new());
-                }
-                in_table = true;
-                if !line.starts_with("| ---") {
-                    tables.last_mut().expect("opened").push(line);
-                }
-            } else {
-                in_table = false;
+        for (_, rows) in crate::replay::tables(run) {
+            self.push("<div class=\"scroll\"><table class=\"num\"><thead><tr>");
+            for c in &rows[0] {
+                let _ = write!(self.body, "<th>{}</th>", esc(c));
             }
-        }
-        for rows in &tables {
-            self.push("<div class=\"scroll\"><table class=\"num\">");
-            for (i, line) in rows.iter().enumerate() {
-                let tag = if i == 0 { "th" } else { "td" };
-                self.push(if i == 0 { "<thead><tr>" } else { "<tr>" });
-                for (k, c) in line.trim().trim_matches('|').split(" | ").enumerate() {
+            self.push("</tr></thead><tbody>");
+            for r in &rows[1..] {
+                self.push("<tr>");
+                for (k, c) in r.iter().enumerate() {
                     // The id and the client read as text, the figures as numbers.
-                    let class = if k < 2 && tag == "td" {
-                        " class=\"txt\""
-                    } else {
-                        ""
-                    };
-                    let _ = write!(self.body, "<{tag}{class}>{}</{tag}>", esc(c.trim()));
+                    let class = if k < 2 { " class=\"txt\"" } else { "" };
+                    let _ = write!(self.body, "<td{class}>{}</td>", esc(c));
                 }
-                self.push(if i == 0 {
-                    "</tr></thead><tbody>"
-                } else {
-                    "</tr>"
-                });
+                self.push("</tr>");
             }
             self.push("</tbody></table></div>");
         }
