@@ -182,3 +182,88 @@ fn mismatch(set: &BlockSet, f: &Failure) -> Mismatch {
         actual: f.reason.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::drive::Timed;
+
+    fn set() -> BlockSet {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let ctx = dyno_workload::Ctx {
+            vectors: repo.join("vectors"),
+        };
+        let contracts = dyno_evm::block::genesis::Contracts::load(&ctx).unwrap();
+        // One warm-up round, two measured: blocks 4..12 are measured.
+        crate::blocks::make(&contracts, "30M", 1, 2).unwrap()
+    }
+
+    fn timed(index: usize, ms: u64) -> Timed {
+        Timed {
+            index,
+            new_payload: Duration::from_millis(ms),
+            forkchoice: Duration::from_millis(1),
+            client_log: None,
+        }
+    }
+
+    fn implementation() -> Implementation {
+        Implementation {
+            name: "geth".into(),
+            version: "1.17.8-stable".into(),
+            runtime: RUNTIME.into(),
+        }
+    }
+
+    #[test]
+    fn a_block_the_client_calls_invalid_fails_its_id_and_cuts_the_others() {
+        let set = set();
+        // Warm-up 0..4 and the first measured round 4..8 accepted; the full
+        // block of the second round (index 11) refused.
+        let replayed = Replayed {
+            version: "1.17.8-stable".into(),
+            command: "geth".into(),
+            timed: (0..11).map(|i| timed(i, 10 + i as u64)).collect(),
+            unparsed: Vec::new(),
+            failure: Some(Failure {
+                index: Some(11),
+                reason: "block 12: engine_newPayloadV4: the client says INVALID: bad root".into(),
+                invalid: true,
+            }),
+            usage: None,
+        };
+        let results = results(&implementation(), "geth", &set, &[&replayed]);
+        assert_eq!(results.len(), 4);
+        let full = results.iter().find(|r| r.id.ends_with("-full")).unwrap();
+        assert_eq!(full.verification.status, VerificationStatus::Failed);
+        let m = full.verification.mismatch.as_ref().unwrap();
+        assert!(m.case.starts_with("block 12 (0x"), "{m:?}");
+        assert_eq!(m.expected, "VALID");
+        assert!(m.actual.contains("INVALID: bad root"), "{m:?}");
+        // The blocks timed before it are kept, and the result says it is cut.
+        assert_eq!(full.samples.len(), 1, "the first round's full block");
+        assert!(full.incomplete_reason.is_some());
+        // The other classes: both their blocks timed, so passed and whole.
+        for r in results.iter().filter(|r| !r.id.ends_with("-full")) {
+            assert_eq!(
+                r.verification.status,
+                VerificationStatus::Passed,
+                "{}",
+                r.id
+            );
+            assert_eq!(r.samples.len(), 2, "{}", r.id);
+            assert_eq!(r.warmup_iters, 1, "{}", r.id);
+            assert!(r.incomplete_reason.is_none(), "{}", r.id);
+        }
+        // Samples are the newPayload times, blocks in the same order.
+        let transfers = results
+            .iter()
+            .find(|r| r.id.ends_with("-transfers"))
+            .unwrap();
+        assert_eq!(transfers.samples[0].ns, 15_000_000);
+        assert_eq!(transfers.blocks[0].number, 6);
+        assert_eq!(transfers.blocks[0].hash, set.blocks[5].hash.to_string());
+    }
+}
