@@ -2,7 +2,8 @@
 """The checks of scripts/test.sh's smoke runs: each reads one run's JSON and
 exits non-zero with what is wrong.
 
-Usage: scripts/smoke-checks.py CHECK RUN.json   (CHECK: runtimes, engines, net_pow, memory, load)
+Usage: scripts/smoke-checks.py CHECK RUN.json [MORE]
+  (CHECK: runtimes, engines, net_pow, memory, load, replay; recorded RUN.json chain.json)
 """
 
 import json
@@ -188,6 +189,36 @@ def replay(path: str) -> None:
     )
 
 
+def recorded(path: str, manifest_path: str) -> None:
+    """`dyno replay --set DIR` of the blocks `dyno load --record DIR` saved."""
+    run = read_run(path)
+    with open(manifest_path, encoding="utf-8") as f:
+        listed = json.load(f)["blocks"]
+    problems = []
+    if not run["run"]["complete"]:
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
+    results = run["results"]
+    if len(results) != 1 or results[0]["verification"]["status"] != "passed":
+        problems.append(f"{[(r['id'], r['verification']) for r in results]}")
+    blocks = results[0]["blocks"] if results else []
+    if [b["hash"] for b in blocks] != [b["hash"] for b in listed]:
+        problems.append(f"{len(blocks)} blocks timed, {len(listed)} recorded")
+    txs = sum(b["transactions"] for b in blocks)
+    if txs < 20000:
+        problems.append(f"{txs} transactions replayed, fewer than the load's 20000")
+    if any(not (b.get("client_log") or {}).get("timing") for b in blocks):
+        problems.append("a block without geth's own log line")
+    if problems:
+        sys.exit("; ".join(problems))
+    r = results[0]
+    print(
+        f"recorded replay passed: {len(blocks)} blocks of the load run ({txs} transactions) "
+        f"VALID in a fresh geth; newPayload P50 {r['stats']['p50'] / 1e6:.2f} ms, "
+        f"{r['parameters']['mgas_per_s']:.0f} MGas/s",
+        file=sys.stderr,
+    )
+
+
 CHECKS = {
     "runtimes": runtimes,
     "engines": engines,
@@ -195,13 +226,14 @@ CHECKS = {
     "memory": memory,
     "load": load,
     "replay": replay,
+    "recorded": recorded,
 }
 
 
 def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
+    if len(sys.argv) < 3 or sys.argv[1] not in CHECKS:
         sys.exit(__doc__)
-    CHECKS[sys.argv[1]](sys.argv[2])
+    CHECKS[sys.argv[1]](*sys.argv[2:])
 
 
 if __name__ == "__main__":

@@ -267,10 +267,15 @@ if grep -E '^ +Compiling ' "$smoke/cargo-test.log" >&2; then
   exit 1
 fi
 
-step "load lab: dyno load --txs 20000 into a temporary geth, every transaction accounted for"
-"$dyno" load --txs 20000 -q --out "$smoke/load.json" >"$smoke/load.txt"
+step "load lab: dyno load --txs 20000 into a temporary geth, every transaction accounted for, its blocks recorded"
+"$dyno" load --txs 20000 -q --out "$smoke/load.json" --record "$smoke/recorded" >"$smoke/load.txt"
 cat "$smoke/load.txt" >&2
 python3 scripts/smoke-checks.py load "$smoke/load.json"
+
+step "recorded blocks: the load run's blocks replayed into a fresh geth, every one VALID"
+"$dyno" replay --set "$smoke/recorded" --format json --no-store -q \
+  --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
+python3 scripts/smoke-checks.py recorded "$smoke/recorded-replay-stdout.json" "$smoke/recorded/chain.json"
 
 step "block replay: dyno replay --quick --against geth, an A/A of the pinned geth through the Engine API"
 "$dyno" replay --quick --against geth --confidence 0.99 --format json --no-store -q \

@@ -312,6 +312,12 @@ pub(crate) struct LoadArgs {
     #[arg(long, short, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
 
+    /// Save the blocks the node built as a chain folder in DIR (new or
+    /// empty), for `dyno replay --set DIR`. geth only: it starts on a
+    /// genesis dyno writes, with its debug API on.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) record: Option<PathBuf>,
+
     /// What to print on stdout: the summary table, or the result JSON.
     #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
     pub(crate) format: LoadFormat,
@@ -329,6 +335,11 @@ Block sets (--set, comma-separated):
                     rounds are measured as client/newpayload/<limit>-<class>
   1000-blocks       dyno's import chain, every block measured as
                     client/import/1000-blocks (a full sync through the Engine API)
+  DIR               a chain folder: genesis.json and blocks.rlp (and chain.json,
+                    which says each block's id). `dyno load --record DIR` writes one
+                    from the blocks a real node built under load; --export writes
+                    dyno's own sets as ones. Without chain.json every block is
+                    measured as client/newpayload/<folder name>
 
 Each replay starts the client from the set's genesis in a fresh data directory,
 with a fresh JWT secret, the Engine API on 127.0.0.1 and no peers, then sends every
@@ -363,6 +374,9 @@ Examples:
   dyno replay                               16 measured rounds per class at 30M, 36M, 60M
   dyno replay --quick --format json --no-store
   dyno replay --set 1000-blocks             the import chain through newPayload
+  dyno replay --export chains --set 60M     write the 60M set as files any client reads
+  dyno load --txs 2000 --record rec/erc20 --workload erc20 && dyno replay --set rec/erc20
+                                            a load run's blocks, replayed into a fresh geth
   dyno replay --quick --against geth        an A/A of the pinned geth
   dyno setup geth-1.17.7 && dyno replay --against geth-1.17.7
                                             geth 1.17.8 (A) against 1.17.7 (B)
@@ -398,6 +412,12 @@ pub(crate) struct ReplayArgs {
     /// Block sets to replay, comma-separated (see below).
     #[arg(long = "set", value_delimiter = ',', value_name = "SET")]
     pub(crate) sets: Vec<String>,
+
+    /// Write each set as a chain folder DIR/<set> (genesis.json, blocks.rlp,
+    /// payloads.jsonl, chain.json) instead of replaying it; prints the
+    /// folders.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) export: Option<PathBuf>,
 
     /// Measured rounds per class (default 16, or 3 with --quick).
     #[arg(long, value_name = "N")]

@@ -38,6 +38,7 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         self_test: a.self_test,
         self_test_requests: a.self_test_requests,
         out: a.out,
+        record: a.record,
         quiet: a.quiet,
     };
     let (run, failure, wrong) = match campaign::run(lab, &req)? {

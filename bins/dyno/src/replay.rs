@@ -38,6 +38,15 @@ pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         out,
         quiet: args.quiet,
     };
+    if let Some(dir) = &args.export {
+        let written = replay::export(lab, &req, dir)?;
+        let lines: String = written
+            .iter()
+            .map(|d| format!("{}\n", d.display()))
+            .collect();
+        print_stdout(&lines)?;
+        return Ok(Outcome::Ok);
+    }
     let done = replay::run(lab, &req)?;
     if !args.quiet {
         done.measured.announce();

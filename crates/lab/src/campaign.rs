@@ -63,6 +63,9 @@ pub struct Request {
     pub self_test_requests: usize,
     /// The result file; default `dyno-results/<run id>-load.json`.
     pub out: Option<PathBuf>,
+    /// A chain folder to save the node's blocks in after the run (geth
+    /// only, started on a genesis dyno writes), for `dyno replay --set`.
+    pub record: Option<PathBuf>,
     pub quiet: bool,
 }
 
@@ -191,6 +194,7 @@ fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
         funder_key,
         threads: args.threads,
         self_test_requests: args.self_test_requests,
+        genesis: None,
     })
 }
 
@@ -214,6 +218,11 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     };
     if !args.self_test {
         crate::history::check_location(&lab.paths)?;
+    }
+    let mut opts = opts;
+    if let Some(dir) = &args.record {
+        check_record(dir, &targets, args)?;
+        opts.genesis = Some(recording_genesis());
     }
     let quiet = args.quiet;
     let live = !quiet && std::io::stderr().is_terminal();
@@ -259,6 +268,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     let mut self_test_rate = None;
     let mut failure: Option<Error> = None;
     let mut wrong = false;
+    let mut recorded: Option<(Vec<alloy_primitives::Bytes>, String)> = None;
     for target in &targets {
         if interrupt.load(Ordering::Relaxed) {
             break;
@@ -295,6 +305,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                     self_test_rate = Some(rate);
                 }
                 let mut outcomes = Vec::new();
+                let recorded = &mut recorded;
                 for mode in &modes {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
@@ -324,6 +335,12 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                     if cut {
                         break;
                     }
+                }
+                if opts.genesis.is_some() {
+                    let head = dyno_load::chain::head(&c.client).await?;
+                    say(&format!("recording blocks 1 to {head} (debug_getRawBlock)"));
+                    let raw = dyno_load::chain::raw_blocks(&c.client, head).await?;
+                    *recorded = Some((raw, c.info.version.clone()));
                 }
                 Ok::<_, lab::LoadError>((outcomes, Some((p.fees, p.gas.clone())), reads))
             }
@@ -361,6 +378,19 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                     what: format!("load against {}", target.name()),
                     source: Box::new(e),
                 });
+            }
+        }
+        if let (Some(dir), Some((raw, client))) = (&args.record, recorded.take()) {
+            let genesis = opts.genesis.as_deref().unwrap_or_default();
+            let made_by = run.run.command_line.join(" ");
+            match write_recording(dir, genesis, &raw, &client, &made_by) {
+                Ok(n) => say(&format!(
+                    "recorded {n} blocks in {d}; replay them into a fresh client with `dyno replay --set {d}`",
+                    d = dir.display()
+                )),
+                Err(e) => {
+                    failure.get_or_insert(Error::Refused(format!("--record: {e}")));
+                }
             }
         }
         if failure.is_some() {
@@ -461,6 +491,69 @@ async fn read_path(
         reads.push(read::read_load(c, opts, &ro, say).await?);
     }
     Ok((logs, reads))
+}
+
+/// `--record DIR` is for one geth that dyno starts, with transactions to
+/// send, into a folder that is new or empty.
+fn check_record(dir: &Path, targets: &[Target], args: &Request) -> crate::Result<()> {
+    let flag = format!("--record {}", dir.display());
+    if !matches!(targets, [Target::Start(dyno_node::Kind::Geth, _)]) {
+        refuse!(
+            "{flag}: records the blocks of one geth that dyno starts (--node geth, alone): it \
+             starts geth on a genesis it writes, so the blocks replay from that genesis"
+        );
+    }
+    if args.txs == 0 {
+        refuse!("{flag}: --txs 0 sends nothing, so there would be no blocks worth replaying");
+    }
+    if dir.exists() {
+        let empty = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none());
+        if !dir.is_dir() || !empty {
+            refuse!("{flag}: it exists and is not an empty folder; give a new one");
+        }
+    }
+    Ok(())
+}
+
+/// The genesis a recording dev geth starts on: dyno's (block 0 as its
+/// block sets have it, the system contracts, Osaka from block 0) with
+/// geth's dev account funded, which pays for the run's set-up.
+fn recording_genesis() -> String {
+    let dev: alloy_primitives::Address = dyno_node::GETH_DEV_ACCOUNT
+        .parse()
+        .expect("a valid address");
+    // 10^9 ether: more than any run's set-up sends.
+    let balance = alloy_primitives::U256::from(10u128.pow(27));
+    let (world, header) =
+        dyno_evm::block::genesis::funded(&[(dev, balance)], dyno_node::DEV_GAS_LIMIT);
+    dyno_evm::block::export::genesis_json(&world, &header).to_string()
+}
+
+/// Check the recorded blocks as `dyno replay` will read them and write
+/// the chain folder; how many blocks.
+fn write_recording(
+    dir: &Path,
+    genesis_json: &str,
+    raw: &[alloy_primitives::Bytes],
+    client: &str,
+    command_line: &str,
+) -> Result<usize, dyno_replay::folder::FolderError> {
+    use dyno_replay::folder::{self, Folder};
+    let name = dir
+        .file_name()
+        .map_or_else(|| "recorded".into(), |n| n.to_string_lossy().into_owned());
+    let mut f = Folder {
+        genesis_json: genesis_json.into(),
+        blocks_rlp: raw.iter().flat_map(|b| b.iter().copied()).collect(),
+        manifest: None,
+    };
+    let mut set = f.parse(dir, &name)?;
+    for p in &mut set.blocks {
+        p.class = "load".into();
+    }
+    f.manifest = Some(folder::manifest(&set, command_line, Some(client.into())));
+    f.write(dir, &set)?;
+    Ok(set.blocks.len())
 }
 
 /// A node answered with a hash other than the signed one, or the chain

@@ -8,6 +8,7 @@
 //! refuses a block costs nothing already timed: the run is marked
 //! incomplete with the reason, and the command exits 2.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use dyno_replay::ab::{self, Side};
 use dyno_replay::blocks::{self, BlockSet};
 use dyno_replay::client::ClientSpec;
 use dyno_replay::drive::{self, Limits, Replayed};
+use dyno_replay::folder::{self, Folder};
 
 use crate::session::{Measured, Saving};
 use crate::{Error, Lab, refuse};
@@ -32,8 +34,8 @@ pub struct Request {
     pub against: Option<String>,
     /// Or its command line.
     pub against_cmd: Option<String>,
-    /// Block sets (`30M`, `36M`, `60M`, `1000-blocks`); empty for the
-    /// default.
+    /// Block sets (`30M`, `36M`, `60M`, `1000-blocks`, or a chain
+    /// folder's path); empty for the default.
     pub sets: Vec<String>,
     /// Measured rounds per class set.
     pub blocks: Option<usize>,
@@ -142,26 +144,8 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     if !(0.0..1.0).contains(&req.floor) {
         refuse!("--floor {}: give a fraction, e.g. 0.01 for 1%", req.floor);
     }
-    let names: Vec<String> = if req.sets.is_empty() {
-        blocks::DEFAULT_SETS.map(String::from).to_vec()
-    } else {
-        req.sets.clone()
-    };
-    for n in &names {
-        if !blocks::SETS.contains(&n.as_str()) {
-            refuse!(
-                "--set {n:?}: choose from {} (comma-separated)",
-                blocks::SETS.join(", ")
-            );
-        }
-    }
-    let measured_rounds = req
-        .blocks
-        .unwrap_or(if req.quick { QUICK_BLOCKS } else { BLOCKS });
-    if measured_rounds == 0 {
-        refuse!("--blocks 0: measure at least one block of each class");
-    }
-    let warmup = req.warmup.unwrap_or(measured_rounds);
+    let sets = chosen(&req.sets)?;
+    let (measured_rounds, warmup) = rounds(req)?;
     let a = spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
     let b = match (&req.against, &req.against_cmd) {
         (None, None) => None,
@@ -172,6 +156,15 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             "--against",
         )?),
     };
+    if [Some(&a), b.as_ref()].contains(&Some(&ClientSpec::Revm))
+        && let Some(Chosen::Folder(dir, _)) = sets.iter().find(|s| matches!(s, Chosen::Folder(..)))
+    {
+        refuse!(
+            "--set {}: revm replays dyno's own block sets (it starts from their state, not from \
+             a genesis file); replay a chain folder into an Engine-API client (geth, --client-cmd)",
+            dir.display()
+        );
+    }
     crate::history::check_location(&lab.paths)?;
     let interrupt = crate::interrupt::flag()?;
     let say = |m: &str| {
@@ -216,17 +209,16 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     };
     let mut failure: Option<Error> = None;
     let mut all_ids = 0;
-    'sets: for name in &names {
-        say(&format!(
-            "making the {name} blocks{}",
-            if name == "1000-blocks" {
-                String::new()
-            } else {
-                format!(" ({warmup} warm-up and {measured_rounds} measured rounds of 4 classes)")
+    'sets: for chosen in sets {
+        let set = match chosen {
+            Chosen::Own(name) => {
+                say(&making(&name, warmup, measured_rounds));
+                blocks::make(&contracts, &name, warmup, measured_rounds)
+                    .map_err(|e| Error::Refused(e.to_string()))?
             }
-        ));
-        let set = blocks::make(&contracts, name, warmup, measured_rounds)
-            .map_err(|e| Error::Refused(e.to_string()))?;
+            Chosen::Folder(_, set) => *set,
+        };
+        let name = &set.name;
         all_ids += set.ids().len();
         let mut done: Vec<(Side, Replayed)> = Vec::new();
         for (k, side) in order.iter().enumerate() {
@@ -315,6 +307,110 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     }
     let measured = saving.finish(run, Vec::new());
     Ok(Finished { measured, failure })
+}
+
+/// A set `--set` names: one of dyno's own, or a chain folder (read and
+/// checked before anything runs).
+#[derive(Debug)]
+enum Chosen {
+    Own(String),
+    Folder(PathBuf, Box<BlockSet>),
+}
+
+/// The sets `--set` names, in order; the default when it names none.
+fn chosen(sets: &[String]) -> crate::Result<Vec<Chosen>> {
+    if sets.is_empty() {
+        return Ok(blocks::DEFAULT_SETS
+            .map(|s| Chosen::Own(s.into()))
+            .into_iter()
+            .collect());
+    }
+    sets.iter()
+        .map(|n| {
+            if blocks::SETS.contains(&n.as_str()) {
+                return Ok(Chosen::Own(n.clone()));
+            }
+            let dir = Path::new(n);
+            if !dir.is_dir() {
+                refuse!(
+                    "--set {n:?}: choose from {} (comma-separated), or give a chain folder (a \
+                     directory holding {} and {}, written by `dyno load --record` or `dyno \
+                     replay --export`)",
+                    blocks::SETS.join(", "),
+                    folder::GENESIS,
+                    folder::BLOCKS
+                );
+            }
+            let name = folder_name(dir);
+            let set = Folder::read(dir)
+                .and_then(|f| f.parse(dir, &name))
+                .map_err(|e| Error::Refused(format!("--set {n}: {e}")))?;
+            Ok(Chosen::Folder(dir.to_path_buf(), Box::new(set)))
+        })
+        .collect()
+}
+
+/// A folder's name as a set name: its last component.
+fn folder_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "folder".into())
+}
+
+/// Measured and warm-up rounds per class.
+fn rounds(req: &Request) -> crate::Result<(usize, usize)> {
+    let measured = req
+        .blocks
+        .unwrap_or(if req.quick { QUICK_BLOCKS } else { BLOCKS });
+    if measured == 0 {
+        refuse!("--blocks 0: measure at least one block of each class");
+    }
+    Ok((measured, req.warmup.unwrap_or(measured)))
+}
+
+fn making(name: &str, warmup: usize, measured: usize) -> String {
+    format!(
+        "making the {name} blocks{}",
+        if name == "1000-blocks" {
+            String::new()
+        } else {
+            format!(" ({warmup} warm-up and {measured} measured rounds of 4 classes)")
+        }
+    )
+}
+
+/// `dyno replay --export DIR`: write each of dyno's sets `req` names as a
+/// chain folder `DIR/<set>` (genesis JSON, block RLP, Engine-API payloads,
+/// manifest) without replaying anything; the folders written.
+pub fn export(lab: &Lab, req: &Request, dir: &Path) -> crate::Result<Vec<PathBuf>> {
+    let sets = chosen(&req.sets)?;
+    let (measured, warmup) = rounds(req)?;
+    let contracts = dyno_evm::block::genesis::Contracts::load(&lab.paths.ctx())
+        .map_err(|e| Error::Refused(format!("the replay's blocks: {e}")))?;
+    let mut written = Vec::new();
+    for chosen in sets {
+        let Chosen::Own(name) = chosen else {
+            refuse!(
+                "--export writes dyno's own block sets (30M, 36M, 60M, 1000-blocks); a chain folder is already one"
+            );
+        };
+        if !req.quiet {
+            eprintln!("dyno replay: {}", making(&name, warmup, measured));
+        }
+        let set = blocks::make(&contracts, &name, warmup, measured)
+            .map_err(|e| Error::Refused(e.to_string()))?;
+        let made_by = format!(
+            "dyno {} replay --export DIR --set {name} --blocks {measured} --warmup {warmup}",
+            lab.build.version
+        );
+        let out = dir.join(&name);
+        Folder::export(&set, &made_by)
+            .and_then(|f| f.write(&out, &set))
+            .map_err(|e| Error::Refused(format!("--export: {e}")))?;
+        written.push(out);
+    }
+    Ok(written)
 }
 
 fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {

@@ -337,6 +337,23 @@ pub async fn head(client: &Client) -> Result<u64, ChainError> {
     Ok(n.to())
 }
 
+/// Blocks 1 to `to` as their RLP (`debug_getRawBlock`, geth's debug API),
+/// in order.
+pub async fn raw_blocks(client: &Client, to: u64) -> Result<Vec<Bytes>, ChainError> {
+    let params: Vec<Value> = (1..=to).map(|n| json!([format!("{n:#x}")])).collect();
+    let calls: Vec<(&str, Value)> = params
+        .into_iter()
+        .map(|p| ("debug_getRawBlock", p))
+        .collect();
+    batched(
+        client,
+        &calls,
+        50,
+        "fetching the blocks (debug_getRawBlock)",
+    )
+    .await
+}
+
 /// Wait for the node's RPC to answer `eth_chainId`, up to `timeout`;
 /// `alive` may abort (the process exited).
 pub async fn wait_ready(

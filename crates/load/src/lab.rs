@@ -116,6 +116,9 @@ pub struct Options {
     pub threads: usize,
     /// Requests for the null-sink self-test (0: skip it).
     pub self_test_requests: usize,
+    /// A genesis JSON to start a dev geth on (`dyno load --record`),
+    /// instead of geth's own dev genesis; it turns geth's `debug` API on.
+    pub genesis: Option<String>,
 }
 
 /// Why a load run could not be done at all.
@@ -196,7 +199,18 @@ pub async fn connect(
 ) -> Result<Connected, LoadError> {
     let (local, url) = match target {
         Target::Start(kind, home) => {
-            let n = LocalNode::start(*kind, home, opts.block_time)?;
+            let n = match (&opts.genesis, kind) {
+                (None, _) => LocalNode::start(*kind, home, opts.block_time)?,
+                (Some(g), node::Kind::Geth) => {
+                    LocalNode::start_geth_dev_on(home, opts.block_time, g)?
+                }
+                (Some(_), _) => {
+                    return Err(LoadError::Other(format!(
+                        "only geth starts on a genesis dyno writes, not {}",
+                        kind.as_str()
+                    )));
+                }
+            };
             say(&format!(
                 "started {} at {} ({})",
                 kind.as_str(),

@@ -45,6 +45,7 @@ fn options() -> Options {
         funder_key: None,
         threads: 1,
         self_test_requests: 0,
+        genesis: None,
     }
 }
 

@@ -19,6 +19,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The gas limit of the dev nodes dyno starts (`--dev.gaslimit` and
+/// `--miner.gaslimit` of geth, `--gas-limit` of anvil, Hardhat's config).
+pub const DEV_GAS_LIMIT: u64 = 60_000_000;
+
 /// Nodes dyno knows how to start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -60,9 +64,9 @@ impl Kind {
                 "--dev.period",
                 "",
                 "--dev.gaslimit",
-                "60000000",
+                "",
                 "--miner.gaslimit",
-                "60000000",
+                "",
                 "--datadir",
                 "",
                 "--http",
@@ -99,7 +103,7 @@ impl Kind {
                 "--block-time",
                 "",
                 "--gas-limit",
-                "60000000",
+                "",
                 "--chain-id",
                 "1337",
                 "--cache-path",
@@ -117,6 +121,9 @@ impl Kind {
                 v[i] = match v[i - 1].as_str() {
                     "--dev.period" | "--block-time" => block_time.to_string(),
                     "--datadir" | "--cache-path" => datadir.display().to_string(),
+                    "--dev.gaslimit" | "--miner.gaslimit" | "--gas-limit" => {
+                        DEV_GAS_LIMIT.to_string()
+                    }
                     _ => port.to_string(),
                 };
             }
@@ -130,7 +137,7 @@ impl Kind {
         match self {
             Kind::Hardhat => vec![
                 ("DYNO_HARDHAT_BLOCK_TIME".into(), block_time.to_string()),
-                ("DYNO_HARDHAT_GAS_LIMIT".into(), "60000000".into()),
+                ("DYNO_HARDHAT_GAS_LIMIT".into(), DEV_GAS_LIMIT.to_string()),
                 ("DYNO_HARDHAT_CHAIN_ID".into(), "1337".into()),
             ],
             _ => Vec::new(),
@@ -354,6 +361,14 @@ fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> 
     })
 }
 
+/// The account geth's `--dev` mode signs with when its keystore is empty:
+/// the address of the fixed key geth imports (`DeveloperKey` in
+/// go-ethereum's cmd/utils/flags.go, v1.14 to v1.17).
+pub const GETH_DEV_ACCOUNT: &str = "0x71562b71999873DB5b286dF957af199Ec94617F7";
+/// That key, published in go-ethereum's source (a well-known test key:
+/// never hold anything with it).
+pub const GETH_DEV_KEY: &str = "0xb71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291";
+
 /// What marks a client's per-block log line: the cross-client "slow
 /// block" JSON of geth, reth, Nethermind and Erigon.
 pub const SLOW_BLOCK: &str = "Slow block";
@@ -425,6 +440,42 @@ impl LocalNode {
             Some(home),
             None,
         )?;
+        node.url = format!("http://127.0.0.1:{port}");
+        node.version = version;
+        Ok(node)
+    }
+
+    /// Start geth (installed in `home`) as [`LocalNode::start`] does, but
+    /// on a chain dyno chose: `genesis_json` is `geth init`ed into the
+    /// fresh data directory first, and `--dev` then runs on it (geth keeps
+    /// a chain already in its data directory; the genesis must be merged
+    /// at block 0: terminal total difficulty 0, difficulty 0). The dev
+    /// account is [`GETH_DEV_ACCOUNT`], so the genesis should fund it.
+    /// The `debug` API is on too, for `debug_getRawBlock` (`dyno load
+    /// --record`).
+    pub fn start_geth_dev_on(
+        home: &Path,
+        block_time: u64,
+        genesis_json: &str,
+    ) -> Result<Self, NodeError> {
+        let run = geth_run(home)?;
+        let (datadir, port) = scratch("dyno-geth-")?;
+        let genesis = datadir.path().join("genesis.json");
+        std::fs::write(&genesis, genesis_json).map_err(|source| NodeError::Spawn {
+            command: format!("writing {}", genesis.display()),
+            source,
+        })?;
+        let data = datadir.path().join("data");
+        let (g, d) = (genesis.display().to_string(), data.display().to_string());
+        geth_step(&run, &["init", "--datadir", &d, &g], Stdio::null())?;
+        let mut command = vec![run.display().to_string()];
+        let mut args = Kind::Geth.args(&data, port, block_time);
+        if let Some(i) = args.iter().position(|a| a == "--http.api") {
+            args[i + 1].push_str(",debug");
+        }
+        command.extend(args);
+        let version = installed_version(home);
+        let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home), None)?;
         node.url = format!("http://127.0.0.1:{port}");
         node.version = version;
         Ok(node)

@@ -17,6 +17,8 @@ use dyno_evm::block::genesis::{Contracts, Genesis};
 use dyno_evm::block::{self, Block};
 use dyno_evm::chain::{self, Chain};
 
+use crate::payload::Payload;
+
 /// The block sets there are.
 pub const SETS: [&str; 4] = ["30M", "36M", "60M", "1000-blocks"];
 /// The sets replayed when none are named.
@@ -25,13 +27,28 @@ pub const DEFAULT_SETS: [&str; 3] = ["30M", "36M", "60M"];
 /// A block and what it is measured as.
 #[derive(Debug, Clone)]
 pub struct Planned {
-    pub block: Block,
-    /// Its hash, computed once.
-    pub hash: alloy_primitives::B256,
+    /// What the Engine API carries.
+    pub payload: Payload,
+    /// The block as dyno's validator takes it, for the in-process replay
+    /// (`--client revm`); `None` for a block read from a chain folder.
+    pub block: Option<Block>,
     /// The benchmark id it counts towards; `None` for a warm-up block.
     pub id: Option<String>,
-    /// Its class (`full`, ...), or `chain` in the 1000-block chain.
-    pub class: &'static str,
+    /// Its class (`full`, ...), `chain` in the 1000-block chain, or what a
+    /// chain folder says.
+    pub class: String,
+}
+
+impl Planned {
+    /// One of dyno's own blocks.
+    pub fn own(block: Block, id: Option<String>, class: &str) -> Self {
+        Self {
+            payload: Payload::of(&block),
+            block: Some(block),
+            id,
+            class: class.into(),
+        }
+    }
 }
 
 /// A genesis and the blocks to send after it, in order.
@@ -40,8 +57,8 @@ pub struct BlockSet {
     /// `30M`, ..., `1000-blocks`.
     pub name: String,
     /// The genesis: its state and header (dyno's in-process replay starts
-    /// from them).
-    pub genesis: Genesis,
+    /// from them); `None` for a chain folder, which has only the JSON.
+    pub genesis: Option<Genesis>,
     /// The genesis as a client reads it (geth's genesis JSON).
     pub genesis_json: String,
     /// The genesis gas limit.
@@ -99,17 +116,12 @@ pub fn make(
         return Ok(BlockSet {
             name: name.into(),
             genesis_json: genesis_json(&c.genesis.world, &c.genesis.header).to_string(),
-            genesis: c.genesis.clone(),
             gas_limit: c.genesis.header.gas_limit,
+            genesis: Some(c.genesis),
             blocks: c
                 .blocks
                 .into_iter()
-                .map(|block| Planned {
-                    hash: block.header.hash_slow(),
-                    block,
-                    id: Some(IMPORT_ID.into()),
-                    class: "chain",
-                })
+                .map(|block| Planned::own(block, Some(IMPORT_ID.into()), "chain"))
                 .collect(),
         });
     }
@@ -126,15 +138,13 @@ pub fn make(
         name: name.into(),
         genesis_json: genesis_json(&genesis.world, &genesis.header).to_string(),
         gas_limit: limit,
-        genesis,
+        genesis: Some(genesis),
         blocks: chain
             .into_iter()
             .enumerate()
-            .map(|(i, (kind, block))| Planned {
-                hash: block.header.hash_slow(),
-                block,
-                id: (i >= warmup * per_round).then(|| newpayload_id(name, kind.name())),
-                class: kind.name(),
+            .map(|(i, (kind, block))| {
+                let id = (i >= warmup * per_round).then(|| newpayload_id(name, kind.name()));
+                Planned::own(block, id, kind.name())
             })
             .collect(),
     })
@@ -154,16 +164,16 @@ mod tests {
         let set = make(&contracts, "30M", 1, 2).unwrap();
         assert_eq!(set.blocks.len(), 12);
         assert!(set.blocks[..4].iter().all(|p| p.id.is_none()));
-        let classes: Vec<&str> = set.blocks.iter().map(|p| p.class).collect();
+        let classes: Vec<&str> = set.blocks.iter().map(|p| p.class.as_str()).collect();
         assert_eq!(&classes[..4], &["empty", "transfers", "mix", "full"]);
         assert_eq!(&classes[4..8], &classes[..4]);
         assert_eq!(
             set.ids(),
             ["empty", "transfers", "mix", "full"].map(|c| format!("client/newpayload/30M-{c}"))
         );
-        let numbers: Vec<u64> = set.blocks.iter().map(|p| p.block.header.number).collect();
+        let numbers: Vec<u64> = set.blocks.iter().map(|p| p.payload.header.number).collect();
         assert_eq!(numbers, (1..=12).collect::<Vec<_>>());
-        let full = &set.blocks[11].block.header;
+        let full = &set.blocks[11].payload.header;
         assert!(full.gas_used > 29_000_000, "{}", full.gas_used);
         assert!(matches!(
             make(&contracts, "31M", 1, 1),

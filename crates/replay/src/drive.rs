@@ -17,7 +17,6 @@ use crate::blocks::BlockSet;
 use crate::client::ClientSpec;
 use crate::engine::EngineError;
 use crate::metrics;
-use crate::payload::{forkchoice_params, new_payload_params};
 use crate::process::{self, Reading};
 use crate::slowlog::SlowLog;
 
@@ -156,14 +155,14 @@ pub fn replay(
             out.failure = Some(Failure::interrupted(index));
             break;
         }
-        let number = planned.block.header.number;
+        let number = planned.payload.header.number;
         let sent = client
             .engine
-            .new_payload(new_payload_params(&planned.block))
+            .new_payload(planned.payload.new_payload_params())
             .and_then(|np| {
                 let fc = client
                     .engine
-                    .forkchoice_updated(forkchoice_params(&planned.block))?;
+                    .forkchoice_updated(planned.payload.forkchoice_params())?;
                 Ok((np, fc))
             });
         match sent {
@@ -206,7 +205,7 @@ pub fn replay(
     loop {
         log.add(client.node.tail.take_kept());
         let missing = out.timed.iter().any(|t| {
-            let hash = set.blocks[t.index].hash.to_string();
+            let hash = set.blocks[t.index].payload.hash.to_string();
             !log.by_hash.contains_key(&hash)
         });
         if !missing || Instant::now() >= deadline || out.failure.is_some() {
@@ -215,7 +214,7 @@ pub fn replay(
         std::thread::sleep(Duration::from_millis(50));
     }
     for t in &mut out.timed {
-        t.client_log = log.take(&set.blocks[t.index].hash.to_string());
+        t.client_log = log.take(&set.blocks[t.index].payload.hash.to_string());
     }
     out.unparsed = log.unparsed;
     client.stop();
@@ -251,9 +250,21 @@ fn in_process(
 ) {
     out.version = dyno_evm::vm::REVM_VERSION.into();
     out.command = "in-process: dyno_evm::block::validator::validate, then World::commit".into();
-    let mut world = set.genesis.world.clone();
-    let mut parent = set.genesis.header.clone();
-    let mut parent_hash = set.genesis.header.hash_slow();
+    let Some(genesis) = &set.genesis else {
+        out.failure = Some(Failure {
+            index: None,
+            reason: format!(
+                "revm replays dyno's own block sets; {} is a chain folder, which needs an \
+                 Engine-API client",
+                set.name
+            ),
+            invalid: false,
+        });
+        return;
+    };
+    let mut world = genesis.world.clone();
+    let mut parent = genesis.header.clone();
+    let mut parent_hash = genesis.header.hash_slow();
     let total = set.blocks.len();
     let started = Instant::now();
     for (index, planned) in set.blocks.iter().enumerate() {
@@ -261,11 +272,18 @@ fn in_process(
             out.failure = Some(Failure::interrupted(index));
             break;
         }
-        let block = &planned.block;
+        let Some(block) = &planned.block else {
+            out.failure = Some(Failure {
+                index: Some(index),
+                reason: "a block read from a chain folder: revm replays dyno's own blocks".into(),
+                invalid: false,
+            });
+            break;
+        };
         let t0 = Instant::now();
         let checked =
             dyno_evm::block::validator::validate_after(&world, &parent, parent_hash, block);
-        let hash = planned.hash;
+        let hash = planned.payload.hash;
         match checked {
             Ok(v) => {
                 world.commit(v.executed.changes, v.post, block.header.number, hash);

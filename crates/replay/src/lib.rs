@@ -10,6 +10,7 @@ pub mod blocks;
 pub mod client;
 pub mod drive;
 pub mod engine;
+pub mod folder;
 pub mod jwt;
 pub mod metrics;
 pub mod payload;

@@ -47,11 +47,11 @@ fn one(
     for (k, r) in runs.iter().enumerate() {
         for t in r.timed.iter().filter(|t| of_id(t.index)) {
             let planned = &set.blocks[t.index];
-            let b = &planned.block;
+            let b = &planned.payload;
             blocks.push(Block {
                 run: k as u32,
                 number: b.header.number,
-                hash: planned.hash.to_string(),
+                hash: b.hash.to_string(),
                 gas_used: b.header.gas_used,
                 transactions: b.transactions.len() as u64,
                 new_payload_ns: t.new_payload.as_nanos() as u64,
@@ -63,11 +63,11 @@ fn one(
     let planned = set.blocks.iter().filter(|p| p.id.as_deref() == Some(id));
     let per_run = planned.clone().count();
     let first = set.blocks.iter().position(|p| p.id.as_deref() == Some(id));
-    let class = set.blocks[first.unwrap_or(0)].class;
+    let class = &set.blocks[first.unwrap_or(0)].class;
     let warmup = set
         .blocks
         .iter()
-        .filter(|p| p.id.is_none() && p.class == class)
+        .filter(|p| p.id.is_none() && &p.class == class)
         .count();
 
     // The first run that stopped before this id's last block says why.
@@ -173,7 +173,7 @@ fn mismatch(set: &BlockSet, f: &Failure) -> Mismatch {
         || "the client".into(),
         |i| {
             let p = &set.blocks[i];
-            format!("block {} ({})", p.block.header.number, p.hash)
+            format!("block {} ({})", p.payload.header.number, p.payload.hash)
         },
     );
     Mismatch {
@@ -264,6 +264,9 @@ mod tests {
             .unwrap();
         assert_eq!(transfers.samples[0].ns, 15_000_000);
         assert_eq!(transfers.blocks[0].number, 6);
-        assert_eq!(transfers.blocks[0].hash, set.blocks[5].hash.to_string());
+        assert_eq!(
+            transfers.blocks[0].hash,
+            set.blocks[5].payload.hash.to_string()
+        );
     }
 }

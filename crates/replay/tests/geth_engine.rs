@@ -17,7 +17,7 @@ use dyno_evm::block::export::genesis_json;
 use dyno_evm::block::genesis::Contracts;
 use dyno_node::LocalNode;
 use dyno_replay::engine::{Engine, EngineError};
-use dyno_replay::payload::{forkchoice_params, new_payload_params};
+use dyno_replay::payload::Payload;
 use dyno_workload::Ctx;
 
 fn geth_home() -> Option<std::path::PathBuf> {
@@ -77,18 +77,19 @@ fn geth_says_valid_to_every_class_and_invalid_to_a_wrong_root() {
 
     let mut bad = blocks[0].clone();
     bad.header.state_root.0[31] ^= 1;
-    match engine.new_payload(new_payload_params(&bad)) {
+    match engine.new_payload(Payload::of(&bad).new_payload_params()) {
         Err(EngineError::NotValid { status, .. }) => assert_eq!(status, "INVALID"),
         other => panic!("a wrong state root: {other:?}"),
     }
 
     for block in &blocks {
         let number = block.header.number;
+        let payload = Payload::of(block);
         let took = engine
-            .new_payload(new_payload_params(block))
+            .new_payload(payload.new_payload_params())
             .unwrap_or_else(|e| panic!("block {number}: {e}\n{}", node.tail.render()));
         engine
-            .forkchoice_updated(forkchoice_params(block))
+            .forkchoice_updated(payload.forkchoice_params())
             .unwrap_or_else(|e| panic!("block {number}: {e}"));
         assert!(took > Duration::ZERO);
         eprintln!(

@@ -126,6 +126,34 @@ impl Fixtures {
             ok.replace("\"schema_version\": 1", "\"schema_version\": \"1\""),
         )
         .unwrap();
+        // Chain folders that do not parse: a genesis without a chain id,
+        // and a good genesis with a block file cut short.
+        let chain = |name: &str, genesis: &str, blocks: &[u8]| {
+            let d = root.join(name);
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("genesis.json"), genesis).unwrap();
+            std::fs::write(d.join("blocks.rlp"), blocks).unwrap();
+        };
+        chain(
+            "chain-noid",
+            r#"{"config": {}, "alloc": {}, "gasLimit": "0x1c9c380"}"#,
+            b"",
+        );
+        chain(
+            "chain-cut",
+            r#"{"config": {"chainId": 1337}, "alloc": {}, "gasLimit": "0x1c9c380"}"#,
+            &[0xf9, 0x02, 0x00, 0xc0],
+        );
+        // A good chain folder, as dyno exports it, and a folder in use.
+        let args: Vec<String> = "replay --export chains --set 30M --blocks 1 --warmup 0 -q"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let o = dyno(&root, &args, &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).trim(), "chains/30M");
+        std::fs::create_dir(root.join("adir-full")).unwrap();
+        std::fs::write(root.join("adir-full/keep.txt"), "mine").unwrap();
         // Places that cannot take a result.
         std::fs::write(root.join("afile"), "x").unwrap();
         std::fs::create_dir(root.join("adir")).unwrap();
@@ -290,6 +318,36 @@ const ROWS: &[Row] = &[
         "replay --client-cmd true",
         2,
         "it must put the Engine API on {authrpc_port}",
+    ),
+    row(
+        "replay --set @/nowhere",
+        2,
+        "or give a chain folder (a directory holding genesis.json and blocks.rlp",
+    ),
+    row(
+        "replay --set @/chain-noid",
+        2,
+        "chain-noid/genesis.json: field `config.chainId`: missing",
+    ),
+    row(
+        "replay --set @/chain-cut",
+        2,
+        "chain-cut/blocks.rlp: block 0 (at byte 0): the block's list: input too short",
+    ),
+    row(
+        "replay --client revm --set @/chains/30M",
+        2,
+        "30M: revm replays dyno's own block sets",
+    ),
+    row(
+        "load --node anvil --record @/rec",
+        2,
+        "rec: records the blocks of one geth that dyno starts",
+    ),
+    row(
+        "load --record @/adir-full",
+        2,
+        "adir-full: it exists and is not an empty folder",
     ),
     row("replay --blocks 0", 2, "--blocks 0"),
     row("replay --floor 2", 2, "--floor 2: give a fraction"),

@@ -9,6 +9,10 @@
 //! 2. Killing the client mid-replay: exit 2, the blocks timed before it
 //!    saved and marked incomplete, no client process and no data
 //!    directory left behind.
+//! 3. A load run's blocks: `dyno load --record` saves what geth built as a
+//!    chain folder, and a fresh geth answers VALID to every block of it;
+//!    the same folder with its last block's state root changed is refused
+//!    at that block, the blocks before it kept.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -220,4 +224,88 @@ fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behin
         "{:?}",
         leftovers(tmp.path())
     );
+}
+
+#[test]
+fn a_load_runs_recorded_blocks_replay_into_a_fresh_client() {
+    if geth_home().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = tmp.path().join("rec");
+    let o = dyno(tmp.path())
+        .args(["load", "--node", "geth", "--txs", "200", "--rate", "100"])
+        .args(["--accounts", "10", "--finality-timeout", "0", "-q"])
+        .arg("--record")
+        .arg(&rec)
+        .arg("-o")
+        .arg(tmp.path().join("load.json"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{}", text(&o.stderr));
+    let manifest = read_json(&rec.join("chain.json"));
+    let listed = manifest["blocks"].as_array().unwrap();
+    let n = listed.len();
+    assert!(n >= 3, "{manifest}");
+    assert!(manifest["client"].as_str().unwrap().starts_with("Geth/"));
+    assert!(listed.iter().all(|b| b["id"] == "client/newpayload/rec"));
+
+    let replay = |out: &str| {
+        dyno(tmp.path())
+            .args(["replay", "--set"])
+            .arg(&rec)
+            .args(["--format", "json", "-q", "-o"])
+            .arg(tmp.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let o = replay("r.json");
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{}", text(&o.stderr));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &run["results"][0];
+    assert_eq!(run["results"].as_array().unwrap().len(), 1);
+    assert_eq!(r["id"], "client/newpayload/rec");
+    let blocks = r["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), n, "every recorded block timed");
+    for (b, l) in blocks.iter().zip(listed) {
+        assert_eq!(b["hash"], l["hash"]);
+        assert_eq!(b["client_log"]["block"]["hash"], b["hash"]);
+    }
+    let txs: u64 = blocks
+        .iter()
+        .map(|b| b["transactions"].as_u64().unwrap())
+        .sum();
+    assert!(
+        txs >= 200,
+        "the load's 200 transactions and its set-up: {txs}"
+    );
+
+    // The last block's state root changed (its hash with it, so the
+    // manifest goes): geth refuses that block and keeps the rest.
+    let payloads = std::fs::read_to_string(rec.join("payloads.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(payloads.lines().last().unwrap()).unwrap();
+    let root = last[0]["stateRoot"].as_str().unwrap();
+    let root: Vec<u8> = (2..66)
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&root[i..i + 2], 16).unwrap())
+        .collect();
+    let mut rlp = std::fs::read(rec.join("blocks.rlp")).unwrap();
+    let at = rlp.windows(32).rposition(|w| w == root.as_slice()).unwrap();
+    rlp[at + 31] ^= 1;
+    std::fs::write(rec.join("blocks.rlp"), rlp).unwrap();
+    std::fs::remove_file(rec.join("chain.json")).unwrap();
+    let o = replay("bad.json");
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("INVALID"), "{stderr}");
+    let run = read_json(&tmp.path().join("bad.json"));
+    assert_eq!(run["run"]["complete"], false);
+    let r = &run["results"][0];
+    assert_eq!(
+        r["verification"]["status"], "failed",
+        "{}",
+        r["verification"]
+    );
+    assert_eq!(r["blocks"].as_array().unwrap().len(), n - 1);
+    assert!(leftovers(tmp.path()).is_empty());
 }

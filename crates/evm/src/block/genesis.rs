@@ -123,26 +123,7 @@ impl Genesis {
             let code = Some(Bytecode::new_raw(system.clone()));
             world.insert_account(address, U256::ZERO, 1, code, []);
         }
-        let header = Header {
-            parent_hash: B256::ZERO,
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            state_root: world.state_root(),
-            transactions_root: EMPTY_ROOT_HASH,
-            receipts_root: EMPTY_ROOT_HASH,
-            gas_limit,
-            gas_used: gas_limit / 2,
-            timestamp: GENESIS_TIME,
-            extra_data: Bytes::from_static(b"dyno genesis"),
-            base_fee_per_gas: Some(GENESIS_BASE_FEE),
-            withdrawals_root: Some(EMPTY_ROOT_HASH),
-            // A Prague genesis: no blobs, a zero beacon root, no requests.
-            blob_gas_used: Some(0),
-            excess_blob_gas: Some(0),
-            parent_beacon_block_root: Some(B256::ZERO),
-            requests_hash: Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH),
-            ..Header::default()
-        };
-        world.set_block_hash(0, header.hash_slow());
+        let header = block_zero(&mut world, gas_limit);
         Self {
             world,
             header,
@@ -150,4 +131,48 @@ impl Genesis {
             token_initcode: contracts.token.bytecode.clone(),
         }
     }
+}
+
+/// Block 0 on `world`: gas limit `gas_limit`, half of it used (so the next
+/// base fee stays [`GENESIS_BASE_FEE`]), a Prague header (no blobs, a zero
+/// beacon root, no requests); its hash recorded in `world` as block 0's.
+fn block_zero(world: &mut super::world::World, gas_limit: u64) -> Header {
+    let header = Header {
+        parent_hash: B256::ZERO,
+        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+        state_root: world.state_root(),
+        transactions_root: EMPTY_ROOT_HASH,
+        receipts_root: EMPTY_ROOT_HASH,
+        gas_limit,
+        gas_used: gas_limit / 2,
+        timestamp: GENESIS_TIME,
+        extra_data: Bytes::from_static(b"dyno genesis"),
+        base_fee_per_gas: Some(GENESIS_BASE_FEE),
+        withdrawals_root: Some(EMPTY_ROOT_HASH),
+        // A Prague genesis: no blobs, a zero beacon root, no requests.
+        blob_gas_used: Some(0),
+        excess_blob_gas: Some(0),
+        parent_beacon_block_root: Some(B256::ZERO),
+        requests_hash: Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH),
+        ..Header::default()
+    };
+    world.set_block_hash(0, header.hash_slow());
+    header
+}
+
+/// The genesis of a dev node that builds the blocks itself (`dyno load
+/// --record`): the system contracts every Prague client calls, `funded`
+/// accounts holding their balances, and block 0 as [`Genesis::new`] makes
+/// it.
+pub fn funded(funded: &[(Address, U256)], gas_limit: u64) -> (super::world::World, Header) {
+    let mut world = super::world::World::new();
+    for (address, balance) in funded {
+        world.insert_account(*address, *balance, 0, None, []);
+    }
+    for (address, system) in SYSTEM_CONTRACTS {
+        let code = Some(Bytecode::new_raw(system.clone()));
+        world.insert_account(address, U256::ZERO, 1, code, []);
+    }
+    let header = block_zero(&mut world, gas_limit);
+    (world, header)
 }
