@@ -248,7 +248,14 @@ fn a_load_runs_recorded_blocks_replay_into_a_fresh_client() {
     let n = listed.len();
     assert!(n >= 3, "{manifest}");
     assert!(manifest["client"].as_str().unwrap().starts_with("Geth/"));
-    assert!(listed.iter().all(|b| b["id"] == "client/newpayload/rec"));
+    for b in listed {
+        let class = if b["class"] == "empty" {
+            "empty"
+        } else {
+            "load"
+        };
+        assert_eq!(b["id"], format!("client/newpayload/rec-{class}"), "{b}");
+    }
 
     let replay = |out: &str| {
         dyno(tmp.path())
@@ -262,16 +269,24 @@ fn a_load_runs_recorded_blocks_replay_into_a_fresh_client() {
     let o = replay("r.json");
     assert_eq!(o.status.code(), Some(0), "stderr:\n{}", text(&o.stderr));
     let run: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let r = &run["results"][0];
-    assert_eq!(run["results"].as_array().unwrap().len(), 1);
-    assert_eq!(r["id"], "client/newpayload/rec");
-    let blocks = r["blocks"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    let load = results
+        .iter()
+        .find(|r| r["id"] == "client/newpayload/rec-load")
+        .expect("the loaded blocks' result");
+    let mut blocks: Vec<&Value> = results
+        .iter()
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .collect();
+    blocks.sort_by_key(|b| b["number"].as_u64());
     assert_eq!(blocks.len(), n, "every recorded block timed");
     for (b, l) in blocks.iter().zip(listed) {
         assert_eq!(b["hash"], l["hash"]);
         assert_eq!(b["client_log"]["block"]["hash"], b["hash"]);
     }
-    let txs: u64 = blocks
+    let txs: u64 = load["blocks"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|b| b["transactions"].as_u64().unwrap())
         .sum();
@@ -301,6 +316,7 @@ fn a_load_runs_recorded_blocks_replay_into_a_fresh_client() {
     let run = read_json(&tmp.path().join("bad.json"));
     assert_eq!(run["run"]["complete"], false);
     let r = &run["results"][0];
+    assert_eq!(r["id"], "client/newpayload/rec", "no manifest: one id");
     assert_eq!(
         r["verification"]["status"], "failed",
         "{}",
