@@ -41,6 +41,19 @@ pub struct Adapter {
     pub dir: PathBuf,
     /// `<cache>/adapters/<runtime>`: what `setup` installs.
     pub home: PathBuf,
+    /// How to start its worker, when not `home/run`: a dyno binary's
+    /// `dyno worker` (`dyno ab`).
+    pub launch: Option<Launch>,
+}
+
+/// A worker started from a command line rather than an installed `run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// Environment variables the worker must not see (the test knob, on
+    /// the side it must not slow).
+    pub env_remove: Vec<String>,
 }
 
 /// Why `setup` did not install an adapter.
@@ -99,6 +112,7 @@ pub fn discover_into(root: &Path, homes: &Path) -> Vec<Adapter> {
                 home: homes.join(&runtime),
                 dir: std::fs::canonicalize(&dir).unwrap_or(dir),
                 runtime,
+                launch: None,
             })
         })
         .collect();
@@ -107,6 +121,22 @@ pub fn discover_into(root: &Path, homes: &Path) -> Vec<Adapter> {
 }
 
 impl Adapter {
+    /// A worker that is a command line (no adapter folder, no `setup`):
+    /// `runtime` names it in messages.
+    pub fn launching(runtime: &str, launch: Launch) -> Self {
+        let home = launch
+            .program
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        Self {
+            runtime: runtime.into(),
+            dir: home.clone(),
+            home,
+            launch: Some(launch),
+        }
+    }
+
     /// The installed worker's start script.
     pub fn run_script(&self) -> PathBuf {
         self.home.join("run")
@@ -252,6 +282,20 @@ impl Adapter {
 
     /// Start the installed worker and exchange `hello`.
     pub fn start(&self) -> Result<Worker, WorkerError> {
+        if let Some(l) = &self.launch {
+            if !l.program.is_file() {
+                return Err(WorkerError::NotInstalled {
+                    runtime: self.runtime.clone(),
+                    path: l.program.clone(),
+                });
+            }
+            let mut cmd = Command::new(&l.program);
+            cmd.args(&l.args);
+            for v in &l.env_remove {
+                cmd.env_remove(v);
+            }
+            return Worker::spawn(&self.runtime, cmd);
+        }
         if !self.installed() {
             return Err(WorkerError::NotInstalled {
                 runtime: self.runtime.clone(),

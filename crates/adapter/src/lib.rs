@@ -18,7 +18,7 @@ mod pool;
 mod worker;
 mod workload;
 
-pub use adapter::{Adapter, RUNTIME_MISSING, SetupError, discover, discover_into};
+pub use adapter::{Adapter, Launch, RUNTIME_MISSING, SetupError, discover, discover_into};
 pub use pool::Pool;
 pub use worker::{HELLO_LIMIT, Worker, WorkerError};
 pub use workload::{AdapterWorkload, Checker};

@@ -69,6 +69,8 @@ pub fn run(id: &str, results: Vec<BenchResult>) -> Run {
         reads: Vec::new(),
         comparisons: Vec::new(),
         clients: Vec::new(),
+        paired: Vec::new(),
+        noise: None,
     }
 }
 

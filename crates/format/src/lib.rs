@@ -20,6 +20,8 @@ pub mod fixture;
 pub mod gas;
 pub mod history;
 pub mod load;
+pub mod noise;
+pub mod paired;
 pub mod read;
 pub mod redact;
 pub mod replay;
@@ -59,6 +61,13 @@ pub struct Run {
     /// memory and I/O, and its own metrics.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<replay::ClientRun>,
+    /// Interleaved A/B comparisons of two builds (`dyno ab`), one per
+    /// benchmark.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paired: Vec<paired::Paired>,
+    /// How noisy the machine was while this run measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<noise::Noise>,
 }
 
 /// Run metadata.

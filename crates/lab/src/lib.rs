@@ -28,6 +28,7 @@ pub mod report;
 pub mod session;
 pub mod setup;
 pub mod suites;
+pub mod worker;
 
 pub use error::{Context, Error, Result};
 pub use paths::{Build, Lab, Paths};

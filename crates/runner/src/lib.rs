@@ -7,6 +7,8 @@ pub mod clock;
 pub mod engine;
 pub mod env;
 mod memory;
+pub mod noise;
+pub mod rounds;
 
 pub use alloc::CountingAlloc;
 pub use engine::{Engine, Measurement, measure_harness, settings};

@@ -112,6 +112,8 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         reads: Vec::new(),
         comparisons: Vec::new(),
         clients: Vec::new(),
+        paired: Vec::new(),
+        noise: None,
     }
 }
 

@@ -18,7 +18,19 @@
 //!   range of the three pair statistics, which misses zero in an A/A a
 //!   quarter of the time (the tests below measure it).
 
-use crate::{Interval, median, student_t_quantile, valid_level};
+//!
+//! Interleaved rounds (`dyno ab`) are the other shape: many short rounds
+//! of A and B in ABBA order in the same process pair, each pair of
+//! adjacent rounds one ratio. There are tens to hundreds of pairs, so
+//! [`rounds`] resamples the pairs (a percentile bootstrap of the median
+//! ratio) and tests the sign of the ratios, exactly ([`sign_test`]);
+//! [`detectable`] is the smallest change a verdict would catch at that
+//! noise.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use crate::twosample::SplitMix64;
+use crate::{Interval, median, percentile, student_t_quantile, valid_level};
 
 /// One pair of runs' effect: the median over items of ln(b_i / a_i).
 /// `None` when the runs differ in length, are empty, or a time is not
@@ -62,6 +74,97 @@ pub fn cluster_interval(stats: &[f64], level: f64) -> Option<(f64, Interval)> {
 /// at `family` (Bonferroni): 1 - (1 - family) / k.
 pub fn simultaneous_level(family: f64, k: usize) -> f64 {
     1.0 - (1.0 - family) / k.max(1) as f64
+}
+
+/// Interleaved rounds compared: the pairs' log ratios summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rounds {
+    /// Pairs of rounds.
+    pub pairs: usize,
+    /// The median over the pairs of ln(b / a).
+    pub estimate: f64,
+    /// The estimate's percentile-bootstrap interval (whole pairs
+    /// resampled).
+    pub interval: Interval,
+    /// The estimate's bootstrap standard error.
+    pub se: f64,
+    /// Two-sided exact sign test of "B is as likely slower as faster".
+    pub p: f64,
+}
+
+/// Summarise the log ratios ln(b / a) of interleaved pairs of rounds: their
+/// median, its percentile-bootstrap interval at `level` from `resamples`
+/// resamples of the pairs (seeded by `seed`, so the same input gives the
+/// same interval), its bootstrap standard error, and the sign test's p.
+/// `None` for fewer than 3 pairs, a non-finite ratio, a level outside
+/// (0, 1) or no resamples.
+pub fn rounds(log_ratios: &[f64], level: f64, resamples: usize, seed: u64) -> Option<Rounds> {
+    let n = log_ratios.len();
+    if n < 3 || resamples == 0 || !valid_level(level) || !log_ratios.iter().all(|r| r.is_finite()) {
+        return None;
+    }
+    let estimate = median(log_ratios)?;
+    let mut rng = SplitMix64(seed);
+    let mut draw = vec![0.0; n];
+    let mut medians: Vec<f64> = (0..resamples)
+        .map(|_| {
+            for d in draw.iter_mut() {
+                *d = log_ratios[rng.below(n)];
+            }
+            median(&draw).expect("n >= 3")
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0 * 100.0;
+    let mean = medians.iter().sum::<f64>() / resamples as f64;
+    let se = (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>()
+        / (resamples.max(2) - 1) as f64)
+        .sqrt();
+    Some(Rounds {
+        pairs: n,
+        estimate,
+        interval: Interval {
+            lower: percentile(&medians, tail)?,
+            upper: percentile(&medians, 100.0 - tail)?,
+            level,
+        },
+        se,
+        p: sign_test(log_ratios),
+    })
+}
+
+/// The exact two-sided sign test of "positive and negative are equally
+/// likely" (zeros dropped): 2 P(X <= min(k, n - k)) for X ~ Binomial(n,
+/// 1/2), at most 1; 1 when nothing is left.
+pub fn sign_test(xs: &[f64]) -> f64 {
+    let pos = xs.iter().filter(|&&x| x > 0.0).count();
+    let neg = xs.iter().filter(|&&x| x < 0.0).count();
+    let n = pos + neg;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = pos.min(neg);
+    // Sum C(n, i) / 2^n for i = 0..=k in logs, so large n cannot overflow.
+    let ln_half_n = n as f64 * 0.5f64.ln();
+    let mut ln_c = 0.0f64; // ln C(n, 0)
+    let mut tail = 0.0f64;
+    for i in 0..=k {
+        if i > 0 {
+            ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        tail += (ln_c + ln_half_n).exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
+/// The smallest true change (as a log ratio, beyond `threshold`, also a
+/// log ratio) that an interval at `level` around an estimate with standard
+/// error `se` lies wholly beyond `threshold` with probability `power`:
+/// `threshold + (z(1 - (1 - level) / 2) + z(power)) se`, the normal
+/// approximation.
+pub fn detectable(threshold: f64, se: f64, level: f64, power: f64) -> f64 {
+    let z = Normal::new(0.0, 1.0).expect("the standard normal");
+    threshold + (z.inverse_cdf(0.5 + level / 2.0) + z.inverse_cdf(power)) * se
 }
 
 #[cfg(test)]
@@ -183,5 +286,90 @@ mod tests {
         let (mean, ci) = cluster_interval(&stats, 0.95).unwrap();
         assert!(ci.lower > 0.0, "{ci:?}");
         assert!(ci.contains(1.2f64.ln()), "{ci:?} around {}", mean.exp());
+    }
+
+    #[test]
+    fn the_sign_test_is_exact() {
+        // 10 of 10 one way: 2 / 2^10.
+        assert!((sign_test(&[1.0; 10]) - 2.0 / 1024.0).abs() < 1e-15);
+        // 8 of 10: 2 (1 + 10 + 45) / 1024.
+        let xs = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0];
+        assert!((sign_test(&xs) - 112.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(sign_test(&[1.0, -1.0, 0.0]), 1.0);
+        assert_eq!(sign_test(&[0.0]), 1.0, "zeros are dropped");
+        // Large n: 600 of 1000 one way, scipy.stats.binomtest: 2.6e-10.
+        let mut big = vec![1.0; 600];
+        big.extend(vec![-1.0; 400]);
+        let p = sign_test(&big);
+        assert!((p / 2.6e-10 - 1.0).abs() < 0.05, "{p:e}");
+    }
+
+    #[test]
+    fn rounds_summarise_the_median_ratio_and_its_spread() {
+        let r = rounds(&[0.1; 9], 0.95, 500, 1).unwrap();
+        assert!((r.estimate - 0.1).abs() < 1e-15);
+        assert_eq!((r.interval.lower, r.interval.upper), (0.1, 0.1));
+        assert!(r.se < 1e-12, "{}", r.se);
+        assert_eq!(r.pairs, 9);
+        assert!((r.p - 2.0 / 512.0).abs() < 1e-15);
+        let xs = [0.0, 0.01, -0.01, 0.02, -0.02, 0.03, -0.03];
+        assert_eq!(
+            rounds(&xs, 0.95, 500, 7),
+            rounds(&xs, 0.95, 500, 7),
+            "seeded"
+        );
+        assert_eq!(rounds(&xs[..2], 0.95, 500, 7), None);
+        assert_eq!(rounds(&[0.1, f64::NAN, 0.1], 0.95, 500, 7), None);
+        // threshold 5%, se 1%, 95% two-sided and 95% power: +1.96 +1.645.
+        let d = detectable(0.05, 0.01, 0.95, 0.95);
+        assert!((d - (0.05 + 0.036_048_9)).abs() < 1e-6, "{d}");
+    }
+
+    /// Simulated interleaved rounds on a noisy host: each pair of rounds
+    /// shares a machine speed that wanders between episodes (lognormal,
+    /// 30%), and each round has its own noise (3%). `effect` is B's true
+    /// log ratio.
+    fn noisy_pairs(rng: &mut Rng, pairs: usize, effect: f64) -> Vec<f64> {
+        let mut speed = 0.0f64;
+        (0..pairs)
+            .map(|_| {
+                if rng.unit() < 0.1 {
+                    speed = 0.3 * rng.normal();
+                }
+                let a = speed + 0.03 * rng.normal();
+                let b = speed + effect + 0.03 * rng.normal();
+                b - a
+            })
+            .collect()
+    }
+
+    #[test]
+    fn interleaved_rounds_hold_their_level_and_catch_what_they_claim() {
+        let mut rng = Rng(2026);
+        let trials: u64 = 400;
+        // A/A: the 95% interval misses zero about 5% of the time, however
+        // much the host's speed wanders (it is shared within a pair).
+        let misses = (0..trials)
+            .filter(|k| {
+                let r = rounds(&noisy_pairs(&mut rng, 40, 0.0), 0.95, 1000, *k).unwrap();
+                !r.interval.contains(0.0)
+            })
+            .count();
+        assert!(misses as u64 <= trials * 9 / 100, "{misses} of {trials}");
+        // A true change at the detectable size is caught (the interval
+        // wholly beyond the threshold) about 95% of the time.
+        let threshold = 1.05f64.ln();
+        let probe = rounds(&noisy_pairs(&mut rng, 40, 0.0), 0.95, 1000, 1).unwrap();
+        let mde = detectable(threshold, probe.se, 0.95, 0.95);
+        let caught = (0..trials)
+            .filter(|k| {
+                let r = rounds(&noisy_pairs(&mut rng, 40, mde), 0.95, 1000, *k).unwrap();
+                r.interval.lower > threshold
+            })
+            .count();
+        assert!(
+            caught as u64 >= trials * 85 / 100,
+            "{caught} of {trials} at {mde}"
+        );
     }
 }

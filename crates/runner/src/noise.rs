@@ -1,0 +1,163 @@
+//! The noise probe: a thread that reads `/proc/stat` once a second while a
+//! run measures (CPU steal per window), plus the load average, the
+//! frequency governor and the timer's jitter read at the end. It costs one
+//! wake-up a second; it times nothing of the run's.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dyno_format::noise::Noise;
+
+/// The CPU counters of `/proc/stat`'s first line, in ticks: (steal, total).
+fn cpu_ticks(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]:
+    // guest time is counted in user already.
+    let total: u64 = ticks.iter().take(8).sum();
+    Some((*ticks.get(7)?, total))
+}
+
+fn read_ticks() -> Option<(u64, u64)> {
+    cpu_ticks(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// Steal in percent between two readings.
+fn steal_pct(before: (u64, u64), after: (u64, u64)) -> Option<f64> {
+    let total = after.1.checked_sub(before.1)?;
+    (total > 0).then(|| 100.0 * after.0.saturating_sub(before.0) as f64 / total as f64)
+}
+
+/// A running probe; [`Probe::finish`] stops it and says what it saw.
+#[derive(Debug)]
+pub struct Probe {
+    started: Instant,
+    first: Option<(u64, u64)>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Vec<f64>>>,
+}
+
+impl Probe {
+    /// Start watching.
+    pub fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let first = read_ticks();
+        let thread = std::thread::Builder::new()
+            .name("dyno-noise".into())
+            .spawn(move || {
+                let mut windows = Vec::new();
+                let mut last = read_ticks();
+                let mut next = Instant::now() + Duration::from_secs(1);
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if Instant::now() < next {
+                        continue;
+                    }
+                    next += Duration::from_secs(1);
+                    let now = read_ticks();
+                    if let (Some(b), Some(a)) = (last, now)
+                        && let Some(s) = steal_pct(b, a)
+                    {
+                        windows.push(s);
+                    }
+                    last = now;
+                }
+                windows
+            })
+            .ok();
+        Self {
+            started: Instant::now(),
+            first,
+            stop,
+            thread,
+        }
+    }
+
+    /// Stop, then read the load, the governor and the timer's jitter.
+    pub fn finish(mut self) -> Noise {
+        self.stop.store(true, Ordering::Relaxed);
+        let windows = self
+            .thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        let seconds = self.started.elapsed().as_secs_f64();
+        let steal = self
+            .first
+            .zip(read_ticks())
+            .and_then(|(b, a)| steal_pct(b, a));
+        let mut noise = Noise {
+            seconds,
+            steal_pct: steal,
+            steal_max_pct: windows.iter().copied().reduce(f64::max),
+            steal_sd_pct: dyno_stats::stddev(&windows),
+            windows: windows.len() as u32,
+            loadavg: loadavg(),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            governor: governor(),
+            timer_late_us_p50: None,
+            timer_late_us_p99: None,
+        };
+        let mut late = timer_lateness(50);
+        late.sort_by(f64::total_cmp);
+        noise.timer_late_us_p50 = dyno_stats::percentile(&late, 50.0);
+        noise.timer_late_us_p99 = dyno_stats::percentile(&late, 99.0);
+        noise
+    }
+}
+
+/// The 1-minute load average.
+fn loadavg() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// CPU 0's frequency governor, where the kernel exposes one.
+fn governor() -> Option<String> {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+        .ok()
+        .map(|g| g.trim().to_string())
+        .filter(|g| !g.is_empty())
+}
+
+/// How late each of `n` 1 ms sleeps woke, in microseconds.
+fn timer_lateness(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            std::thread::sleep(Duration::from_millis(1));
+            (t.elapsed().as_secs_f64() * 1e6 - 1000.0).max(0.0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steal_is_read_from_the_cpu_line() {
+        let stat = "cpu  100 0 50 800 10 0 0 40 5 0\ncpu0 50 0 25 400 5 0 0 20 0 0\n";
+        assert_eq!(cpu_ticks(stat), Some((40, 1000)));
+        let later = "cpu  200 0 100 1500 20 0 0 180 9 0\n";
+        // 140 of the 1000 ticks between them were stolen.
+        assert_eq!(
+            steal_pct(cpu_ticks(stat).unwrap(), cpu_ticks(later).unwrap()),
+            Some(14.0)
+        );
+        assert_eq!(cpu_ticks("intr 1 2 3\n"), None);
+        assert_eq!(cpu_ticks("cpu  1 2 x\n"), None);
+        assert_eq!(steal_pct((1, 10), (1, 10)), None, "no time passed");
+    }
+}
