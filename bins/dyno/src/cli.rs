@@ -116,6 +116,14 @@ pub(crate) enum Command {
     /// engine_newPayload and engine_forkchoiceUpdated, timing both, beside
     /// the client's own per-block breakdown; A/B two clients in ABBA runs.
     Replay(Box<ReplayArgs>),
+    /// Compare two builds of the same benchmarks side by side in one run:
+    /// short rounds of each alternate (ABBA), so the host's noise hits both
+    /// alike, and each benchmark gets a verdict from the paired ratios;
+    /// exit 1 on a regression.
+    Ab(Box<AbArgs>),
+    /// Serve this dyno's own benchmarks over the adapter protocol on stdin
+    /// and stdout (what `dyno ab` starts on each side).
+    Worker,
     /// Named, versioned baselines kept in the history: save one from a run,
     /// list them, show one, export or import it as a JSON file.
     Baseline(BaselineArgs),
@@ -385,6 +393,76 @@ Exit status: 0 every block VALID and timed; 2 a usage error, or a replay cut sho
 a client that answered other than VALID (the block's result is marked wrong),
 exited, hung or refused the JWT. The blocks timed until then are saved, the run
 marked incomplete with the reason, and the client and its data directory removed.";
+
+const AB_HELP: &str = "\
+Sides:
+  --base ./old/dyno       another dyno binary: its `dyno worker` is side A (the base),
+                          this dyno's is side B (the candidate)
+  --base-adapter go=DIR   another install of an adapter (adapters/go/setup DIR, e.g.
+                          against another library version): side A; the installed
+                          go adapter is side B
+
+For each benchmark both sides are prepared and verified (a wrong result is a failure,
+never a timing), warmed up, then timed in rounds of ~10 ms, A B B A A B B A ..., until
+1 s (--quick) or 4 s of rounds. Each pair of adjacent rounds gives one ratio B/A; the
+host's slow spells, which last seconds, slow both rounds of a pair alike.
+
+Verdicts (B against A):
+  regressed      the whole 95% interval of the median ratio lies above +threshold,
+                 and the sign test, Holm-adjusted over every benchmark, says B differs
+  improved       likewise below -threshold
+  unchanged      the whole interval lies within ±threshold
+  inconclusive   the interval spans a threshold: too noisy here to say
+Each result carries its minimum detectable effect: the change it would flag 95% of the
+time at the noise it saw. The run records the machine's noise (CPU steal, load, timer).
+
+DYNO_TEST_SLOWDOWN=ID=FACTOR (test only) slows the candidate side only.
+
+Examples:
+  dyno ab --base ./old/dyno --quick                  the default suites, quick
+  dyno ab --base ./old/dyno hash/keccak256 --quick   one group
+  DYNO_TEST_SLOWDOWN=hash/keccak256/1KiB=1.25 dyno ab --base $(command -v dyno) hash/keccak256 --quick
+                                                     the gate catching a 25% slowdown (exit 1)
+
+Exit status: 0 nothing regressed; 1 a regression or a wrong result; 2 a usage error, or
+a run cut short (what was compared is saved and marked incomplete).";
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = AB_HELP)]
+pub(crate) struct AbArgs {
+    /// Benchmarks to compare, like `dyno run`'s filter (default: the
+    /// default suites).
+    pub(crate) filter: Option<String>,
+
+    /// Side A: another dyno binary (its `dyno worker`).
+    #[arg(long, value_name = "PATH", conflicts_with = "base_adapter")]
+    pub(crate) base: Option<PathBuf>,
+
+    /// Side A: another install of an adapter, RUNTIME=FOLDER.
+    #[arg(long, value_name = "RUNTIME=DIR")]
+    pub(crate) base_adapter: Option<String>,
+
+    /// A change smaller than this fraction is not a regression.
+    #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
+    pub(crate) threshold: f64,
+
+    /// 1 s of rounds per benchmark instead of 4.
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// Write the JSON result here (and Markdown beside it, as .md).
+    /// Default: dyno-results/<run-id>.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
+    pub(crate) format: LoadFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
 
 #[derive(Debug, Clone, Args)]
 #[command(after_help = REPLAY_HELP)]

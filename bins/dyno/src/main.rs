@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod ab;
 mod baseline;
 mod check;
 mod cli;
@@ -81,6 +82,12 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::Doctor(args) => setup::doctor(lab, args),
         Command::Load(args) => load::load(lab, args),
         Command::Replay(args) => replay::replay(lab, args),
+        Command::Ab(args) => ab::ab(lab, args),
+        Command::Worker => {
+            let stdin = std::io::stdin().lock();
+            dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
+            Ok(Outcome::Ok)
+        }
         Command::Baseline(args) => baseline::baseline(lab, args),
         Command::Check(args) => check::check(lab, args, color),
         Command::Compare(args) => check::compare(lab, args, color),

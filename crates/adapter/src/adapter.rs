@@ -51,6 +51,10 @@ pub struct Adapter {
 pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// Environment variables set for the worker.
+    pub env: Vec<(String, String)>,
+    /// Its working folder; `None`: this process's.
+    pub cwd: Option<PathBuf>,
     /// Environment variables the worker must not see (the test knob, on
     /// the side it must not slow).
     pub env_remove: Vec<String>,
@@ -290,7 +294,10 @@ impl Adapter {
                 });
             }
             let mut cmd = Command::new(&l.program);
-            cmd.args(&l.args);
+            cmd.args(&l.args).envs(l.env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = &l.cwd {
+                cmd.current_dir(dir);
+            }
             for v in &l.env_remove {
                 cmd.env_remove(v);
             }

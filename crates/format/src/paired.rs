@@ -18,25 +18,19 @@ pub struct Paired {
     /// dyno`), as shown.
     pub base: String,
     pub candidate: String,
-    /// Iterations of the operation in every round, both sides alike.
-    pub iterations: u64,
-    /// The order rounds were run in, compressed: `ABBA` repeated.
-    pub order: String,
-    /// Each round's time per operation (ns; a round's mean over its
-    /// `iterations`), in the order run, side A's and side B's.
-    pub base_ns: Vec<f64>,
-    pub candidate_ns: Vec<f64>,
-    /// Per pair of adjacent rounds: ln(B's time / A's time).
-    pub log_ratios: Vec<f64>,
-    /// B's time relative to A's (B / A - 1): the median over pairs.
+    /// Each pass: both sides in fresh worker processes, warmed up, then
+    /// interleaved rounds.
+    pub passes: Vec<Pass>,
+    /// B's time relative to A's (B / A - 1): from the mean of the passes'
+    /// statistics.
     pub delta: f64,
-    /// Its percentile-bootstrap interval (pairs resampled whole).
+    /// Its Student's t interval over the passes.
     pub delta_low: f64,
     pub delta_high: f64,
     /// The interval's confidence level.
     pub level: f64,
-    /// The exact sign test's p ("B is as often slower as faster"), and
-    /// Holm's adjustment over every benchmark of the run.
+    /// The t test's p over the passes ("no difference"), and Holm's
+    /// adjustment over every benchmark of the run.
     pub p: f64,
     pub p_holm: f64,
     /// A change smaller than this (relative) is not a regression.
@@ -52,4 +46,23 @@ pub struct Paired {
     /// knob's slowdown on the candidate side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// One pass of a comparison: a fresh worker on each side, warmed up, then
+/// rounds in ABBA order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pass {
+    /// Operations in every round of this pass, both sides alike.
+    pub iterations: u64,
+    /// The order the rounds ran in (`ABBAABBA...`).
+    pub order: String,
+    /// Each round's time per operation (ns; the round's mean over its
+    /// `iterations`), in the order run: side A's and side B's.
+    pub base_ns: Vec<f64>,
+    pub candidate_ns: Vec<f64>,
+    /// Per pair of adjacent rounds: ln(B's time / A's time).
+    pub log_ratios: Vec<f64>,
+    /// The pass's statistic: the median of its log ratios.
+    pub statistic: f64,
 }

@@ -11,6 +11,7 @@
 //! return on stdout and picks the exit code. The lab writes progress and
 //! warnings on stderr, never on stdout.
 
+pub mod ab;
 pub mod adapters;
 pub mod baseline;
 pub mod callgrind;

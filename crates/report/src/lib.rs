@@ -17,6 +17,7 @@ pub mod json;
 pub mod load;
 pub mod markdown;
 pub mod memory;
+pub mod paired;
 pub mod replay;
 mod rows;
 pub use rows::one_line;

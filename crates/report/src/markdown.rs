@@ -86,6 +86,10 @@ pub fn render(run: &Run) -> String {
         out.push('\n');
         out.push_str(&crate::replay::markdown(run));
     }
+    if !run.paired.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::paired::markdown(run));
+    }
     let compared = crate::compare::tables(run);
     if !compared.is_empty() {
         let _ = writeln!(out, "\n## Side by side\n");

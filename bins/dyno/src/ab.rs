@@ -1,0 +1,77 @@
+//! `dyno ab`: its flags in, its table or JSON out.
+
+use std::path::PathBuf;
+
+use dyno_format::destination::Destination;
+use dyno_lab::ab::{self, Base, Request};
+use dyno_lab::{Lab, Outcome, history};
+
+use crate::cli::{AbArgs, LoadFormat};
+use crate::print_stdout;
+
+pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
+    let base = match (&args.base, &args.base_adapter) {
+        (Some(path), None) => Base::Binary(path.clone()),
+        (None, Some(spec)) => {
+            let (runtime, dir) = spec.split_once('=').ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--base-adapter {spec:?}: write RUNTIME=FOLDER, e.g. go=/tmp/go-old (a folder \
+                     adapters/go/setup installed into)"
+                )
+            })?;
+            Base::Adapter {
+                runtime: runtime.trim().to_string(),
+                home: PathBuf::from(dir),
+            }
+        }
+        _ => anyhow::bail!(
+            "dyno ab needs the other side: --base PATH (another dyno binary) or --base-adapter \
+             RUNTIME=FOLDER (another install of an adapter); see `dyno ab --help`"
+        ),
+    };
+    let out = match &args.out {
+        Some(path) => {
+            let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+            if dest == Destination::Stdout {
+                anyhow::bail!(
+                    "-o -: dyno ab prints its result with --format json; give -o a file name"
+                );
+            }
+            Some(dest)
+        }
+        None => None,
+    };
+    let req = Request {
+        base,
+        filter: args.filter.clone(),
+        quick: args.quick,
+        threshold: args.threshold,
+        out,
+        quiet: args.quiet,
+    };
+    let done = ab::run(lab, &req)?;
+    if !args.quiet {
+        done.measured.announce();
+    }
+    history::save(
+        &lab.paths,
+        &done.measured.run,
+        done.measured.file(),
+        args.quiet,
+    );
+    let run = &done.measured.run;
+    print_stdout(&match args.format {
+        LoadFormat::Table => dyno_report::paired::table(run),
+        LoadFormat::Json => run.to_json(),
+        LoadFormat::Markdown => dyno_report::paired::markdown(run),
+    })?;
+    if let Some(e) = done.failure {
+        return Err(e.into());
+    }
+    done.measured.check_written()?;
+    Ok(if done.failed {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
+}

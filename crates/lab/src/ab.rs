@@ -1,0 +1,711 @@
+//! `dyno ab`: two builds of the same benchmarks, compared side by side in
+//! one run. Each side is a worker speaking the adapter protocol: `dyno
+//! worker` of two dyno binaries, or two installs of one adapter (two
+//! library versions in one runtime). For each benchmark both are prepared
+//! and verified, then measured in interleaved rounds
+//! ([`dyno_runner::rounds`]); each pair of rounds gives one ratio. That
+//! happens in [`PASSES`] passes, each with fresh worker processes whose
+//! environment is padded to a random length (the same binary in two
+//! processes can differ by a few percent for their whole lives: memory
+//! layout, the stack's alignment, the core), and a pass's statistic is
+//! the median of its ratios. The verdict comes from the passes' t
+//! interval against the threshold ([`dyno_stats::paired::passes`]), with
+//! Holm's adjustment over the run's benchmarks for the t test of any
+//! difference at all.
+//!
+//! Verdicts (B, the candidate, against A, the base):
+//! - `regressed`: the whole interval lies beyond +threshold, and the sign
+//!   test (Holm) says B differs;
+//! - `improved`: likewise beyond -threshold;
+//! - `unchanged`: the whole interval lies within ±threshold;
+//! - `inconclusive`: the interval spans a threshold: too noisy here to
+//!   say (each result's minimum detectable effect says what would be).
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+
+use dyno_adapter::{Adapter, AdapterWorkload, Checker, Launch, Pool};
+use dyno_format::destination::Destination;
+use dyno_format::paired::{Paired, Pass};
+use dyno_runner::rounds::{self, Plan};
+use dyno_runner::slowdown::{self, Slowdown};
+use dyno_workload::{BuildError, Workload};
+
+use crate::session::{Measured, Saving};
+use crate::{Error, Lab, refuse};
+
+/// The confidence of each benchmark's interval, and the family-wise level
+/// of the any-difference test.
+pub const LEVEL: f64 = 0.95;
+/// The power the minimum detectable effect is quoted at.
+pub const POWER: f64 = 0.95;
+/// Passes per benchmark, each with fresh worker processes.
+pub const PASSES: usize = 4;
+/// The environment variable whose random length moves a worker's stack.
+pub const PAD: &str = "DYNO_AB_PAD";
+
+/// What the base side is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Base {
+    /// Another dyno binary: its `dyno worker` serves the base side, this
+    /// dyno's the candidate.
+    Binary(PathBuf),
+    /// Another install of an adapter (its folder, holding `run`): the base
+    /// side; the installed adapter of the same runtime is the candidate.
+    Adapter { runtime: String, home: PathBuf },
+}
+
+/// What `dyno ab` is asked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub base: Base,
+    /// Which benchmarks (as `dyno run`'s filter); the default suites
+    /// without one.
+    pub filter: Option<String>,
+    pub quick: bool,
+    /// A change smaller than this (relative) is not a regression.
+    pub threshold: f64,
+    /// `-o`, checked by the caller; `None` for the default file.
+    pub out: Option<Destination>,
+    pub quiet: bool,
+}
+
+/// How an A/B ended.
+#[derive(Debug)]
+pub struct Finished {
+    pub measured: Measured,
+    /// A benchmark regressed, or a side gave a wrong result (exit 1).
+    pub failed: bool,
+    /// What stopped it early (exit 2), if anything.
+    pub failure: Option<Error>,
+}
+
+/// One side: its worker pool and what it is.
+struct Side {
+    pool: Rc<RefCell<Pool>>,
+    label: String,
+    /// Whether this side runs the implementations' own Rust code in a dyno
+    /// worker (which verifies with its own inputs) rather than an
+    /// adapter (given the cases, checked here).
+    dyno: bool,
+}
+
+/// The two dyno binaries of a `--base` comparison, copied into one fresh
+/// folder (removed with it): the same bytes can run at very different
+/// speeds from two files. Measured here: `hash/keccak256/1KiB` on sha3
+/// took 8.45 µs per operation from the debug binary as the linker wrote it
+/// (`target/debug/dyno`) and 4.63 µs from a byte-identical copy of it in
+/// the same folder, again and again; a copy made the same way for both
+/// sides leaves only the code to differ.
+fn copies(base: &std::path::Path) -> crate::Result<(tempfile::TempDir, PathBuf, PathBuf)> {
+    if !base.is_file() {
+        refuse!(
+            "--base {}: no such file; give the path of another dyno binary (or \
+             --base-adapter RUNTIME=FOLDER)",
+            base.display()
+        );
+    }
+    let me = std::env::current_exe().map_err(|e| {
+        Error::Refused(format!(
+            "finding this dyno's own binary to start it as a worker: {e}"
+        ))
+    })?;
+    let dir = tempfile::Builder::new()
+        .prefix("dyno-ab-")
+        .tempdir()
+        .map_err(|e| Error::Refused(format!("making a folder for the two binaries: {e}")))?;
+    let copy = |from: &std::path::Path, name: &str| {
+        let to = dir.path().join(name);
+        std::fs::copy(from, &to)
+            .map(|_| to)
+            .map_err(|e| Error::Refused(format!("copying {} to {name}: {e}", from.display())))
+    };
+    let a = copy(base, "base-dyno")?;
+    let b = copy(&me, "candidate-dyno")?;
+    Ok((dir, a, b))
+}
+
+/// The two sides `base` means, for pass `pass`: fresh pools, each worker
+/// with its own random padding of the environment. `bins`: the two dyno
+/// binaries' copies, for `Base::Binary`.
+fn sides(
+    lab: &Lab,
+    base: &Base,
+    bins: Option<&(tempfile::TempDir, PathBuf, PathBuf)>,
+    pass: usize,
+) -> crate::Result<(Side, Side)> {
+    let mut rng = dyno_stats::SplitMix64(0xab00 + pass as u64);
+    let mut env = |extra: &[(String, String)]| {
+        let mut env = extra.to_vec();
+        env.push((PAD.to_string(), ".".repeat(rng.below(4096))));
+        env
+    };
+    // The dyno workers read the same specs and inputs as this dyno.
+    let paths = vec![
+        (
+            crate::paths::ENV_SPECS.to_string(),
+            lab.paths.specs.display().to_string(),
+        ),
+        (
+            crate::paths::ENV_VECTORS.to_string(),
+            lab.paths.vectors.display().to_string(),
+        ),
+    ];
+    let side = |adapter: Adapter, label: String, dyno: bool| Side {
+        pool: Rc::new(RefCell::new(Pool::new(adapter))),
+        label,
+        dyno,
+    };
+    match base {
+        Base::Binary(path) => {
+            let (_, base_bin, me) = bins
+                .ok_or_else(|| Error::Refused("internal: the binaries were not copied".into()))?;
+            let worker = |program: PathBuf, env: Vec<(String, String)>, strip: bool| {
+                Adapter::launching(
+                    "dyno",
+                    Launch {
+                        program,
+                        args: vec!["worker".into()],
+                        env,
+                        cwd: None,
+                        env_remove: if strip {
+                            vec![slowdown::ENV.into()]
+                        } else {
+                            Vec::new()
+                        },
+                    },
+                )
+            };
+            let (ea, eb) = (env(&paths), env(&paths));
+            Ok((
+                side(
+                    worker(base_bin.clone(), ea, true),
+                    format!("base: {}", path.display()),
+                    true,
+                ),
+                side(
+                    worker(me.clone(), eb, false),
+                    "candidate: this dyno".into(),
+                    true,
+                ),
+            ))
+        }
+        Base::Adapter { runtime, home } => {
+            let installed = crate::adapters::adapters(&lab.paths)
+                .into_iter()
+                .find(|a| &a.runtime == runtime)
+                .ok_or_else(|| {
+                    Error::Refused(format!(
+                        "--base-adapter {runtime}=...: no adapter {runtime:?} in {}; the \
+                         adapters are {}",
+                        lab.paths.adapters.display(),
+                        crate::adapters::RUNTIMES.join(", ")
+                    ))
+                })?;
+            if !home.join("run").is_file() {
+                refuse!(
+                    "--base-adapter {runtime}={}: no `run` in that folder; give a folder an \
+                     adapter's `setup` installed into (adapters/{runtime}/setup FOLDER)",
+                    home.display()
+                );
+            }
+            if !installed.installed() {
+                refuse!(
+                    "the {runtime} adapter is not installed, so there is no candidate side; run \
+                     `dyno setup {runtime}`"
+                );
+            }
+            let worker = |home: &std::path::Path, env: Vec<(String, String)>| {
+                Adapter::launching(
+                    runtime,
+                    Launch {
+                        program: home.join("run"),
+                        args: Vec::new(),
+                        env,
+                        cwd: Some(home.to_path_buf()),
+                        env_remove: vec![slowdown::ENV.into()],
+                    },
+                )
+            };
+            let (ea, eb) = (env(&[]), env(&[]));
+            Ok((
+                side(
+                    worker(home, ea),
+                    format!("base: {runtime} adapter in {}", home.display()),
+                    false,
+                ),
+                side(
+                    worker(&installed.home, eb),
+                    format!(
+                        "candidate: {runtime} adapter in {}",
+                        installed.home.display()
+                    ),
+                    false,
+                ),
+            ))
+        }
+    }
+}
+
+/// Prepare and verify `id` on `side`: a dyno worker checks its own
+/// outputs; an adapter's are checked here against the vectors.
+fn prepare(
+    lab: &Lab,
+    side: &Side,
+    workload: &str,
+    implementation: &str,
+    quick: bool,
+) -> Result<Box<dyn Workload>, BuildError> {
+    let ctx = lab.paths.ctx();
+    let (cases, check): (_, Checker) = if side.dyno {
+        (Vec::new(), Box::new(|_, _| Ok(())))
+    } else {
+        let cases = crate::cases::cases(&ctx, workload).unwrap_or_else(|| {
+            Err(BuildError::Adapter {
+                runtime: side.label.clone(),
+                reason: format!("{workload} has no portable form"),
+            })
+        })?;
+        let id = workload.to_string();
+        (
+            cases,
+            Box::new(move |case, out| {
+                crate::cases::check(&id, case, out).map_err(|w| (w.field, w.expected, w.actual))
+            }),
+        )
+    };
+    let w = AdapterWorkload::prepare(
+        side.pool.clone(),
+        workload,
+        implementation,
+        cases,
+        &check,
+        crate::adapters::jit_warmup_ns(quick),
+    )?;
+    Ok(Box::new(w))
+}
+
+/// What a benchmark is compared as: an id and implementation both sides
+/// offer.
+#[derive(Debug, Clone)]
+struct Planned {
+    id: String,
+    workload: String,
+    implementation: String,
+}
+
+/// The benchmarks to compare: what the filter (or the default suites)
+/// selects that both workers offer.
+fn plan(lab: &Lab, req: &Request, a: &Side, b: &Side) -> crate::Result<Vec<Planned>> {
+    let (specs, _) = crate::suites::load_specs(&lab.paths)?;
+    if let Some(f) = &req.filter {
+        dyno_spec::check_filter(&specs, f)?;
+    }
+    let hello = |s: &Side| {
+        s.pool
+            .borrow_mut()
+            .hello()
+            .cloned()
+            .map_err(|e| Error::Refused(format!("starting the {} worker: {e}", s.label)))
+    };
+    let (ha, hb) = (hello(a)?, hello(b)?);
+    let offered = |h: &dyno_protocol::Hello, workload: &str, imp: &str| {
+        h.implementations_of(workload)
+            .iter()
+            .any(|o| o.implementation == imp)
+    };
+    let entries = dyno_spec::plan(&specs, req.filter.as_deref());
+    let mut out: Vec<Planned> = entries
+        .iter()
+        .filter(|e| {
+            offered(&ha, &e.workload, &e.implementation)
+                && offered(&hb, &e.workload, &e.implementation)
+        })
+        .map(|e| Planned {
+            id: e.id.clone(),
+            workload: e.workload.clone(),
+            implementation: e.implementation.clone(),
+        })
+        .collect();
+    if out.is_empty() && !a.dyno {
+        // An adapter's implementations are not in the Rust plan by name:
+        // every id the filter selects, on every implementation both
+        // installs offer.
+        let mut ids: Vec<(&str, &str)> = Vec::new();
+        for e in &entries {
+            if !ids.iter().any(|(id, _)| *id == e.id) {
+                ids.push((&e.id, &e.workload));
+            }
+        }
+        for (id, workload) in ids {
+            for o in ha.implementations_of(workload) {
+                if offered(&hb, workload, &o.implementation) {
+                    out.push(Planned {
+                        id: id.into(),
+                        workload: workload.into(),
+                        implementation: o.implementation.clone(),
+                    });
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        refuse!(
+            "{:?} selects nothing both sides offer (the base: {}; the candidate: {})",
+            req.filter.as_deref().unwrap_or("the default suites"),
+            a.label,
+            b.label
+        );
+    }
+    Ok(out)
+}
+
+/// The verdict of an interval of log ratios against `threshold` (a log
+/// ratio), given Holm's p of the sign test.
+pub fn verdict(low: f64, high: f64, threshold: f64, p_holm: f64) -> &'static str {
+    let alpha = 1.0 - LEVEL;
+    if low > threshold && p_holm < alpha {
+        "regressed"
+    } else if high < -threshold && p_holm < alpha {
+        "improved"
+    } else if low > -threshold && high < threshold {
+        "unchanged"
+    } else {
+        "inconclusive"
+    }
+}
+
+/// A comparison with no verdict: `why`.
+fn not_compared(p: &Planned, a: &Side, b: &Side, threshold: f64, why: String) -> Paired {
+    Paired {
+        id: p.id.clone(),
+        implementation: p.implementation.clone(),
+        base: a.label.clone(),
+        candidate: b.label.clone(),
+        passes: Vec::new(),
+        delta: 0.0,
+        delta_low: 0.0,
+        delta_high: 0.0,
+        level: LEVEL,
+        p: 1.0,
+        p_holm: 1.0,
+        threshold,
+        min_detectable: f64::INFINITY,
+        verdict: "not compared".into(),
+        note: Some(why),
+    }
+}
+
+/// Fill in every compared benchmark's Holm p and verdict.
+pub fn judge(paired: &mut [Paired]) {
+    let compared: Vec<usize> = (0..paired.len())
+        .filter(|&i| paired[i].verdict != "not compared")
+        .collect();
+    let ps: Vec<f64> = compared.iter().map(|&i| paired[i].p).collect();
+    for (&i, adj) in compared.iter().zip(dyno_stats::twosample::holm(&ps)) {
+        let p = &mut paired[i];
+        p.p_holm = adj;
+        let t = (1.0 + p.threshold).ln();
+        p.verdict = verdict((1.0 + p.delta_low).ln(), (1.0 + p.delta_high).ln(), t, adj).into();
+    }
+}
+
+/// The comparison of `p` from its passes so far (at least two).
+fn compared(
+    p: &Planned,
+    a: &Side,
+    b: &Side,
+    threshold: f64,
+    passes: &[Pass],
+    note: Option<String>,
+) -> Option<Paired> {
+    let stats: Vec<f64> = passes.iter().map(|x| x.statistic).collect();
+    let r = dyno_stats::paired::passes(&stats, LEVEL)?;
+    let mde = dyno_stats::paired::detectable(
+        (1.0 + threshold).ln(),
+        r.se,
+        (stats.len() - 1) as f64,
+        LEVEL,
+        POWER,
+    );
+    Some(Paired {
+        id: p.id.clone(),
+        implementation: p.implementation.clone(),
+        base: a.label.clone(),
+        candidate: b.label.clone(),
+        passes: passes.to_vec(),
+        delta: r.estimate.exp_m1(),
+        delta_low: r.interval.lower.exp_m1(),
+        delta_high: r.interval.upper.exp_m1(),
+        level: LEVEL,
+        p: r.p,
+        p_holm: r.p,
+        threshold,
+        min_detectable: mde.exp_m1(),
+        verdict: String::new(),
+        note,
+    })
+}
+
+/// One pass of `p` on `a` and `b`: prepare, verify, rounds. `Err((why,
+/// wrong))` when it cannot be compared (`wrong`: a side's output differed).
+fn one_pass(
+    lab: &Lab,
+    req: &Request,
+    p: &Planned,
+    (a, b): (&Side, &Side),
+    knob: &Slowdown,
+    plan: &Plan,
+    stop: &dyn Fn() -> bool,
+) -> Result<Pass, (String, bool)> {
+    let mut wa = prepare(lab, a, &p.workload, &p.implementation, req.quick)
+        .map_err(|e| (format!("{}: {e}", a.label), false))?;
+    let mut wb = prepare(lab, b, &p.workload, &p.implementation, req.quick)
+        .map_err(|e| (format!("{}: {e}", b.label), false))?;
+    if let Some(f) = knob.factor(&p.id).filter(|_| !b.dyno) {
+        wb = Box::new(slowdown::Slowed::new(wb, f));
+    }
+    for (w, s) in [(&mut wa, a), (&mut wb, b)] {
+        if let Err(m) = w.verify() {
+            return Err((
+                format!(
+                    "WRONG on {}: case {}: expected {}, got {}",
+                    s.label, m.case, m.expected, m.actual
+                ),
+                true,
+            ));
+        }
+    }
+    let m = rounds::run(wa.as_mut(), wb.as_mut(), plan, stop).map_err(|e| (e, false))?;
+    let statistic = dyno_stats::median(&m.log_ratios).unwrap_or(0.0);
+    Ok(Pass {
+        iterations: m.iterations,
+        order: m.order,
+        base_ns: m.a_ns,
+        candidate_ns: m.b_ns,
+        log_ratios: m.log_ratios,
+        statistic,
+    })
+}
+
+/// Compare what `req` asks; every refusal comes before anything runs.
+pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
+    if !(req.threshold > 0.0 && req.threshold < 1.0) {
+        refuse!(
+            "--threshold {}: give a fraction between 0 and 1, e.g. 0.05 for 5%",
+            req.threshold
+        );
+    }
+    let knob = Slowdown::from_env()?;
+    let bins = match &req.base {
+        Base::Binary(path) => Some(copies(path)?),
+        Base::Adapter { .. } => None,
+    };
+    let (a0, b0) = sides(lab, &req.base, bins.as_ref(), 0)?;
+    let planned = plan(lab, req, &a0, &b0)?;
+    crate::history::check_location(&lab.paths)?;
+    let interrupt = crate::interrupt::flag()?;
+    let say = |m: &str| {
+        if !req.quiet {
+            eprintln!("dyno ab: {m}");
+        }
+    };
+    let clock = dyno_runner::clock::calibrate();
+    let settings = dyno_runner::settings(req.quick, None, &clock);
+    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
+    run.harness = None;
+    let mut saving = Saving::new(req.out.clone(), &run.run.id)?;
+    let probe = dyno_runner::noise::Probe::start();
+    let total = Plan::new(req.quick);
+    let plan = Plan {
+        budget_ns: total.budget_ns / PASSES as u64,
+        min_pairs: 5,
+        ..total
+    };
+    say(&format!(
+        "{} benchmarks; A = {}, B = {}; {PASSES} passes, each with fresh workers: rounds of ~{} ms in ABBA order, {:.2} s of rounds per benchmark a pass",
+        planned.len(),
+        a0.label,
+        b0.label,
+        plan.round_ns / 1_000_000,
+        plan.budget_ns as f64 / 1e9
+    ));
+    let knob_note = |id: &str| {
+        knob.factor(id).map(|f| {
+            format!(
+                "the candidate side was slowed on purpose by {}: x{f} (test only)",
+                slowdown::ENV
+            )
+        })
+    };
+    let mut data: Vec<Vec<Pass>> = vec![Vec::new(); planned.len()];
+    let mut dropped: Vec<Option<String>> = vec![None; planned.len()];
+    let mut failure = None;
+    let mut wrong = false;
+    let stop = || interrupt.load(Ordering::Relaxed);
+    let mut pair = Some((a0, b0));
+    'passes: for pass in 0..PASSES {
+        let (a, b) = match pair.take() {
+            Some(p) => p,
+            None => sides(lab, &req.base, bins.as_ref(), pass)?,
+        };
+        // Every other pass backwards, so no benchmark always runs early.
+        let mut order: Vec<usize> = (0..planned.len()).collect();
+        if pass % 2 == 1 {
+            order.reverse();
+        }
+        for (n, &k) in order.iter().enumerate() {
+            if stop() {
+                break 'passes;
+            }
+            if dropped[k].is_some() {
+                continue;
+            }
+            let p = &planned[k];
+            match one_pass(lab, req, p, (&a, &b), &knob, &plan, &stop) {
+                Ok(x) => {
+                    say(&format!(
+                        "pass {}/{PASSES}, {}/{}: {} on {}: B vs A {:+.1}% over {} pairs",
+                        pass + 1,
+                        n + 1,
+                        planned.len(),
+                        p.id,
+                        p.implementation,
+                        100.0 * x.statistic.exp_m1(),
+                        x.log_ratios.len()
+                    ));
+                    data[k].push(x);
+                }
+                Err((why, _)) if why == "interrupted" => break 'passes,
+                Err((why, bad)) => {
+                    say(&format!(
+                        "{} on {}: not compared: {why}",
+                        p.id, p.implementation
+                    ));
+                    wrong |= bad;
+                    if why.contains("the worker died") || why.contains("no reply within") {
+                        failure = Some(Error::Refused(format!(
+                            "{} on {}: {why}",
+                            p.id, p.implementation
+                        )));
+                        dropped[k] = Some(why);
+                        break 'passes;
+                    }
+                    dropped[k] = Some(why);
+                }
+            }
+        }
+        for s in [&a, &b] {
+            s.pool.borrow_mut().stop();
+        }
+        run.paired = planned
+            .iter()
+            .enumerate()
+            .map(|(k, p)| match &dropped[k] {
+                Some(why) => not_compared(p, &a, &b, req.threshold, why.clone()),
+                None => compared(p, &a, &b, req.threshold, &data[k], knob_note(&p.id))
+                    .unwrap_or_else(|| {
+                        not_compared(
+                            p,
+                            &a,
+                            &b,
+                            req.threshold,
+                            format!("{} pass(es) so far: at least 2 are needed", data[k].len()),
+                        )
+                    }),
+            })
+            .collect();
+        judge(&mut run.paired);
+        saving.checkpoint(&run);
+    }
+    run.noise = Some(probe.finish());
+    let interrupted = interrupt.load(Ordering::Relaxed);
+    run.run.complete = failure.is_none() && !interrupted;
+    run.run.incomplete_reason = if interrupted && failure.is_none() {
+        Some("interrupted (Ctrl-C or a termination signal)".into())
+    } else {
+        failure
+            .as_ref()
+            .map(|e: &Error| dyno_report::one_line(&e.to_string()))
+    };
+    run.run.finished_at = Some(dyno_runner::now_rfc3339());
+    if interrupted && failure.is_none() {
+        failure = Some(Error::Refused(
+            "interrupted; the comparisons done until then are saved and marked incomplete".into(),
+        ));
+    }
+    let failed = wrong || run.paired.iter().any(|p| p.verdict == "regressed");
+    let measured = saving.finish(run, Vec::new());
+    Ok(Finished {
+        measured,
+        failed,
+        failure,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_needs_the_whole_interval_beyond_the_threshold() {
+        let t = 1.05f64.ln();
+        assert_eq!(verdict(0.06, 0.3, t, 0.001), "regressed");
+        assert_eq!(
+            verdict(0.06, 0.3, t, 0.2),
+            "inconclusive",
+            "not significant"
+        );
+        assert_eq!(verdict(0.02, 0.3, t, 0.001), "inconclusive", "spans +5%");
+        assert_eq!(verdict(-0.3, -0.06, t, 0.001), "improved");
+        assert_eq!(verdict(-0.02, 0.03, t, 0.001), "unchanged");
+        assert_eq!(verdict(-0.2, 0.2, t, 0.9), "inconclusive", "too noisy");
+    }
+
+    fn paired(id: &str, low: f64, high: f64, p: f64) -> Paired {
+        Paired {
+            id: id.into(),
+            implementation: "x".into(),
+            base: "a".into(),
+            candidate: "b".into(),
+            passes: Vec::new(),
+            delta: (low + high) / 2.0,
+            delta_low: low,
+            delta_high: high,
+            level: LEVEL,
+            p,
+            p_holm: p,
+            threshold: 0.05,
+            min_detectable: 0.1,
+            verdict: String::new(),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn holm_runs_over_the_compared_benchmarks_only() {
+        // Two clear regressions at p = 0.02 each: Holm makes them 0.04
+        // and 0.04, still below 0.05; a third benchmark at 0.02 makes
+        // the smallest 0.06, and none is flagged.
+        let mut two = vec![paired("a", 0.2, 0.3, 0.02), paired("b", 0.2, 0.3, 0.02)];
+        two.push(Paired {
+            verdict: "not compared".into(),
+            ..paired("c", 0.0, 0.0, 0.0)
+        });
+        judge(&mut two);
+        assert_eq!(two[0].verdict, "regressed");
+        assert_eq!(two[1].verdict, "regressed");
+        assert!((two[0].p_holm - 0.04).abs() < 1e-12);
+        assert_eq!(two[2].verdict, "not compared");
+        let mut three = vec![
+            paired("a", 0.2, 0.3, 0.02),
+            paired("b", 0.2, 0.3, 0.02),
+            paired("c", 0.2, 0.3, 0.02),
+        ];
+        judge(&mut three);
+        assert!(three.iter().all(|p| p.verdict == "inconclusive"));
+    }
+}
