@@ -3,7 +3,8 @@
 exits non-zero with what is wrong.
 
 Usage: scripts/smoke-checks.py CHECK RUN.json [MORE]
-  (CHECK: runtimes, engines, net_pow, memory, load, replay; recorded RUN.json chain.json)
+  (CHECK: runtimes, engines, net_pow, memory, load, replay; recorded RUN.json chain.json;
+  ab AA.json KNOB.json KNOB_EXIT)
 """
 
 import json
@@ -222,6 +223,55 @@ def recorded(path: str, manifest_path: str) -> None:
     )
 
 
+def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
+    """`dyno ab --base (this dyno)`: an A/A, then the knob slowing one id by 25%."""
+    problems = []
+    aa, knob = read_run(aa_path), read_run(knob_path)
+    for name, run in [("A/A", aa), ("knob", knob)]:
+        if not run["run"]["complete"]:
+            problems.append(f"{name}: incomplete: {run['run']['incomplete_reason']}")
+        if not run.get("noise"):
+            problems.append(f"{name}: no noise probe")
+        for p in run["paired"]:
+            if p["min_detectable"] is None or len(p["passes"]) < 2:
+                problems.append(
+                    f"{name} {p['id']} {p['implementation']}: {p['verdict']}, {p.get('note')}"
+                )
+    flagged = [
+        (p["id"], p["implementation"])
+        for p in aa["paired"]
+        if p["verdict"] in ("regressed", "improved")
+    ]
+    if flagged:
+        problems.append(f"A/A flagged {flagged}")
+    slowed = "hash/keccak256/1KiB"
+    caught = {
+        p["implementation"]
+        for p in knob["paired"]
+        if p["id"] == slowed and p["verdict"] == "regressed"
+    }
+    others = [
+        (p["id"], p["implementation"])
+        for p in knob["paired"]
+        if p["id"] != slowed and p["verdict"] in ("regressed", "improved")
+    ]
+    if len(caught) != 3 or others:
+        problems.append(
+            f"knob: {slowed} regressed on {sorted(caught)} (want all 3); others flagged: {others}"
+        )
+    if knob_exit != "1":
+        problems.append(f"the knob run exited {knob_exit}, not 1")
+    if problems:
+        sys.exit("; ".join(problems))
+    widest = max(p["min_detectable"] for p in aa["paired"])
+    print(
+        f"paired A/B passed: the A/A flagged none of {len(aa['paired'])} (largest detectable "
+        f"change {widest:.1%}); the knob's 25% was flagged on all three {slowed} and nothing "
+        "else (exit 1)",
+        file=sys.stderr,
+    )
+
+
 CHECKS = {
     "runtimes": runtimes,
     "engines": engines,
@@ -230,6 +280,7 @@ CHECKS = {
     "load": load,
     "replay": replay,
     "recorded": recorded,
+    "ab": ab,
 }
 
 

@@ -283,6 +283,16 @@ step "block replay: dyno replay --quick --against geth, an A/A of the pinned get
 sed -n '/^## Block replay/,$p' "$smoke/replay.md" >&2
 python3 scripts/smoke-checks.py replay "$smoke/replay-stdout.json"
 
+step "paired A/B: dyno ab --base (this dyno) hash/keccak256 --quick: an A/A flags nothing; a 25% slowdown of one id is flagged, and only it"
+"$dyno" ab --base "$dyno" hash/keccak256 --quick --format json --no-store -q \
+  --out "$smoke/ab-aa.json" >"$smoke/ab-aa-stdout.json"
+set +e
+DYNO_TEST_SLOWDOWN=hash/keccak256/1KiB=1.25 "$dyno" ab --base "$dyno" hash/keccak256 --quick \
+  --format json --no-store -q --out "$smoke/ab-knob.json" >"$smoke/ab-knob-stdout.json"
+knob=$?
+set -e
+python3 scripts/smoke-checks.py ab "$smoke/ab-aa-stdout.json" "$smoke/ab-knob-stdout.json" "$knob"
+
 await go
 await java
 await node

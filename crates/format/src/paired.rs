@@ -36,8 +36,9 @@ pub struct Paired {
     /// A change smaller than this (relative) is not a regression.
     pub threshold: f64,
     /// The smallest change this comparison would flag 95% of the time at
-    /// the noise it saw (relative): what the gate can vouch for here.
-    pub min_detectable: f64,
+    /// the noise it saw (relative): what the gate can vouch for here;
+    /// `None` when nothing was compared.
+    pub min_detectable: Option<f64>,
     /// `regressed`, `improved`, `unchanged` (the interval lies within the
     /// threshold), `inconclusive` (too noisy to say either), or
     /// `not compared` (with `note` saying why).

@@ -392,7 +392,7 @@ fn not_compared(p: &Planned, a: &Side, b: &Side, threshold: f64, why: String) ->
         p: 1.0,
         p_holm: 1.0,
         threshold,
-        min_detectable: f64::INFINITY,
+        min_detectable: None,
         verdict: "not compared".into(),
         note: Some(why),
     }
@@ -443,7 +443,7 @@ fn compared(
         p: r.p,
         p_holm: r.p,
         threshold,
-        min_detectable: mde.exp_m1(),
+        min_detectable: Some(mde.exp_m1()),
         verdict: String::new(),
         note,
     })
@@ -679,7 +679,7 @@ mod tests {
             p,
             p_holm: p,
             threshold: 0.05,
-            min_detectable: 0.1,
+            min_detectable: Some(0.1),
             verdict: String::new(),
             note: None,
         }

@@ -90,7 +90,8 @@ fn row(p: &Paired) -> Vec<String> {
             p.passes.len(),
             p.passes.iter().map(|x| x.log_ratios.len()).sum::<usize>() / p.passes.len().max(1)
         ),
-        format!("{:.1}%", 100.0 * p.min_detectable),
+        p.min_detectable
+            .map_or("-".into(), |m| format!("{:.1}%", 100.0 * m)),
         p_value(p.p_holm),
         verdict,
     ]
@@ -226,7 +227,7 @@ mod tests {
             p: 0.001,
             p_holm: 0.002,
             threshold: 0.05,
-            min_detectable: 0.071,
+            min_detectable: Some(0.071),
             verdict: verdict.into(),
             note: note.map(String::from),
         }

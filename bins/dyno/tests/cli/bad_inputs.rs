@@ -349,6 +349,36 @@ const ROWS: &[Row] = &[
         2,
         "adir-full: it exists and is not an empty folder",
     ),
+    row(
+        "ab hash/keccak256/1KiB",
+        2,
+        "dyno ab needs the other side: --base PATH",
+    ),
+    row(
+        "ab --base @/nowhere hash/keccak256/1KiB",
+        2,
+        "nowhere: no such file; give the path of another dyno binary",
+    ),
+    row(
+        "ab --base-adapter go hash",
+        2,
+        "--base-adapter \"go\": write RUNTIME=FOLDER",
+    ),
+    row(
+        "ab --base-adapter cobol=@/adir hash",
+        2,
+        "no adapter \"cobol\"",
+    ),
+    row(
+        "ab --base-adapter go=@/adir hash",
+        2,
+        "adir: no `run` in that folder",
+    ),
+    row(
+        "ab --base @/ok.json --threshold 2 hash",
+        2,
+        "--threshold 2: give a fraction between 0 and 1",
+    ),
     row("replay --blocks 0", 2, "--blocks 0"),
     row("replay --floor 2", 2, "--floor 2: give a fraction"),
     row("replay --confidence 95", 2, "--confidence 95: give a level"),

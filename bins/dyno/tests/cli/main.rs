@@ -1,6 +1,7 @@
 //! The `dyno` binary end to end: one test binary, one module per area,
 //! the helpers in one file.
 
+mod ab;
 mod adapter_failure;
 mod bad_inputs;
 mod gate;

@@ -1,0 +1,127 @@
+//! `dyno ab` end to end where the outcome does not depend on timing: a
+//! base side whose output is wrong is reported WRONG and never timed (exit
+//! 1), a base that is not a worker is said plainly (exit 2), and the
+//! result JSON holds what the schema says. The timing itself (an A/A finds
+//! nothing; a 25% slowdown is flagged) is CI's paired A/A step
+//! (scripts/test.sh), and the statistics are tested on simulated sides
+//! (dyno_runner::rounds, dyno_stats::paired).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::helpers::{bin, read_json, repo, text};
+
+/// A base "dyno" that speaks the protocol but gets keccak256 wrong: it
+/// offers `hash/keccak256/1KiB` on tiny-keccak and answers `prepare` with
+/// a mismatch, as a build with a broken hash would.
+const WRONG_WORKER: &str = r#"#!/usr/bin/env python3
+import json, sys
+assert sys.argv[1:] == ["worker"], sys.argv
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["type"] == "hello":
+        out = {"type": "hello", "protocol": 1,
+               "runtime": {"name": "rust", "version": "fake"},
+               "adapter": {"name": "dyno", "version": "broken"},
+               "clock": {"source": "fake"},
+               "benchmarks": [{"id": "hash/keccak256/1KiB", "implementation": "tiny-keccak"}]}
+    elif req["type"] == "prepare":
+        out = {"type": "mismatch", "case": 2, "field": "digest",
+               "expected": "0xabc", "actual": "0xdef"}
+    else:
+        out = {"type": "error", "message": "not prepared", "fatal": False}
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+"#;
+
+fn dyno(dir: &Path) -> Command {
+    let mut c = Command::new(bin());
+    c.current_dir(repo())
+        .env("DYNO_NO_STORE", "1")
+        .env("TMPDIR", dir)
+        .env_remove("DYNO_TEST_SLOWDOWN")
+        .env_remove("DYNO_STORE");
+    c
+}
+
+fn executable(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_base_with_a_wrong_result_is_never_timed_and_fails_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = tmp.path().join("broken-dyno");
+    executable(&fake, WRONG_WORKER);
+    let out = tmp.path().join("ab.json");
+    let o = dyno(tmp.path())
+        .args([
+            "ab",
+            "hash/keccak256/1KiB",
+            "--quick",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .arg("--base")
+        .arg(&fake)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "stderr:\n{}", text(&o.stderr));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(run, read_json(&out), "stdout = the file");
+    let schema: Value = serde_json::from_str(include_str!(
+        "../../../../docs/schema/result-v1.schema.json"
+    ))
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&run).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let paired = run["paired"].as_array().unwrap();
+    assert_eq!(paired.len(), 1, "only what both sides offer: {paired:?}");
+    let p = &paired[0];
+    assert_eq!(p["verdict"], "not compared");
+    let note = p["note"].as_str().unwrap();
+    assert!(
+        note.contains("WRONG on base") && note.contains("expected 0xabc, got 0xdef"),
+        "{note}"
+    );
+    assert!(p["passes"].as_array().unwrap().is_empty(), "nothing timed");
+    assert!(run["noise"]["seconds"].as_f64().unwrap() > 0.0);
+    // Nothing left of the copied binaries.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("dyno-ab-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_base_that_is_not_a_worker_is_said_plainly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = tmp.path().join("not-dyno");
+    executable(
+        &fake,
+        "#!/bin/sh\necho 'usage: something else' >&2\nexit 3\n",
+    );
+    let o = dyno(tmp.path())
+        .args(["ab", "hash/keccak256/1KiB", "--quick", "-q", "--no-store"])
+        .arg("--base")
+        .arg(&fake)
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("starting the base:") && stderr.contains("worker"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
