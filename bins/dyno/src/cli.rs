@@ -567,6 +567,16 @@ pub(crate) struct DoctorArgs {
     /// List every id each implementation runs, not only how many.
     #[arg(long)]
     pub(crate) ids: bool,
+
+    /// Measure the machine's noise instead: CPU steal second by second,
+    /// the load, the governor, the timer's lateness, and how much the
+    /// speed of a fixed loop moves, for --seconds.
+    #[arg(long)]
+    pub(crate) noise: bool,
+
+    /// How long --noise watches.
+    #[arg(long, default_value_t = 10, value_name = "N", requires = "noise")]
+    pub(crate) seconds: u64,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,16 @@ pub(crate) fn setup(lab: &Lab, args: &SetupArgs) -> anyhow::Result<Outcome> {
 }
 
 pub(crate) fn doctor(lab: &Lab, args: &DoctorArgs) -> anyhow::Result<Outcome> {
+    if args.noise {
+        if args.seconds == 0 {
+            anyhow::bail!("--seconds 0: watch for at least a second, e.g. --seconds 10");
+        }
+        eprintln!("dyno doctor: watching the machine for {} s", args.seconds);
+        print_stdout(&dyno_lab::setup::noise(std::time::Duration::from_secs(
+            args.seconds,
+        )))?;
+        return Ok(Outcome::Ok);
+    }
     print_stdout(&dyno_lab::setup::doctor(lab, args.ids))?;
     Ok(Outcome::Ok)
 }

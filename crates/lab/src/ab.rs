@@ -607,8 +607,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             .map(|(k, p)| match &dropped[k] {
                 Some(why) => not_compared(p, &a, &b, req.threshold, why.clone()),
                 None => compared(p, &a, &b, req.threshold, &data[k], knob_note(&p.id))
-                    .unwrap_or_else(|| {
-                        not_compared(
+                    .unwrap_or_else(|| Paired {
+                        // Kept, so an interrupted run loses no round.
+                        passes: data[k].clone(),
+                        ..not_compared(
                             p,
                             &a,
                             &b,

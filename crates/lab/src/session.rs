@@ -261,6 +261,7 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
     let mut run = dyno_runner::new_run(invocation, settings, environment);
     let mut saving = Saving::new(how.out.clone(), &run.run.id)?;
 
+    let probe = dyno_runner::noise::Probe::start();
     let (_, harness) = dyno_runner::measure_harness(&engine);
     run.harness = harness;
 
@@ -280,6 +281,15 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
         }
     });
     progress.finish();
+    let noise = probe.finish();
+    if dyno_runner::noise::noisy(&noise) && !how.quiet {
+        eprintln!(
+            "dyno: warning: the machine was busy: {}; times from it are less steady \
+             (`dyno ab` compares two builds in the same minutes)",
+            dyno_report::paired::noise_line(&noise)
+        );
+    }
+    run.noise = Some(noise);
     Ok(saving.finish(run, errors))
 }
 

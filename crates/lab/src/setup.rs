@@ -68,6 +68,33 @@ fn check_names(names: &[String], all: &[dyno_adapter::Adapter]) -> crate::Result
 /// Describe every runtime: installed or not, versions, libraries, the ids
 /// it can run (each one with `ids`), and what one protocol round trip
 /// costs. Starts each installed adapter to ask it.
+/// `dyno doctor --noise`: the noise probe alone for `total`, while a fixed
+/// loop is timed in 100 ms windows (the machine's speed, moment to
+/// moment); what both saw, as text.
+pub fn noise(total: std::time::Duration) -> String {
+    let probe = dyno_runner::noise::Probe::start();
+    let mut speeds = dyno_runner::noise::speed(total, std::time::Duration::from_millis(100));
+    let n = probe.finish();
+    speeds.sort_by(f64::total_cmp);
+    let at = |p: f64| dyno_stats::percentile(&speeds, p).unwrap_or(f64::NAN);
+    let mut out = dyno_report::paired::noise_line(&n);
+    out.push('\n');
+    out.push_str(&format!(
+        "speed: a fixed loop's fastest time in each of {} windows of 100 ms: P5 {}, P50 {}, P95 {}, slowest window {:.2}x the fastest\n",
+        speeds.len(),
+        dyno_report::units::duration(at(5.0)),
+        dyno_report::units::duration(at(50.0)),
+        dyno_report::units::duration(at(95.0)),
+        at(100.0) / at(0.0)
+    ));
+    out.push_str(
+        "a spread of a few percent is a quiet machine; where windows differ by 1.2x or more, \
+         compare builds with `dyno ab` (both in the same minutes), not against a baseline \
+         recorded earlier\n",
+    );
+    out
+}
+
 pub fn doctor(lab: &Lab, every_id: bool) -> String {
     let exported = crate::cases::ids();
     let mut out = String::new();

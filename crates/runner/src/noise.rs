@@ -55,8 +55,16 @@ impl Probe {
                 let mut windows = Vec::new();
                 let mut last = read_ticks();
                 let mut next = Instant::now() + Duration::from_secs(1);
-                while !flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(50));
+                loop {
+                    // Asleep until the next window or until stopped (one
+                    // wake-up a second, nothing between).
+                    let now = Instant::now();
+                    if now < next {
+                        std::thread::park_timeout(next - now);
+                    }
+                    if flag.load(Ordering::Relaxed) {
+                        break;
+                    }
                     if Instant::now() < next {
                         continue;
                     }
@@ -86,7 +94,10 @@ impl Probe {
         let windows = self
             .thread
             .take()
-            .and_then(|t| t.join().ok())
+            .and_then(|t| {
+                t.thread().unpark();
+                t.join().ok()
+            })
             .unwrap_or_default();
         let seconds = self.started.elapsed().as_secs_f64();
         let steal = self
@@ -111,6 +122,40 @@ impl Probe {
         noise.timer_late_us_p99 = dyno_stats::percentile(&late, 99.0);
         noise
     }
+}
+
+/// Whether the run's noise is worth a warning: the host took more than 5%
+/// of the CPU over the run, or more than 20% in some second.
+pub fn noisy(n: &Noise) -> bool {
+    n.steal_pct.is_some_and(|s| s > 5.0) || n.steal_max_pct.is_some_and(|s| s > 20.0)
+}
+
+/// The machine's speed, window by window: how long a fixed piece of
+/// register-only work takes (ns) in each of the windows of `window` over
+/// `total`. Its spread is how much the host changes the speed of this
+/// machine's cores from moment to moment (`dyno doctor --noise`).
+pub fn speed(total: Duration, window: Duration) -> Vec<f64> {
+    // A dependent chain of multiplies: no memory, no branches to predict.
+    fn unit() -> u64 {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..20_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+        }
+        x
+    }
+    let start = Instant::now();
+    let mut out = Vec::new();
+    while start.elapsed() < total {
+        let w = Instant::now();
+        let mut best = f64::INFINITY;
+        while w.elapsed() < window {
+            let t = Instant::now();
+            std::hint::black_box(unit());
+            best = best.min(t.elapsed().as_nanos() as f64);
+        }
+        out.push(best);
+    }
+    out
 }
 
 /// The 1-minute load average.
