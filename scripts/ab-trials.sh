@@ -13,7 +13,7 @@
 #       the same for an adapter's implementations of ID: the base side is a
 #       copy of the installed adapter's folder (--base-adapter)
 #
-# Uses target/release/dyno (built if missing), --no-store. Each trial's
+# Uses target/release/dyno (built if missing; DYNO_TRIALS_BIN for another), --no-store. Each trial's
 # result goes to $DYNO_TRIALS (default docs/trials/ab-<mode>-<date>/) as
 # trial-K.json.gz (every round of every pass: re-check any row from it),
 # with one row per trial in summary.tsv; the specs are copied there first.
@@ -34,7 +34,7 @@ case "$mode" in
   *) echo "$usage" >&2; exit 2 ;;
 esac
 
-dyno_bin=target/release/dyno
+dyno_bin=${DYNO_TRIALS_BIN:-target/release/dyno}
 [ -x "$dyno_bin" ] || cargo build --release --locked -q -p dyno
 label=$mode${runtime:+-$runtime}${factor:+-x$factor}
 out=${DYNO_TRIALS:-docs/trials/ab-$label-$(date -u +%Y-%m-%d)}
