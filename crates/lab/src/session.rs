@@ -103,6 +103,9 @@ pub fn select_and_measure(
                 || only.contains(&(j.id.clone(), j.implementation.name.clone()))
         });
     }
+    if jobs.iter().any(|j| j.id != dyno_protocol::NOOP_ID) {
+        jobs.extend(reference_job(&specs, &jobs, &ctx, &lab.paths.specs));
+    }
     let real = jobs
         .iter()
         .filter(|j| j.id != dyno_protocol::NOOP_ID)
@@ -117,6 +120,38 @@ pub fn select_and_measure(
     let measured = measure_jobs(lab, jobs, how);
     drop(started);
     measured
+}
+
+/// The cross-machine reference (`dyno check --normalize`, gate.md:
+/// "Another machine") on its spec's baseline implementation, measured in
+/// every run that does not measure it already, so that any run can be
+/// compared with one made on another machine. Its result says
+/// `reference = true` in its parameters.
+fn reference_job(
+    specs: &[dyno_spec::Spec],
+    jobs: &[Job],
+    ctx: &Ctx,
+    specs_dir: &Path,
+) -> Option<Job> {
+    let id = dyno_gate::DEFAULT_REFERENCE;
+    let plan: Vec<_> = dyno_spec::plan(specs, Some(id))
+        .into_iter()
+        .filter(|e| e.id == id && e.baseline)
+        .collect();
+    let entry = plan.first()?;
+    if jobs
+        .iter()
+        .any(|j| j.id == id && j.implementation.name == entry.implementation)
+    {
+        return None;
+    }
+    let catalog = crate::suites::first_with(|d| d.id() == id);
+    let mut job = self::jobs(plan, catalog, ctx, specs_dir)
+        .into_iter()
+        .next()?;
+    job.parameters
+        .insert("reference".into(), serde_json::Value::Bool(true));
+    Some(job)
 }
 
 /// Print what starting the adapters said, one line each: a skipped

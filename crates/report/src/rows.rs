@@ -131,6 +131,9 @@ pub(crate) fn note(r: &BenchResult) -> Option<String> {
     if let Some(reason) = &r.incomplete_reason {
         notes.push(format!("incomplete: {}", one_line(reason)));
     }
+    if r.parameters.get("reference") == Some(&serde_json::Value::Bool(true)) {
+        notes.push("reference for other machines (measured in every run)".into());
+    }
     if let Some(s) = &r.stats
         && s.n < 10
     {

@@ -278,7 +278,9 @@ fn a_history_that_cannot_be_written_never_loses_the_run() {
     assert!(err.contains("not saved to the history"), "{err}");
     assert!(err.contains("dyno history --import"), "{err}");
     let saved = dyno_format::Run::read(&out).expect("the JSON was written first");
-    assert_eq!(saved.results.len(), 1);
+    // The benchmark asked for, and the reference every run records.
+    assert_eq!(saved.results.len(), 2);
+    assert_eq!(saved.results[1].id, dyno_gate::DEFAULT_REFERENCE);
 }
 
 #[test]
@@ -323,4 +325,54 @@ fn unknown_runs_and_baselines_are_clear_errors() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// gate.md: "`dyno check` without a run file always measures the
+/// reference too", so that a baseline from another machine can be checked
+/// here. A run of one hash records the reference (every run does); its
+/// baseline, moved to "another machine" (another CPU model), is checked
+/// by measuring now: the times are normalised by the reference, and no
+/// side lacks it. (Before, a run recorded the reference only when its
+/// filter chose it, and this check failed: "the baseline run has no
+/// verified timing of it".)
+#[test]
+fn a_baseline_from_another_machine_is_checked_through_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("history.sqlite");
+    let store = store.to_str().unwrap();
+    let out = dir.path().join("base.json");
+    ok(&run(store, &out, &[]));
+    let mut base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let ids: Vec<&str> = base["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [ID, dyno_gate::DEFAULT_REFERENCE]);
+    base["environment"]["cpu_model"] = "Another CPU".into();
+    let moved = dir.path().join("moved.json");
+    std::fs::write(&moved, base.to_string()).unwrap();
+    let o = dyno(
+        store,
+        &[
+            "check",
+            "--baseline",
+            moved.to_str().unwrap(),
+            "--no-remeasure",
+        ],
+        &[],
+    );
+    let stderr = text(&o.stderr);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "exit {:?}: {stderr}",
+        o.status.code()
+    );
+    assert!(!stderr.contains("has no verified timing"), "{stderr}");
+    // Every time shown as a multiple of the reference's.
+    let all = format!("{}{stderr}", text(&o.stdout));
+    assert!(all.contains("×ref"), "{all}");
+    assert!(all.contains("precompile/ecrecover/ValidKey"), "{all}");
 }

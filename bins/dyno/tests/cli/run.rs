@@ -83,7 +83,14 @@ fn a_tiny_suite_runs_and_writes_json_that_validates() {
     assert_eq!(json["schema_version"], 1);
     assert_eq!(json["run"]["complete"], true);
     let results = json["results"].as_array().unwrap();
-    assert_eq!(results.len(), 5, "3 keccak backends + 2 sha256");
+    assert_eq!(
+        results.len(),
+        6,
+        "3 keccak backends + 2 sha256 + the reference every run records"
+    );
+    let reference = &results[5];
+    assert_eq!(reference["id"], dyno_gate::DEFAULT_REFERENCE);
+    assert_eq!(reference["parameters"]["reference"], true);
     for r in results {
         assert_eq!(r["verification"]["status"], "passed");
         assert!(r["samples"].as_array().unwrap().len() >= 5);
@@ -119,7 +126,8 @@ fn every_stdout_format_is_parseable() {
             .unwrap()
             .starts_with("id,implementation,version,baseline")
     );
-    assert_eq!(lines.count(), 2);
+    // One benchmark, and the reference every run records.
+    assert_eq!(lines.count(), 2 + 1);
     assert!(run("markdown").contains("## hash"));
 }
 
