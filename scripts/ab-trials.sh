@@ -51,7 +51,7 @@ fi
 start=${DYNO_TRIALS_START:-1}
 summary="$out/summary.tsv"
 if [ "$start" = 1 ] || [ ! -f "$summary" ]; then
-  printf 'trial\tcompared\tregressed\timproved\tunchanged\tinconclusive\tnot_compared\tslowed_id\tslowed_id_regressed\tothers_flagged\tmedian_detectable\tmax_detectable\tsteal_pct\tseconds\n' >"$summary"
+  printf 'trial\texit\tcompared\tregressed\timproved\tunchanged\tinconclusive\tnot_compared\tslowed_id\tslowed_id_regressed\tothers_flagged\tmedian_detectable\tmax_detectable\tsteal_pct\tloadavg\tseconds\n' >"$summary"
 fi
 
 for k in $(seq "$start" "$n"); do
@@ -63,6 +63,11 @@ for k in $(seq "$start" "$n"); do
     --format json -o "$json" >/dev/null
   code=$?
   set -e
+  if [ ! -f "$json" ]; then
+    echo "trial $k: dyno ab exited $code and wrote no result" >&2
+    exit 1
+  fi
+  rm -f "${json%.json}.md"
   python3 - "$json" "$k" "$id" "$code" "$factor" >>"$summary" <<'PY'
 import json, statistics, sys
 path, k, slowed, code, factor = sys.argv[1:]
@@ -75,12 +80,13 @@ others = [p for p in ps if not (factor and p["id"] == slowed) and p["verdict"] i
 mdes = [p["min_detectable"] for p in ps if p["min_detectable"] is not None]
 noise = run.get("noise") or {}
 print("\t".join(str(x) for x in [
-    k, len(ps) - count("not compared"), count("regressed"), count("improved"), count("unchanged"),
+    k, code, len(ps) - count("not compared"), count("regressed"), count("improved"), count("unchanged"),
     count("inconclusive"), count("not compared"), len(slowed_rows),
     sum(1 for p in slowed_rows if p["verdict"] == "regressed"),
     ";".join(f"{p['id']}:{p['implementation']}:{p['verdict']}" for p in others) or "-",
     f"{statistics.median(mdes):.4f}" if mdes else "-", f"{max(mdes):.4f}" if mdes else "-",
-    f"{noise.get('steal_pct') or 0:.2f}", f"{noise.get('seconds', 0):.0f}",
+    f"{noise.get('steal_pct') or 0:.2f}", f"{noise.get('loadavg') or 0:.2f}",
+    f"{noise.get('seconds', 0):.0f}",
 ]))
 PY
   gzip -f "$json"

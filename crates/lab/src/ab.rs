@@ -211,6 +211,11 @@ fn sides(
                     home.display()
                 );
             }
+            // The worker starts in its own folder: a relative path would
+            // then point elsewhere.
+            let home = &home.canonicalize().map_err(|e| {
+                Error::Refused(format!("--base-adapter {runtime}={}: {e}", home.display()))
+            })?;
             if !installed.installed() {
                 refuse!(
                     "the {runtime} adapter is not installed, so there is no candidate side; run \
