@@ -12,11 +12,15 @@ import sys
 
 
 def read_run(path: str) -> dict:
+    """The run, without the cross-machine reference every run records
+    beside what it was asked for (`parameters.reference`)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            run = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"{path}: cannot read the run's JSON: {e}")
+    run["results"] = [r for r in run["results"] if not r["parameters"].get("reference")]
+    return run
 
 
 def runtimes(path: str) -> None:

@@ -383,12 +383,12 @@ pub fn verdict(low: f64, high: f64, threshold: f64, p_holm: f64) -> &'static str
 }
 
 /// A comparison with no verdict: `why`.
-fn not_compared(p: &Planned, a: &Side, b: &Side, threshold: f64, why: String) -> Paired {
+fn not_compared(p: &Planned, (a, b): (&str, &str), threshold: f64, why: String) -> Paired {
     Paired {
         id: p.id.clone(),
         implementation: p.implementation.clone(),
-        base: a.label.clone(),
-        candidate: b.label.clone(),
+        base: a.into(),
+        candidate: b.into(),
         passes: Vec::new(),
         delta: 0.0,
         delta_low: 0.0,
@@ -420,8 +420,7 @@ pub fn judge(paired: &mut [Paired]) {
 /// The comparison of `p` from its passes so far (at least two).
 fn compared(
     p: &Planned,
-    a: &Side,
-    b: &Side,
+    (a, b): (&str, &str),
     threshold: f64,
     passes: &[Pass],
     note: Option<String>,
@@ -438,8 +437,8 @@ fn compared(
     Some(Paired {
         id: p.id.clone(),
         implementation: p.implementation.clone(),
-        base: a.label.clone(),
-        candidate: b.label.clone(),
+        base: a.into(),
+        candidate: b.into(),
         passes: passes.to_vec(),
         delta: r.estimate.exp_m1(),
         delta_low: r.interval.lower.exp_m1(),
@@ -546,6 +545,29 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             )
         })
     };
+    let labels = (a0.label.clone(), b0.label.clone());
+    let tally =
+        |planned: &[Planned], dropped: &[Option<String>], data: &[Vec<Pass>]| {
+            let l = (labels.0.as_str(), labels.1.as_str());
+            planned
+                .iter()
+                .enumerate()
+                .map(|(k, p)| match &dropped[k] {
+                    Some(why) => not_compared(p, l, req.threshold, why.clone()),
+                    None => compared(p, l, req.threshold, &data[k], knob_note(&p.id))
+                        .unwrap_or_else(|| Paired {
+                            // Kept, so an interrupted run loses no round.
+                            passes: data[k].clone(),
+                            ..not_compared(
+                                p,
+                                l,
+                                req.threshold,
+                                format!("{} pass(es) so far: at least 2 are needed", data[k].len()),
+                            )
+                        }),
+                })
+                .collect::<Vec<Paired>>()
+        };
     let mut data: Vec<Vec<Pass>> = vec![Vec::new(); planned.len()];
     let mut dropped: Vec<Option<String>> = vec![None; planned.len()];
     let mut failure = None;
@@ -606,28 +628,13 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         for s in [&a, &b] {
             s.pool.borrow_mut().stop();
         }
-        run.paired = planned
-            .iter()
-            .enumerate()
-            .map(|(k, p)| match &dropped[k] {
-                Some(why) => not_compared(p, &a, &b, req.threshold, why.clone()),
-                None => compared(p, &a, &b, req.threshold, &data[k], knob_note(&p.id))
-                    .unwrap_or_else(|| Paired {
-                        // Kept, so an interrupted run loses no round.
-                        passes: data[k].clone(),
-                        ..not_compared(
-                            p,
-                            &a,
-                            &b,
-                            req.threshold,
-                            format!("{} pass(es) so far: at least 2 are needed", data[k].len()),
-                        )
-                    }),
-            })
-            .collect();
+        run.paired = tally(&planned, &dropped, &data);
         judge(&mut run.paired);
         saving.checkpoint(&run);
     }
+    // Again: a pass cut short has rounds the last tally did not see.
+    run.paired = tally(&planned, &dropped, &data);
+    judge(&mut run.paired);
     run.noise = Some(probe.finish());
     let interrupted = interrupt.load(Ordering::Relaxed);
     run.run.complete = failure.is_none() && !interrupted;
