@@ -4,10 +4,9 @@ use std::path::PathBuf;
 
 use dyno_format::destination::Destination;
 use dyno_lab::ab::{self, Base, Request};
-use dyno_lab::{Lab, Outcome, history};
+use dyno_lab::{Lab, Outcome};
 
 use crate::cli::{AbArgs, LoadFormat};
-use crate::print_stdout;
 
 pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
     let base = match (&args.base, &args.base_adapter) {
@@ -50,21 +49,13 @@ pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
         quiet: args.quiet,
     };
     let done = ab::run(lab, &req)?;
-    if !args.quiet {
-        done.measured.announce();
-    }
-    history::save(
-        &lab.paths,
-        &done.measured.run,
-        done.measured.file(),
-        args.quiet,
-    );
     let run = &done.measured.run;
-    print_stdout(&match args.format {
+    let text = match args.format {
         LoadFormat::Table => dyno_report::paired::table(run),
         LoadFormat::Json => run.to_json(),
         LoadFormat::Markdown => dyno_report::paired::markdown(run),
-    })?;
+    };
+    crate::deliver(lab, &done.measured, args.quiet, &text)?;
     if let Some(e) = done.failure {
         return Err(e.into());
     }

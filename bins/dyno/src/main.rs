@@ -171,6 +171,22 @@ fn color_enabled(
     }
 }
 
+/// A run measured by a command that prints its own view: say where its
+/// files went (unless `quiet`), save it to the history, and print `text`
+/// (its table, Markdown or JSON) on stdout.
+fn deliver(
+    lab: &Lab,
+    measured: &dyno_lab::session::Measured,
+    quiet: bool,
+    text: &str,
+) -> anyhow::Result<()> {
+    if !quiet {
+        measured.announce();
+    }
+    dyno_lab::history::save(&lab.paths, &measured.run, measured.file(), quiet);
+    print_stdout(text)
+}
+
 /// Write data to stdout; a closed pipe surfaces as an error that `main`
 /// treats as success.
 fn print_stdout(text: &str) -> anyhow::Result<()> {

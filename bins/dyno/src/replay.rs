@@ -4,10 +4,9 @@ use std::time::Duration;
 
 use dyno_format::destination::Destination;
 use dyno_lab::replay::{self, Request};
-use dyno_lab::{Lab, Outcome, history};
+use dyno_lab::{Lab, Outcome};
 
 use crate::cli::{LoadFormat, ReplayArgs};
-use crate::print_stdout;
 
 pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     let out = match &args.out {
@@ -44,25 +43,17 @@ pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
             .iter()
             .map(|d| format!("{}\n", d.display()))
             .collect();
-        print_stdout(&lines)?;
+        crate::print_stdout(&lines)?;
         return Ok(Outcome::Ok);
     }
     let done = replay::run(lab, &req)?;
-    if !args.quiet {
-        done.measured.announce();
-    }
-    history::save(
-        &lab.paths,
-        &done.measured.run,
-        done.measured.file(),
-        args.quiet,
-    );
     let run = &done.measured.run;
-    print_stdout(&match args.format {
+    let text = match args.format {
         LoadFormat::Table => dyno_report::replay::table(run),
         LoadFormat::Json => run.to_json(),
         LoadFormat::Markdown => dyno_report::replay::markdown(run),
-    })?;
+    };
+    crate::deliver(lab, &done.measured, args.quiet, &text)?;
     if let Some(e) = done.failure {
         return Err(e.into());
     }

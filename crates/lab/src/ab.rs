@@ -97,8 +97,13 @@ struct Side {
 /// speeds from two files. Measured here: `hash/keccak256/1KiB` on sha3
 /// took 8.45 µs per operation from the debug binary as the linker wrote it
 /// (`target/debug/dyno`) and 4.63 µs from a byte-identical copy of it in
-/// the same folder, again and again; a copy made the same way for both
-/// sides leaves only the code to differ.
+/// the same folder, again and again; and in an A/A trial of a release
+/// binary, whose two copies were made once for the whole run, k256's key
+/// derivation ran 28% slower on one copy in all four passes
+/// (docs/trials/ab-aa-copies-per-run-2026-11-26, trial 6). `dyno ab`
+/// therefore makes fresh copies for every pass: whatever a file's
+/// placement does then varies from pass to pass, where the interval sees
+/// it.
 fn copies(base: &std::path::Path) -> crate::Result<(tempfile::TempDir, PathBuf, PathBuf)> {
     if !base.is_file() {
         refuse!(
@@ -503,10 +508,14 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         );
     }
     let knob = Slowdown::from_env()?;
-    let bins = match &req.base {
-        Base::Binary(path) => Some(copies(path)?),
-        Base::Adapter { .. } => None,
+    // Fresh copies of both binaries for every pass: two copies of one file
+    // can differ in speed for as long as they exist (see `copies`), so
+    // that, too, must vary from pass to pass, where the interval sees it.
+    let fresh = || match &req.base {
+        Base::Binary(path) => copies(path).map(Some),
+        Base::Adapter { .. } => Ok(None),
     };
+    let mut bins = fresh()?;
     let (a0, b0) = sides(lab, &req.base, bins.as_ref(), 0)?;
     let planned = plan(lab, req, &a0, &b0)?;
     crate::history::check_location(&lab.paths)?;
@@ -577,7 +586,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     'passes: for pass in 0..PASSES {
         let (a, b) = match pair.take() {
             Some(p) => p,
-            None => sides(lab, &req.base, bins.as_ref(), pass)?,
+            None => {
+                bins = fresh()?;
+                sides(lab, &req.base, bins.as_ref(), pass)?
+            }
         };
         // Every other pass backwards, so no benchmark always runs early.
         let mut order: Vec<usize> = (0..planned.len()).collect();
@@ -637,20 +649,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     judge(&mut run.paired);
     run.noise = Some(probe.finish());
     let interrupted = interrupt.load(Ordering::Relaxed);
-    run.run.complete = failure.is_none() && !interrupted;
-    run.run.incomplete_reason = if interrupted && failure.is_none() {
-        Some("interrupted (Ctrl-C or a termination signal)".into())
-    } else {
-        failure
-            .as_ref()
-            .map(|e: &Error| dyno_report::one_line(&e.to_string()))
-    };
-    run.run.finished_at = Some(dyno_runner::now_rfc3339());
-    if interrupted && failure.is_none() {
-        failure = Some(Error::Refused(
-            "interrupted; the comparisons done until then are saved and marked incomplete".into(),
-        ));
-    }
+    crate::session::close(&mut run, &mut failure, interrupted, "the comparisons done");
     let failed = wrong || run.paired.iter().any(|p| p.verdict == "regressed");
     let measured = saving.finish(run, Vec::new());
     Ok(Finished {

@@ -291,20 +291,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         run.comparisons = compare(&run, &label_a, label_b.as_deref().unwrap_or(""), judge);
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
-    run.run.complete = failure.is_none() && !interrupted;
-    run.run.incomplete_reason = if interrupted && failure.is_none() {
-        Some("interrupted (Ctrl-C or a termination signal)".into())
-    } else {
-        failure
-            .as_ref()
-            .map(|e| dyno_report::one_line(&e.to_string()))
-    };
-    run.run.finished_at = Some(dyno_runner::now_rfc3339());
-    if interrupted && failure.is_none() {
-        failure = Some(Error::Refused(
-            "interrupted; the blocks timed until then are saved and marked incomplete".into(),
-        ));
-    }
+    crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
     let measured = saving.finish(run, Vec::new());
     Ok(Finished { measured, failure })
 }

@@ -328,6 +328,31 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
     Ok(saving.finish(run, errors))
 }
 
+/// Mark `run` finished: complete unless `failure` or an interrupt stopped
+/// it (the reason recorded), its end time set; an interrupt with no other
+/// failure becomes one, saying that `kept` (what was measured) is saved.
+pub(crate) fn close(
+    run: &mut Run,
+    failure: &mut Option<crate::Error>,
+    interrupted: bool,
+    kept: &str,
+) {
+    run.run.complete = failure.is_none() && !interrupted;
+    run.run.incomplete_reason = if interrupted && failure.is_none() {
+        Some("interrupted (Ctrl-C or a termination signal)".into())
+    } else {
+        failure
+            .as_ref()
+            .map(|e| dyno_report::one_line(&e.to_string()))
+    };
+    run.run.finished_at = Some(dyno_runner::now_rfc3339());
+    if interrupted && failure.is_none() {
+        *failure = Some(crate::Error::Refused(format!(
+            "interrupted; {kept} until then are saved and marked incomplete"
+        )));
+    }
+}
+
 /// Where a session's results go (`-o`, else `dyno-results/<run id>.json`,
 /// the Markdown beside a file), checkpointed while it measures, and the
 /// final write with its fallback.

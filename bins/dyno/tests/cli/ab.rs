@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, read_json, repo, text};
+use crate::helpers::{assert_schema_valid, bin, read_json, repo, text};
 
 /// A base "dyno" that speaks the protocol but gets keccak256 wrong: it
 /// offers `hash/keccak256/1KiB` on tiny-keccak and answers `prepare` with
@@ -76,13 +76,7 @@ fn a_base_with_a_wrong_result_is_never_timed_and_fails_the_run() {
     assert_eq!(o.status.code(), Some(1), "stderr:\n{}", text(&o.stderr));
     let run: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(run, read_json(&out), "stdout = the file");
-    let schema: Value = serde_json::from_str(include_str!(
-        "../../../../docs/schema/result-v1.schema.json"
-    ))
-    .unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v.iter_errors(&run).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_schema_valid(&run);
     let paired = run["paired"].as_array().unwrap();
     assert_eq!(paired.len(), 1, "only what both sides offer: {paired:?}");
     let p = &paired[0];

@@ -100,3 +100,20 @@ pub(crate) fn read_until(stderr: &mut impl std::io::BufRead, log: &mut String, n
         }
     }
 }
+
+/// Assert that `json` is a valid Result (docs/schema/result-v1.schema.json),
+/// listing every error with where it is.
+pub(crate) fn assert_schema_valid(json: &serde_json::Value) {
+    let path = repo().join("docs/schema/result-v1.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "result does not match the schema: {errors:#?}"
+    );
+}

@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{bin, child_named, kill_and_wait, read_json, read_until, repo, text};
+use crate::helpers::{
+    assert_schema_valid, bin, child_named, kill_and_wait, read_json, read_until, repo, text,
+};
 
 fn geth_home() -> Option<PathBuf> {
     dyno_node::installed_for_tests(dyno_node::Kind::Geth)
@@ -76,13 +78,7 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
         read_json(&tmp.path().join("r.json")),
         "stdout = the file"
     );
-    let schema: Value = serde_json::from_str(include_str!(
-        "../../../../docs/schema/result-v1.schema.json"
-    ))
-    .unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v.iter_errors(&run).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_schema_valid(&run);
     assert_eq!(run["run"]["complete"], true);
 
     let results = run["results"].as_array().unwrap();

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::helpers::{bin, repo, text};
+use crate::helpers::{assert_schema_valid, bin, repo, text};
 
 fn dyno(args: &[&str], dir: &Path) -> Output {
     Command::new(bin())
@@ -30,25 +30,6 @@ fn quick(dir: &Path, filter: &str, out: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     dyno(&args, dir)
-}
-
-fn schema() -> jsonschema::Validator {
-    let path = repo().join("docs/schema/result-v1.schema.json");
-    let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
-
-fn assert_valid(json: &serde_json::Value) {
-    let v = schema();
-    let errors: Vec<String> = v
-        .iter_errors(json)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "result does not match the schema: {errors:#?}"
-    );
 }
 
 #[test]
@@ -79,7 +60,7 @@ fn a_tiny_suite_runs_and_writes_json_that_validates() {
 
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_valid(&json);
+    assert_schema_valid(&json);
     assert_eq!(json["schema_version"], 1);
     assert_eq!(json["run"]["complete"], true);
     let results = json["results"].as_array().unwrap();
@@ -117,7 +98,7 @@ fn every_stdout_format_is_parseable() {
         text(&o.stdout)
     };
     let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
-    assert_valid(&json);
+    assert_schema_valid(&json);
     let csv = run("csv");
     let mut lines = csv.lines();
     assert!(
@@ -201,7 +182,7 @@ fn a_wrong_result_fails_verification_and_exits_1() {
 
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_valid(&json);
+    assert_schema_valid(&json);
     let r = &json["results"][0];
     assert_eq!(r["verification"]["status"], "failed");
     assert!(
@@ -301,7 +282,7 @@ fn missing_vectors_are_named_and_the_run_is_saved_incomplete() {
     );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_valid(&json);
+    assert_schema_valid(&json);
     assert_eq!(json["run"]["complete"], false);
 }
 
