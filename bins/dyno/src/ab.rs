@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use dyno_format::destination::Destination;
 use dyno_lab::ab::{self, Base, Request};
 use dyno_lab::{Lab, Outcome};
 
@@ -28,34 +27,23 @@ pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
              RUNTIME=FOLDER (another install of an adapter); see `dyno ab --help`"
         ),
     };
-    let out = match &args.out {
-        Some(path) => {
-            let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
-            if dest == Destination::Stdout {
-                anyhow::bail!(
-                    "-o -: dyno ab prints its result with --format json; give -o a file name"
-                );
-            }
-            Some(dest)
-        }
-        None => None,
-    };
+    let out = crate::result_file(&args.output, "dyno ab")?;
     let req = Request {
         base,
         filter: args.filter.clone(),
         quick: args.quick,
         threshold: args.threshold,
         out,
-        quiet: args.quiet,
+        quiet: args.output.quiet,
     };
     let done = ab::run(lab, &req)?;
     let run = &done.measured.run;
-    let text = match args.format {
+    let text = match args.output.format {
         LoadFormat::Table => dyno_report::paired::table(run),
         LoadFormat::Json => run.to_json(),
         LoadFormat::Markdown => dyno_report::paired::markdown(run),
     };
-    crate::deliver(lab, &done.measured, args.quiet, &text)?;
+    crate::deliver(lab, &done.measured, args.output.quiet, &text)?;
     if let Some(e) = done.failure {
         return Err(e.into());
     }

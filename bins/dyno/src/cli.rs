@@ -427,6 +427,24 @@ Examples:
 Exit status: 0 nothing regressed; 1 a regression or a wrong result; 2 a usage error, or
 a run cut short (what was compared is saved and marked incomplete).";
 
+/// Where a measuring command's result goes and what it prints (`dyno ab`,
+/// `dyno replay`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct OutputArgs {
+    /// Write the JSON result here (and Markdown beside it, as .md).
+    /// Default: dyno-results/<run-id>.json.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
+    pub(crate) format: LoadFormat,
+
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
 #[derive(Debug, Clone, Args)]
 #[command(after_help = AB_HELP)]
 pub(crate) struct AbArgs {
@@ -450,18 +468,8 @@ pub(crate) struct AbArgs {
     #[arg(long)]
     pub(crate) quick: bool,
 
-    /// Write the JSON result here (and Markdown beside it, as .md).
-    /// Default: dyno-results/<run-id>.json.
-    #[arg(long, short, value_name = "FILE")]
-    pub(crate) out: Option<PathBuf>,
-
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
-    pub(crate) format: LoadFormat,
-
-    /// No progress on stderr.
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -527,18 +535,8 @@ pub(crate) struct ReplayArgs {
     #[arg(long)]
     pub(crate) quick: bool,
 
-    /// Write the JSON result here (and Markdown beside it, as .md).
-    /// Default: dyno-results/<run-id>.json.
-    #[arg(long, short, value_name = "FILE")]
-    pub(crate) out: Option<PathBuf>,
-
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
-    pub(crate) format: LoadFormat,
-
-    /// No progress on stderr.
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

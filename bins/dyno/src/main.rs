@@ -171,6 +171,24 @@ fn color_enabled(
     }
 }
 
+/// `-o` of a command that prints its own view (`dyno ab`, `dyno replay`),
+/// checked before anything runs: a file, never stdout (its JSON goes
+/// there with `--format json`). `command` names it in the message.
+fn result_file(
+    output: &cli::OutputArgs,
+    command: &str,
+) -> anyhow::Result<Option<dyno_format::destination::Destination>> {
+    use dyno_format::destination::Destination;
+    let Some(path) = &output.out else {
+        return Ok(None);
+    };
+    let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+    if dest == Destination::Stdout {
+        anyhow::bail!("-o -: {command} prints its result with --format json; give -o a file name");
+    }
+    Ok(Some(dest))
+}
+
 /// A run measured by a command that prints its own view: say where its
 /// files went (unless `quiet`), save it to the history, and print `text`
 /// (its table, Markdown or JSON) on stdout.

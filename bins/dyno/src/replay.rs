@@ -2,25 +2,13 @@
 
 use std::time::Duration;
 
-use dyno_format::destination::Destination;
 use dyno_lab::replay::{self, Request};
 use dyno_lab::{Lab, Outcome};
 
 use crate::cli::{LoadFormat, ReplayArgs};
 
 pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
-    let out = match &args.out {
-        Some(path) => {
-            let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
-            if dest == Destination::Stdout {
-                anyhow::bail!(
-                    "-o -: the replay prints its result with --format json; give -o a file name"
-                );
-            }
-            Some(dest)
-        }
-        None => None,
-    };
+    let out = crate::result_file(&args.output, "the replay")?;
     let req = Request {
         client: args.client.clone(),
         client_cmd: args.client_cmd.clone(),
@@ -35,7 +23,7 @@ pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
         call_timeout: Duration::from_secs(args.call_timeout.max(1)),
         quick: args.quick,
         out,
-        quiet: args.quiet,
+        quiet: args.output.quiet,
     };
     if let Some(dir) = &args.export {
         let written = replay::export(lab, &req, dir)?;
@@ -48,12 +36,12 @@ pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     }
     let done = replay::run(lab, &req)?;
     let run = &done.measured.run;
-    let text = match args.format {
+    let text = match args.output.format {
         LoadFormat::Table => dyno_report::replay::table(run),
         LoadFormat::Json => run.to_json(),
         LoadFormat::Markdown => dyno_report::replay::markdown(run),
     };
-    crate::deliver(lab, &done.measured, args.quiet, &text)?;
+    crate::deliver(lab, &done.measured, args.output.quiet, &text)?;
     if let Some(e) = done.failure {
         return Err(e.into());
     }

@@ -33,7 +33,7 @@ use dyno_runner::rounds::{self, Plan};
 use dyno_runner::slowdown::{self, Slowdown};
 use dyno_workload::{BuildError, Workload};
 
-use crate::session::{Measured, Saving};
+use crate::session::Measured;
 use crate::{Error, Lab, refuse};
 
 /// The confidence of each benchmark's interval, and the family-wise level
@@ -525,12 +525,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             eprintln!("dyno ab: {m}");
         }
     };
-    let clock = dyno_runner::clock::calibrate();
-    let settings = dyno_runner::settings(req.quick, None, &clock);
-    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
-    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
-    run.harness = None;
-    let mut saving = Saving::new(req.out.clone(), &run.run.id)?;
+    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let probe = dyno_runner::noise::Probe::start();
     let total = Plan::new(req.quick);
     let plan = Plan {

@@ -20,7 +20,7 @@ use dyno_replay::client::ClientSpec;
 use dyno_replay::drive::{self, Limits, Replayed};
 use dyno_replay::folder::{self, Folder};
 
-use crate::session::{Measured, Saving};
+use crate::session::Measured;
 use crate::{Error, Lab, refuse};
 
 /// What to replay, into what, and how.
@@ -190,12 +190,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         *lb = format!("{lb} (B)");
     }
 
-    let clock = dyno_runner::clock::calibrate();
-    let settings = dyno_runner::settings(req.quick, None, &clock);
-    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
-    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
-    run.harness = None;
-    let mut saving = Saving::new(req.out.clone(), &run.run.id)?;
+    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
 
     let contracts = dyno_evm::block::genesis::Contracts::load(&lab.paths.ctx())
         .map_err(|e| Error::Refused(format!("the replay's blocks: {e}")))?;

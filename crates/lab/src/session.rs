@@ -328,6 +328,23 @@ pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<
     Ok(saving.finish(run, errors))
 }
 
+/// A new run for a command that measures in its own way (`dyno ab`, `dyno
+/// replay`): the clock calibrated, the environment captured, no harness
+/// measurement; and where it will be saved.
+pub(crate) fn open_run(
+    lab: &Lab,
+    quick: bool,
+    out: Option<Destination>,
+) -> crate::Result<(Run, Saving)> {
+    let clock = dyno_runner::clock::calibrate();
+    let settings = dyno_runner::settings(quick, None, &clock);
+    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
+    run.harness = None;
+    let saving = Saving::new(out, &run.run.id)?;
+    Ok((run, saving))
+}
+
 /// Mark `run` finished: complete unless `failure` or an interrupt stopped
 /// it (the reason recorded), its end time set; an interrupt with no other
 /// failure becomes one, saying that `kept` (what was measured) is saved.
