@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dyno test-vector generator.
 
-Writes vectors/{hash,secp256k1,p256,p384,trie,opcode,db}.json.  Every value is computed
+Writes vectors/{hash,secp256k1,p256,p384,trie,opcode,db,rlp}.json.  Every value is computed
 by an implementation independent of the Rust crates that dyno benchmarks and,
 where possible, cross-checked inside this script by a second independent
 implementation: any disagreement raises and nothing is written.
@@ -11,7 +11,7 @@ requirements.txt):
 
     python vectors/gen/generate.py [--out DIR] [--only NAME ...] [--fresh-random]
 
-NAME is one of: hash, secp256k1, p256, p384, trie, opcode, db.  DIR defaults to vectors/.
+NAME is one of: hash, secp256k1, p256, p384, trie, opcode, db, rlp.  DIR defaults to vectors/.
 
 Output is deterministic: no timestamps, sorted keys, fixed case order.  The one
 inherently random value, the "random" ECDSA signature in p256/p384.json, is
@@ -37,11 +37,12 @@ sys.path.insert(0, str(HERE))
 import ref_keccak  # noqa: E402
 import ref_ripemd160  # noqa: E402
 import ref_trie  # noqa: E402
+import rlp_objects  # noqa: E402
 from splitmix import KNOWN_ANSWER_SEED0, seq  # noqa: E402
 
 VECTORS_DIR = HERE.parent
 GENERATOR_PATH = "vectors/gen/generate.py"
-NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode", "db")
+NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode", "db", "rlp")
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 KECCAK_EMPTY = bytes.fromhex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
@@ -795,6 +796,69 @@ def gen_db(db_sizes=DB_SIZES, **_):
     return doc, {}
 
 # --------------------------------------------------------------------------
+# rlp: Ethereum objects and their encodings (the rlp suite's expected values)
+
+# EIP-155's example: nonce 9, 20 gwei, 21000 gas, to 0x3535...35, 1 ether, chain 1, v = 37
+EIP155_EXAMPLE = [9, 20 * 10**9, 21_000, b"\x35" * 20, 10**18, b"", 37,
+                  0x28EF61340BD939BC2195FE537567866003E1A15D3C71FF63E1590620AA636276,
+                  0x67CBE9D8997F761AECB703304B3800CCF555C9F3DC64214B297FB1966A3B6D83]
+EIP155_SIGNED = bytes.fromhex(
+    "f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939"
+    "bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb"
+    "1966a3b6d83"
+)
+# Mainnet's block 0, the 15 fields of a Frontier header
+GENESIS_HEADER = [
+    bytes(32), rlp_objects.EMPTY_OMMERS, bytes(20),
+    bytes.fromhex("d7f8974fb5ac78d9ac099b9ad5018bedc2ce0a72dad1827a1709da30580f0544"),
+    rlp_objects.EMPTY_ROOT, rlp_objects.EMPTY_ROOT, bytes(256), 17_179_869_184, 0, 5000, 0, 0,
+    bytes.fromhex("11bbe8db4e347b4e8c937c1c8370e4b5ed33adb3db69cbdb7a38e1e50b1b82fa"), bytes(32),
+    bytes.fromhex("0000000000000042"),
+]
+GENESIS_HASH = bytes.fromhex("d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3")
+
+
+def gen_rlp(**_):
+    import rlp
+
+    check_keccak_kat()
+    encoders = (("rlp", rlp.encode), ("ref", ref_trie.rlp_encode))
+    for who, encode in encoders:
+        check(encode(EIP155_EXAMPLE) == EIP155_SIGNED, f"EIP-155 example transaction under {who}")
+        check(keccak256(encode(GENESIS_HEADER)) == GENESIS_HASH, f"mainnet genesis header hash under {who}")
+    cases = []
+    for name, seed, count, make in rlp_objects.INPUTS:
+        for k in range(count):
+            tree = make(rlp_objects.Rng(seed + k), keccak256)
+            enc, ref = (rlp_objects.encoding(tree, e) for _, e in encoders)
+            check(enc == ref, f"{name} case {k}: the rlp package and the Yellow Paper encoder differ")
+            digest = keccak256(enc)
+            if len(enc) <= 8192:
+                check(ref_keccak.keccak256(enc) == digest, f"{name} case {k}: keccak256 implementations differ")
+            cases.append({"input": name, "case": k, "seed": seed + k, "len": len(enc), "keccak256": hx(digest)})
+    prov = provenance(
+        "rlp",
+        [lib("rlp", "encoding"), lib("pycryptodome", "keccak256")],
+        [
+            "every case encoded twice, byte-identical: by the rlp package (pyrlp) and by the Yellow Paper's "
+            "Appendix B in vectors/gen/ref_trie.py",
+            "keccak256 (pycryptodome) checked against a pure-Python Keccak (vectors/gen/ref_keccak.py) on known "
+            "answers and on every encoding of 8 KiB or less",
+            "the object layouts pinned to Ethereum's own examples under both encoders: EIP-155's example "
+            "transaction encodes to the signed bytes the EIP gives, and mainnet's genesis header hashes to "
+            "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3",
+            "shares no code with the libraries the rlp suite benchmarks (alloy-rlp, parity rlp), which are "
+            "checked against this file before any timing",
+        ],
+        "Each case is one Ethereum object drawn from the SplitMix64 byte stream seq(seed, ...), fields read "
+        "from consecutive bytes as vectors/gen/rlp_objects.py defines (the same draws as "
+        "crates/micro/src/rlp/objects.rs); `len` and `keccak256` are the length and Keccak-256 of its RLP "
+        "encoding. Typed (EIP-2718) transactions and receipts are in the network form that block bodies and "
+        "receipt lists carry: an RLP string holding type || rlp(fields). " + SPLITMIX_DEFINITION,
+    )
+    return {"provenance": prov, "cases": cases}
+
+# --------------------------------------------------------------------------
 
 
 def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_sizes=DB_SIZES):
@@ -811,6 +875,8 @@ def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_s
         return gen_opcode(), {}
     if name == "db":
         return gen_db(db_sizes=db_sizes)
+    if name == "rlp":
+        return gen_rlp(), {}
     raise ValueError(f"unknown vector file {name!r}")
 
 

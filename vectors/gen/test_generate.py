@@ -30,6 +30,7 @@ import generate as G  # noqa: E402
 import ref_keccak  # noqa: E402
 import ref_ripemd160  # noqa: E402
 import ref_trie  # noqa: E402
+import rlp_objects  # noqa: E402
 from splitmix import seq  # noqa: E402
 
 VECTORS = HERE.parent
@@ -146,7 +147,7 @@ def test_ref_rlp_matches_rlp_package():
 # ---------------------------------------------- regeneration is byte-identical
 
 
-@pytest.mark.parametrize("name", ["hash", "secp256k1", "p256", "p384", "opcode"])
+@pytest.mark.parametrize("name", ["hash", "secp256k1", "p256", "p384", "opcode", "rlp"])
 def test_regenerates_identically(name):
     doc, info = G.generate(name, previous_dir=VECTORS)
     if name in ("p256", "p384"):
@@ -280,6 +281,43 @@ def test_cross_check_failure_in_secp256k1_is_loud(monkeypatch):
     monkeypatch.setattr(coincurve.PrivateKey, "sign_recoverable", flipped)
     with pytest.raises(G.CrossCheckError, match="eth-keys signature differs"):
         G.gen_secp256k1()
+
+
+def test_cross_check_failure_in_rlp_is_loud(monkeypatch):
+    import rlp
+
+    real = rlp.encode
+    # an encoder that drops the last withdrawal's amount of any block body: only the per-case check sees it
+    def wrong(item):
+        if isinstance(item, list) and len(item) == 3 and isinstance(item[2], list) and len(item[2]) == 16:
+            item = [item[0], item[1], item[2][:-1] + [item[2][-1][:3] + [0]]]
+        return real(item)
+
+    monkeypatch.setattr(rlp, "encode", wrong)
+    with pytest.raises(G.CrossCheckError, match="medium-body case 0: the rlp package and the Yellow Paper"):
+        G.gen_rlp()
+
+
+def test_rlp_anchors_fail_on_a_wrong_layout(monkeypatch):
+    # a legacy transaction without EIP-155's v (27 + y_parity instead of 37): the example no longer encodes
+    monkeypatch.setattr(G, "EIP155_EXAMPLE", G.EIP155_EXAMPLE[:6] + [27] + G.EIP155_EXAMPLE[7:])
+    with pytest.raises(G.CrossCheckError, match="EIP-155 example transaction under rlp"):
+        G.gen_rlp()
+
+
+def test_rlp_objects_spot_values():
+    import rlp
+
+    # seq(1000, ...) drawn as an account: its RLP, hashed, is case 0 of tiny-account
+    doc = json.loads(committed("rlp"))
+    first = doc["cases"][0]
+    enc = rlp_objects.encoding(rlp_objects.account(rlp_objects.Rng(1000)), rlp.encode)
+    assert (first["input"], first["case"], first["seed"]) == ("tiny-account", 0, 1000)
+    assert len(enc) == first["len"] == 72
+    assert G.hx(G.keccak256(enc)) == first["keccak256"]
+    # a typed transaction is an RLP string holding 0x02 || rlp(fields)
+    tx = rlp_objects.encoding(rlp_objects.erc20_transfer_eip1559(rlp_objects.Rng(3000), G.keccak256), rlp.encode)
+    assert tx[0] == 0xB9 and tx[3] == 0x02, tx[:4].hex()
 
 
 # ---------------------------------------------- committed files, checked directly

@@ -42,7 +42,9 @@ func Replay(t *testing.T, config worker.Config, path string) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("no fixture at %s yet (the lead generates it from Rust)", path)
+		// The fixture is committed: its absence is a broken checkout, not
+		// a reason to pass.
+		t.Fatalf("no fixture at %s: it is committed (adapters/testdata/prepare.jsonl); restore it, or regenerate it with DYNO_BLESS=1 cargo test -p dyno-lab", path)
 	}
 	if err != nil {
 		t.Fatal(err)

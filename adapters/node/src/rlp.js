@@ -3,6 +3,7 @@
 // and `RLP.encode` of such a tree. Loaded lazily: only a worker that
 // prepares one of these ids imports the library.
 
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { fromHex, toHex } from './hex.js';
 
 export let sink;
@@ -42,6 +43,32 @@ export function countTree(tree) {
   };
   walk(tree);
   return acc;
+}
+
+/** The tree digest of the case schema: keccak-256 over a pre-order walk, a
+ * byte string as 0x80 || u32 BE length || bytes, a list as 0xc0 || u32 BE
+ * item count, then its items. Not timed. */
+export function digestTree(tree) {
+  const h = keccak_256.create();
+  const head = (tag, n) => {
+    const b = new Uint8Array(5);
+    b[0] = tag;
+    new DataView(b.buffer).setUint32(1, n);
+    h.update(b);
+  };
+  const walk = (node) => {
+    if (Array.isArray(node)) {
+      head(0xc0, node.length);
+      for (const child of node) walk(child);
+    } else if (node instanceof Uint8Array) {
+      head(0x80, node.length);
+      h.update(node);
+    } else {
+      throw new TypeError(`unexpected node in the decoded tree: ${typeof node}`);
+    }
+  };
+  walk(tree);
+  return h.digest();
 }
 
 /** The protocol's JSON tree (hex string = byte string, array = list) as the
@@ -89,7 +116,7 @@ const decodeKind = {
     if (sameBytes(again, c.encoded)) return null;
     return { field: 'encoded', expected: toHex(c.encoded), actual: toHex(again) };
   },
-  encode: (tree) => countTree(tree),
+  encode: (tree) => ({ ...countTree(tree), digest: toHex(digestTree(tree)) }),
 };
 
 // ---- encode ------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RLP_INPUTS, rlpKinds } from '../src/rlp.js';
 import { Worker } from '../src/worker.js';
 import { seq } from './helpers.js';
@@ -49,6 +50,25 @@ function refEncode(node) {
   if (b.length === 1 && b[0] < 0x80) return b;
   return Buffer.concat([header(b.length, 0x80), b]);
 }
+
+// The EIP-155 transaction's tree digest, from the case schema written out
+// in Python (pycryptodome's keccak).
+const EIP155_DIGEST = '0xe270da40a7e020e3a20660060bf3abc52f1d3c9af84ce52cb467f0cf440df373';
+
+/** The tree digest of the case schema over a JSON tree, written out here:
+ * keccak-256 of the whole pre-order walk at once. */
+function refDigest(node) {
+  const walk = (n) => {
+    const head = (tag, len) => Buffer.from([tag, len >>> 24, (len >>> 16) & 255, (len >>> 8) & 255, len & 255]);
+    if (Array.isArray(n)) return Buffer.concat([head(0xc0, n.length), ...n.map(walk)]);
+    const b = Buffer.from(n.slice(2), 'hex');
+    return Buffer.concat([head(0x80, b.length), b]);
+  };
+  return hex(keccak_256(walk(node)));
+}
+
+/** What decode-generic reports for a JSON tree. */
+const refOutput = (t) => ({ ...refCount(t), digest: refDigest(t) });
 
 function refCount(node, acc = { lists: 0, strings: 0, bytes: 0 }) {
   if (Array.isArray(node)) {
@@ -103,7 +123,8 @@ test('hello offers the 18 rlp ids as ethereumjs (@ethereumjs/rlp), by exact id',
 });
 
 test('decode: the EIP-155 transaction is 1 list of 9 strings, 101 payload bytes', async () => {
-  const expected = { lists: 1, strings: 9, bytes: 1 + 5 + 2 + 20 + 8 + 0 + 1 + 32 + 32 };
+  const expected = { lists: 1, strings: 9, bytes: 1 + 5 + 2 + 20 + 8 + 0 + 1 + 32 + 32, digest: EIP155_DIGEST };
+  assert.equal(refDigest(EIP155_TREE), EIP155_DIGEST);
   const reply = await prepare(DECODE, [{ input: { encoded: EIP155_TX }, expected }]);
   assert.deepEqual(reply, { type: 'prepared', id: DECODE, cases: 1, outputs: [expected] });
   const run = await worker.handle({ type: 'run', iterations: 10, samples: 3 });
@@ -129,9 +150,9 @@ test('generated trees: encode equals the reference, decode counts equal the tree
 
   const enc = await prepare(ENCODE, trees.map((tree, i) => ({ input: { tree }, expected: { encoded: encoded[i] } })));
   assert.equal(enc.type, 'prepared', JSON.stringify(enc).slice(0, 300));
-  const dec = await prepare(DECODE, encoded.map((e, i) => ({ input: { encoded: e }, expected: refCount(trees[i]) })));
+  const dec = await prepare(DECODE, encoded.map((e, i) => ({ input: { encoded: e }, expected: refOutput(trees[i]) })));
   assert.equal(dec.type, 'prepared', JSON.stringify(dec).slice(0, 300));
-  assert.deepEqual(dec.outputs, trees.map((t) => refCount(t)));
+  assert.deepEqual(dec.outputs, trees.map(refOutput));
   const run = await worker.handle({ type: 'run', iterations: trees.length + 3, samples: 2 });
   assert.equal(run.type, 'samples');
 });
@@ -142,6 +163,10 @@ test('a wrong expected value is a mismatch on that field', async () => {
     const reply = await prepare(DECODE, [{ input: { encoded: EIP155_TX }, expected: { ...good, [field]: good[field] + 1 } }]);
     assert.deepEqual(reply, { type: 'mismatch', case: 0, field, expected: good[field] + 1, actual: good[field] });
   }
+  // Another nonce: the same counts, another tree; only the digest sees it.
+  const other = refDigest(['0x0a', ...EIP155_TREE.slice(1)]);
+  const wrong = await prepare(DECODE, [{ input: { encoded: EIP155_TX }, expected: { ...good, digest: other } }]);
+  assert.deepEqual(wrong, { type: 'mismatch', case: 0, field: 'digest', expected: other, actual: EIP155_DIGEST });
   const bad = EIP155_TX.slice(0, -1) + '2';
   const reply = await prepare(ENCODE, [{ input: { tree: EIP155_TREE }, expected: { encoded: bad } }]);
   assert.deepEqual(reply, { type: 'mismatch', case: 0, field: 'encoded', expected: bad, actual: EIP155_TX });

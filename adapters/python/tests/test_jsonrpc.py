@@ -29,6 +29,24 @@ def log(i: int, block: int) -> dict:
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "result": [log(1, 19_000_000), log(2, 19_000_001)]})
 
 
+def ref_digest(logs: list[dict]) -> str:
+    """The records digest of the case schema, written out over the JSON logs."""
+    from Crypto.Hash import keccak
+
+    b = lambda h: bytes.fromhex(h[2:])  # noqa: E731
+    out = b""
+    for o in logs:
+        out += (
+            b(o["address"])
+            + len(o["topics"]).to_bytes(4, "big")
+            + b"".join(b(t) for t in o["topics"])
+        )
+        out += len(b(o["data"])).to_bytes(4, "big") + b(o["data"])
+        out += int(o["blockNumber"], 16).to_bytes(8, "big") + b(o["transactionHash"])
+        out += int(o["logIndex"], 16).to_bytes(8, "big")
+    return "0x" + keccak.new(digest_bits=256, data=out).hexdigest()
+
+
 def handle(msg: dict, state: dict) -> dict:
     return worker.handle(json.dumps(msg).encode(), state)
 
@@ -50,6 +68,7 @@ def test_getlogs_typed():
         "data_bytes": 33 + 34,
         "last_address": "0x" + "02" * 20,
         "last_block": 19_000_001,
+        "digest": ref_digest(json.loads(BODY)["result"]),
     }
     req = prepare(
         "jsonrpc/getlogs-typed/100",
@@ -60,6 +79,19 @@ def test_getlogs_typed():
     assert handle(req, state)["outputs"] == [expected]
     assert handle({"type": "run", "iterations": 2, "samples": 1}, state)["type"] == "samples"
     assert handle(corrupt(req)[0], {})["type"] == "mismatch"
+
+
+def test_getlogs_typed_a_changed_topic_is_a_digest_mismatch():
+    # The same counts, addresses and blocks: only the digest sees the byte.
+    other = json.loads(BODY)
+    other["result"][0]["topics"][1] = "0x" + "00" * 12 + "12" * 20
+    req = prepare(
+        "jsonrpc/getlogs-typed/100",
+        "python-json",
+        [{"input": {"body": BODY}, "expected": {"logs": 2, "digest": ref_digest(other["result"])}}],
+    )
+    reply = handle(req, {})
+    assert reply["type"] == "mismatch" and reply["field"] == "digest", reply
 
 
 def test_getlogs_typed_rejects_a_short_address():

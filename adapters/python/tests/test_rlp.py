@@ -73,6 +73,25 @@ def ref_encode(tree) -> bytes:
     return prefix(len(b), 0x80) + b
 
 
+def ref_digest(tree) -> str:
+    """The tree digest of the case schema, written out over the JSON form:
+    keccak-256 of the pre-order walk (0x80 || u32 BE length || bytes per
+    string, 0xc0 || u32 BE count per list)."""
+    from Crypto.Hash import keccak
+
+    def walk(t) -> bytes:
+        if isinstance(t, list):
+            return b"\xc0" + len(t).to_bytes(4, "big") + b"".join(walk(x) for x in t)
+        b = bytes.fromhex(t[2:])
+        return b"\x80" + len(b).to_bytes(4, "big") + b
+
+    return "0x" + keccak.new(digest_bits=256, data=walk(tree)).hexdigest()
+
+
+EIP155_COUNTS["digest"] = ref_digest(EIP155_TREE)
+NESTED_COUNTS["digest"] = ref_digest(NESTED_TREE)
+
+
 def handle(msg: dict, state: dict) -> dict:
     return worker.handle(json.dumps(msg).encode(), state)
 
@@ -136,7 +155,13 @@ def test_decode_generic():
 
 @pytest.mark.parametrize(
     ("expected", "field"),
-    [({"strings": 10}, "strings"), ({"bytes": 100}, "bytes"), ({"lists": 2}, "lists")],
+    [
+        ({"strings": 10}, "strings"),
+        ({"bytes": 100}, "bytes"),
+        ({"lists": 2}, "lists"),
+        # the same counts, another tree: only the digest sees it
+        ({"digest": ref_digest(["0x0a", *EIP155_TREE[1:]])}, "digest"),
+    ],
 )
 def test_decode_generic_each_count_is_compared(expected, field):
     req = decode_req("tiny-account", [(EIP155_TX, dict(EIP155_COUNTS, **expected))])

@@ -10,6 +10,9 @@ use crate::cli::{AbArgs, LoadFormat};
 pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
     let base = match (&args.base, &args.base_adapter) {
         (Some(path), None) => Base::Binary(path.clone()),
+        (None, None) if args.base_rev.is_some() => {
+            Base::Revision(args.base_rev.clone().unwrap_or_default())
+        }
         (None, Some(spec)) => {
             let (runtime, dir) = spec.split_once('=').ok_or_else(|| {
                 anyhow::anyhow!(
@@ -23,8 +26,9 @@ pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
             }
         }
         _ => anyhow::bail!(
-            "dyno ab needs the other side: --base PATH (another dyno binary) or --base-adapter \
-             RUNTIME=FOLDER (another install of an adapter); see `dyno ab --help`"
+            "dyno ab needs the other side: --base PATH (another dyno binary), --base-rev REV (the \
+             dyno of a git revision) or --base-adapter RUNTIME=FOLDER (another install of an \
+             adapter); see `dyno ab --help`"
         ),
     };
     let out = crate::result_file(&args.output, "dyno ab")?;

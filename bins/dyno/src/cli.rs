@@ -398,18 +398,25 @@ const AB_HELP: &str = "\
 Sides:
   --base ./old/dyno       another dyno binary: its `dyno worker` is side A (the base),
                           this dyno's is side B (the candidate)
+  --base-rev main         the dyno of a git revision of the repository dyno runs in:
+                          built once per commit (cargo build --release, default
+                          features, in a worktree with its own target folder) and kept
+                          in <cache>/ab/<commit>/dyno; side B is this dyno
   --base-adapter go=DIR   another install of an adapter (adapters/go/setup DIR, e.g.
                           against another library version): side A; the installed
                           go adapter is side B
 
 For each benchmark both sides are prepared and verified (a wrong result is a failure,
-never a timing), warmed up, then timed in rounds of ~10 ms, A B B A A B B A ..., until
-1 s (--quick) or 4 s of rounds. Each pair of adjacent rounds gives one ratio B/A; the
-host's slow spells, which last seconds, slow both rounds of a pair alike.
+never a timing), warmed up, then timed in rounds of ~10 ms, A B B A A B B A ... Each
+pair of adjacent rounds gives one ratio B/A; the host's slow spells, which last seconds,
+slow both rounds of a pair alike. That is done in 4 passes (0.25 s of rounds per
+benchmark a pass with --quick, else 1 s), each with fresh worker processes from fresh
+copies of the binaries; a pass's statistic is its median ratio, and the interval is
+Student's t over the 4 passes.
 
 Verdicts (B against A):
-  regressed      the whole 95% interval of the median ratio lies above +threshold,
-                 and the sign test, Holm-adjusted over every benchmark, says B differs
+  regressed      the whole 95% interval lies above +threshold, and the t test over
+                 the passes, Holm-adjusted over every benchmark, says B differs
   improved       likewise below -threshold
   unchanged      the whole interval lies within ±threshold
   inconclusive   the interval spans a threshold: too noisy here to say
@@ -421,6 +428,8 @@ DYNO_TEST_SLOWDOWN=ID=FACTOR (test only) slows the candidate side only.
 Examples:
   dyno ab --base ./old/dyno --quick                  the default suites, quick
   dyno ab --base ./old/dyno hash/keccak256 --quick   one group
+  dyno ab --base-rev main crypto                     this checkout against main
+  dyno ab --base-adapter go=/tmp/go-1.17.7 hash      two go-ethereum versions in the Go adapter
   DYNO_TEST_SLOWDOWN=hash/keccak256/1KiB=1.25 dyno ab --base $(command -v dyno) hash/keccak256 --quick
                                                      the gate catching a 25% slowdown (exit 1)
 
@@ -453,8 +462,13 @@ pub(crate) struct AbArgs {
     pub(crate) filter: Option<String>,
 
     /// Side A: another dyno binary (its `dyno worker`).
-    #[arg(long, value_name = "PATH", conflicts_with = "base_adapter")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["base_adapter", "base_rev"])]
     pub(crate) base: Option<PathBuf>,
+
+    /// Side A: the dyno of a git revision of this repository (a commit,
+    /// branch or tag), built once per commit in a worktree of its own.
+    #[arg(long, value_name = "REV", conflicts_with = "base_adapter")]
+    pub(crate) base_rev: Option<String>,
 
     /// Side A: another install of an adapter, RUNTIME=FOLDER.
     #[arg(long, value_name = "RUNTIME=DIR")]
@@ -613,9 +627,11 @@ const GAS_HELP: &str = "\
 Columns: nominal gas from the fork's schedule (revm's gas for opcode
 sequences); ns direct (revm-precompile: the Theil-Sen slope where samples
 were fitted, else the P50, ±half the 95% CI); ns bytecode (a STATICCALL
-loop in revm, less the same loop calling IDENTITY with no input);
-calculated gas = ns x 3000 / ns(ECRECOVER) with its interval; MGas/s =
-nominal gas / ns direct; the pricing flag.
+loop in revm, less the same loop calling IDENTITY with no input, timed
+beside each of its samples; its 95% interval always, marked ≈0 where it
+includes zero); calculated gas = ns x 3000 / ns(ECRECOVER) with its
+interval; bytecode gas, the same on bytecode times against bytecode
+ECRECOVER; MGas/s = nominal gas / ns direct; the pricing flag.
 
 Examples:
   dyno gas --quick

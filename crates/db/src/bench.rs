@@ -209,6 +209,28 @@ impl DbWorkload {
         Ok(())
     }
 
+    /// Before a write case is checked, its keys are overwritten with a
+    /// marker (each byte of the value inverted) and read back: the data set
+    /// already holds the value the case writes, so without it a write that
+    /// never lands would read back right. `Err(actual)` when a marker
+    /// does not read back.
+    fn mark(&mut self, k: usize) -> Result<(), String> {
+        let c = &self.cases[k];
+        for (key, value) in c.keys.iter().zip(&c.values) {
+            let marker: Vec<u8> = value.iter().map(|b| !b).collect();
+            self.store
+                .put(key, &marker)
+                .map_err(|e| format!("error: {e}"))?;
+            match self.store.get(key, &mut self.buf) {
+                Ok(true) if self.buf == marker => {}
+                Ok(true) => return Err(hex(&self.buf)),
+                Ok(false) => return Err("nothing".into()),
+                Err(e) => return Err(format!("error: {e}")),
+            }
+        }
+        Ok(())
+    }
+
     /// Case `k`'s output, read from the database after running it once.
     fn output(&mut self, k: usize) -> Result<Output, DbError> {
         self.once(k)?;
@@ -250,6 +272,15 @@ impl DbWorkload {
 impl Workload for DbWorkload {
     fn verify(&mut self) -> Result<(), Mismatch> {
         for k in 0..self.cases.len() {
+            if self.cases[k].write
+                && let Err(actual) = self.mark(k)
+            {
+                return Err(Mismatch {
+                    case: format!("{k} (a marker written before the case)"),
+                    expected: "the marker read back".into(),
+                    actual,
+                });
+            }
             let got = self.output(k);
             let want = &self.expected[k];
             let actual = match &got {

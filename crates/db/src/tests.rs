@@ -146,6 +146,72 @@ fn a_wrong_value_in_the_database_fails_verification() {
     }
 }
 
+/// A store whose writes do nothing (`single`: nor single puts), the rest
+/// passed through.
+struct Unwritten {
+    inner: Box<dyn Store>,
+    single: bool,
+}
+
+impl Store for Unwritten {
+    fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool, crate::store::DbError> {
+        self.inner.get(key, out)
+    }
+    fn put(&self, key: &[u8], value: &[u8]) -> Result<(), crate::store::DbError> {
+        if self.single {
+            return Ok(());
+        }
+        self.inner.put(key, value)
+    }
+    fn get_many(
+        &self,
+        keys: &[[u8; 32]],
+        out: &mut Vec<u8>,
+    ) -> Result<usize, crate::store::DbError> {
+        self.inner.get_many(keys, out)
+    }
+    fn put_many(&self, _: &[[u8; 32]], _: &[Vec<u8>]) -> Result<(), crate::store::DbError> {
+        Ok(())
+    }
+    fn scan(
+        &self,
+        from: &[u8],
+        limit: usize,
+        f: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> Result<usize, crate::store::DbError> {
+        self.inner.scan(from, limit, f)
+    }
+    fn settle(&self) -> Result<(), crate::store::DbError> {
+        self.inner.settle()
+    }
+}
+
+#[test]
+fn a_write_that_never_lands_fails_verification() {
+    // The data set already holds every value a put writes: reading it
+    // back alone would pass a store that writes nothing.
+    let root = tempfile::tempdir().unwrap();
+    let engine = built().into_iter().find(|e| e.name == "redb").unwrap();
+    let dir = store::engine_dir(root.path(), N, &engine);
+    for (op, single) in [
+        (Op::Put, true),
+        (Op::BatchPut(10), false),
+        (Op::Mixed, true),
+    ] {
+        {
+            let (inner, _) = open(&engine, root.path());
+            let store = Box::new(Unwritten { inner, single });
+            let mut w = DbWorkload::new(store, engine.name, dir.clone(), op, 64, N);
+            let m = w.verify().expect_err("no write lands");
+            assert!(!m.case.is_empty(), "{op:?}: {m}");
+        }
+        // The real store passes the same cases.
+        let (real, _) = open(&engine, root.path());
+        let mut w = DbWorkload::new(real, engine.name, dir.clone(), op, 64, N);
+        w.verify().unwrap_or_else(|m| panic!("{op:?}: {m}"));
+    }
+}
+
 #[test]
 fn portable_cases_carry_the_indices_and_the_expected_outputs() {
     let dir = Path::new("/data/db/v1-10000");

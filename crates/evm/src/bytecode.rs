@@ -12,14 +12,19 @@
 //! cost of one loop iteration (the call and the loop around it), the
 //! intercept the transaction around the loop.
 //!
-//! The matching control, `precompile-bytecode/noop/identity-empty`, runs
-//! the same program calling IDENTITY (0x04) with no input: the same loop
-//! and the same STATICCALL into the precompile table, with nothing to
-//! compute or copy. Its slope is the loop and call overhead; `dyno gas`
-//! subtracts it to give ns per precompile call. (A call to an address with
-//! no code is not a fair control: revm loads the account and its code
-//! first, which makes it about 400 ns dearer than calling a precompile, so
-//! the cheap precompiles came out negative.)
+//! The control is the same program calling IDENTITY (0x04) with no input:
+//! the same loop and the same STATICCALL into the precompile table, with
+//! nothing to compute or copy. Its slope is the loop and call overhead;
+//! `dyno gas` subtracts it to give ns per precompile call. Every
+//! precompile's loop runs the control beside each of its own samples, with
+//! the same N, in alternating order (the workload times both itself), and
+//! records the control's times as `control_samples`: the difference is then
+//! taken sample by sample, from the same seconds of the machine, instead of
+//! against a control measured minutes apart. The control is also a
+//! benchmark of its own, `precompile-bytecode/noop/identity-empty`. (A call
+//! to an address with no code is not a fair control: revm loads the
+//! account and its code first, which makes it about 400 ns dearer than
+//! calling a precompile, so the cheap precompiles came out negative.)
 //!
 //! Gas is read the same way: revm's own gas accounting of the same
 //! program, as a slope against N. For each precompile it equals the fork
@@ -27,6 +32,7 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
+use std::time::Instant;
 
 use dyno_workload::{BenchDef, Ctx, Mismatch, Param, Workload, hex};
 use revm::primitives::{Address, Bytes, U256, address, keccak256};
@@ -86,6 +92,11 @@ pub fn expected_return(output: &[u8]) -> Vec<u8> {
     r
 }
 
+/// The parameter holding the control's times, `[{iters, ns}]`, one per
+/// time the loop timed itself (warm-up included: the last ones pair with
+/// the result's samples).
+pub const CONTROL_SAMPLES: &str = "control_samples";
+
 /// A loop program in revm, run as one transaction per sample.
 pub struct LoopWorkload {
     vm: Vm,
@@ -93,6 +104,10 @@ pub struct LoopWorkload {
     expected: Vec<u8>,
     /// Calldata per N, built outside the timed call.
     calldata: BTreeMap<u64, Bytes>,
+    /// The no-op control, run beside every sample with the same N.
+    control: Option<Box<LoopWorkload>>,
+    /// The control's `(N, ns)`, in the order timed.
+    control_ns: Vec<(u64, u64)>,
 }
 
 impl std::fmt::Debug for LoopWorkload {
@@ -112,7 +127,26 @@ impl LoopWorkload {
             input,
             expected: expected_return(output),
             calldata: BTreeMap::new(),
+            control: None,
+            control_ns: Vec::new(),
         }
+    }
+
+    /// The no-op control: IDENTITY with no input.
+    pub fn control() -> Self {
+        Self::new(NOOP_TARGET, Vec::new(), &[])
+    }
+
+    /// This loop with the control timed beside each of its samples.
+    pub fn with_control(mut self) -> Self {
+        self.control = Some(Box::new(Self::control()));
+        self
+    }
+
+    fn timed(&mut self, n: u64) -> u64 {
+        let t0 = Instant::now();
+        self.run(n);
+        t0.elapsed().as_nanos() as u64
     }
 
     fn calldata(&mut self, n: u64) -> Bytes {
@@ -151,6 +185,12 @@ fn show_return(out: &crate::vm::Outcome) -> String {
 
 impl Workload for LoopWorkload {
     fn verify(&mut self) -> Result<(), Mismatch> {
+        if let Some(c) = self.control.as_mut() {
+            c.verify().map_err(|m| Mismatch {
+                case: format!("the no-op control: {}", m.case),
+                ..m
+            })?;
+        }
         let out = self.call(2);
         if out.success && out.output[..] == self.expected[..] {
             return Ok(());
@@ -174,6 +214,31 @@ impl Workload for LoopWorkload {
 
     fn fitted(&self) -> bool {
         true
+    }
+
+    /// With a control: this loop and the control, `iters` each, in turn
+    /// (which goes first alternates); this loop's time is the sample, the
+    /// control's is kept.
+    fn time(&mut self, iters: u64) -> Option<Result<u64, String>> {
+        let mut control = self.control.take()?;
+        let control_first = self.control_ns.len() % 2 == 1;
+        let (ns, control_ns) = if control_first {
+            let c = control.timed(iters);
+            (self.timed(iters), c)
+        } else {
+            let ns = self.timed(iters);
+            (ns, control.timed(iters))
+        };
+        self.control = Some(control);
+        self.control_ns.push((iters, control_ns));
+        Some(Ok(ns))
+    }
+
+    fn facts(&self) -> Vec<(&'static str, Param)> {
+        if self.control.is_none() {
+            return Vec::new();
+        }
+        vec![(CONTROL_SAMPLES, Param::Samples(self.control_ns.clone()))]
     }
 }
 
@@ -204,7 +269,8 @@ fn def(op_name: &'static str, address: u64, pick: Pick) -> BenchDef {
         build: Box::new(move |ctx: &Ctx| {
             let (input, output) = precompile::case(ctx, op_name, pick, &what)?;
             let target = revm::precompile::u64_to_address(address);
-            Ok(Box::new(LoopWorkload::new(target, input, &output)) as Box<dyn Workload>)
+            let w = LoopWorkload::new(target, input, &output).with_control();
+            Ok(Box::new(w) as Box<dyn Workload>)
         }),
     }
 }
@@ -221,9 +287,7 @@ fn noop_def() -> BenchDef {
             ("input_bytes", Param::Int(0)),
             ("address", Param::Text("0x4".into())),
         ],
-        build: Box::new(|_: &Ctx| {
-            Ok(Box::new(LoopWorkload::new(NOOP_TARGET, Vec::new(), &[])) as Box<dyn Workload>)
-        }),
+        build: Box::new(|_: &Ctx| Ok(Box::new(LoopWorkload::control()) as Box<dyn Workload>)),
     }
 }
 
@@ -251,6 +315,28 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{} {}: {e}", d.id(), d.implementation));
             assert!(w.fitted());
         }
+    }
+
+    #[test]
+    fn a_loop_times_its_control_beside_each_sample() {
+        let mut w = LoopWorkload::new(NOOP_TARGET, Vec::new(), &[]).with_control();
+        w.verify().unwrap();
+        for n in [10, 20, 30] {
+            let ns = w.time(n).unwrap().unwrap();
+            assert!(ns > 0);
+        }
+        let facts = w.facts();
+        let [(name, Param::Samples(control))] = facts.as_slice() else {
+            panic!("{facts:?}");
+        };
+        assert_eq!(*name, CONTROL_SAMPLES);
+        let iters: Vec<u64> = control.iter().map(|s| s.0).collect();
+        assert_eq!(iters, [10, 20, 30]);
+        assert!(control.iter().all(|s| s.1 > 0));
+        // Without a control the engine times it, and nothing is recorded.
+        let mut plain = LoopWorkload::control();
+        assert!(plain.time(10).is_none());
+        assert!(plain.facts().is_empty());
     }
 
     #[test]

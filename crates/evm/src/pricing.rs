@@ -7,12 +7,19 @@
 //!   to the input bytes;
 //! - **ns direct**: the direct call's time (the fit's slope where the
 //!   samples were fitted, otherwise the P50), with its 95% interval;
-//! - **ns bytecode**: the bytecode loop's slope less the no-op loop's
-//!   slope, i.e. one STATICCALL's cost beyond calling an empty account;
+//! - **ns bytecode**: one STATICCALL's cost beyond the no-op control's
+//!   ([`bytecode_net`]): the Theil-Sen slope of the bytecode loop's
+//!   samples less the control's timed beside each of them, sample by
+//!   sample; for a run made before loops timed their control, the loop's
+//!   slope less the no-op result's. Its interval is always kept, and may
+//!   include zero;
 //! - **calculated gas** = ns × 3000 / ns(ECRECOVER), on direct times. The
 //!   interval is carried through conservatively: the lowest time over the
 //!   highest anchor time, and the other way round. ECRECOVER itself is
 //!   3000 by construction, with no interval of its own;
+//! - **bytecode gas**: the same on bytecode times, against bytecode
+//!   ECRECOVER (the cross-client method: every client's precompiles timed
+//!   through its own EVM);
 //! - **MGas/s** = nominal gas / ns × 1000;
 //! - a **second anchor**, by choice: a fixed throughput (gas the time would
 //!   buy at 60 MGas/s, say), or the median gas rate of the arithmetic
@@ -33,6 +40,54 @@ pub const ANCHOR_GAS: f64 = 3000.0;
 pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
 
 pub use dyno_format::gas::{Anchor, Estimate, Pricing, Row};
+
+/// A bytecode loop's cost per call beyond the no-op control's, and whether
+/// it is paired. Paired: the result recorded the control's times beside
+/// its own ([`bytecode::CONTROL_SAMPLES`], the last of which pair with its
+/// samples, the same N each); the slope is Theil-Sen's over the
+/// differences. Otherwise the loop's estimate less `noop`'s (`None`
+/// without one).
+pub fn bytecode_net(r: &BenchResult, noop: Option<Estimate>) -> Option<(Estimate, bool)> {
+    if let Some(diffs) = paired_differences(r) {
+        let x: Vec<f64> = diffs.iter().map(|d| d.0).collect();
+        let y: Vec<f64> = diffs.iter().map(|d| d.1).collect();
+        if let Some((slope, ci)) = dyno_stats::theil_sen(&x, &y, 0.95) {
+            return Some((
+                Estimate {
+                    value: slope,
+                    lower: ci.lower,
+                    upper: ci.upper,
+                },
+                true,
+            ));
+        }
+    }
+    Some((Estimate::of(r)?.minus(noop?), false))
+}
+
+/// `(N, loop ns - control ns)` per sample, when the result's control
+/// times pair with its samples (the same N, in order).
+fn paired_differences(r: &BenchResult) -> Option<Vec<(f64, f64)>> {
+    let control: Vec<(u64, u64)> = r
+        .parameters
+        .get(bytecode::CONTROL_SAMPLES)?
+        .as_array()?
+        .iter()
+        .map(|s| Some((s.get("iters")?.as_u64()?, s.get("ns")?.as_u64()?)))
+        .collect::<Option<_>>()?;
+    let n = r.samples.len();
+    if n < 3 || control.len() < n {
+        return None;
+    }
+    let tail = &control[control.len() - n..];
+    r.samples
+        .iter()
+        .zip(tail)
+        .map(|(s, &(iters, ns))| {
+            (s.iters == iters).then_some((iters as f64, s.ns as f64 - ns as f64))
+        })
+        .collect()
+}
 
 /// The parameter in which a direct-mode precompile result records its
 /// input's nominal gas under every fork's schedule, at measure time
@@ -202,6 +257,17 @@ pub fn table(
     };
     let anchor = timed(ANCHOR_ID).ok_or_else(|| PricingError::NoAnchor(ANCHOR_ID.into()))?;
     let noop = timed(NOOP_ID);
+    let net = |id: &str| {
+        results
+            .iter()
+            .filter(|r| r.id == id && r.baseline)
+            .find_map(|r| bytecode_net(r, noop))
+    };
+    let anchor_id = ANCHOR_ID.split_once('/').map_or("", |(_, rest)| rest);
+    // Bytecode gas needs an ECRECOVER bytecode time clearly above zero.
+    let bytecode_anchor = net(&format!("{}/{anchor_id}", bytecode::GROUP))
+        .map(|(e, _)| e)
+        .filter(|e| e.lower > 0.0);
     let second_rate = match second {
         None => None,
         // MGas/s = gas per µs, so gas per ns = MGas/s / 1000.
@@ -222,12 +288,20 @@ pub fn table(
             parts.next().unwrap_or_default(),
         );
         let bytecode_id = format!("{}/{op}/{input}", bytecode::GROUP);
-        let bytecode = timed(&bytecode_id).zip(noop).map(|(b, n)| b.minus(n));
-        let calculated_gas = if p.direct.id == ANCHOR_ID {
+        let bytecode = net(&bytecode_id);
+        let is_anchor = p.direct.id == ANCHOR_ID;
+        let calculated_gas = if is_anchor {
             Estimate::exact(ANCHOR_GAS)
         } else {
             direct.ratio(anchor, ANCHOR_GAS)
         };
+        let bytecode_gas = bytecode.zip(bytecode_anchor).map(|((b, _), a)| {
+            if is_anchor {
+                Estimate::exact(ANCHOR_GAS)
+            } else {
+                b.ratio(a, ANCHOR_GAS)
+            }
+        });
         let nominal = p.nominal_gas as f64;
         let ratio = calculated_gas.value / nominal.max(1.0);
         let flag = if ratio > factor {
@@ -250,8 +324,10 @@ pub fn table(
             input: input.to_string(),
             nominal_gas: p.nominal_gas,
             direct_ns: direct,
-            bytecode_ns: bytecode,
+            bytecode_ns: bytecode.map(|(e, _)| e),
+            bytecode_paired: bytecode.is_some_and(|(_, paired)| paired),
             calculated_gas,
+            bytecode_gas,
             second: second_rate.map(|rate| Estimate {
                 value: direct.value * rate.value,
                 lower: direct.lower * rate.lower,
@@ -344,6 +420,114 @@ mod tests {
         let loose = table(&priced(&results), &results, None, 4.0).unwrap();
         assert_eq!(loose[1].flag, None);
         assert_eq!(loose[2].flag, None);
+    }
+
+    /// A bytecode result whose loop costs `control` + `per_call` ns a call,
+    /// sampled at N = 100, 200, 300 (twice), with its control timed beside
+    /// each sample at `control` ns a call; `warm` control timings of
+    /// warm-up come first.
+    fn looped(id: &str, per_call: f64, control: f64, warm: usize) -> BenchResult {
+        let mut r = result(id, per_call, 0.0);
+        let n = [100u64, 200, 300, 100, 200, 300];
+        r.samples = n
+            .iter()
+            .map(|&iters| dyno_format::Sample {
+                iters,
+                ns: ((per_call + control) * iters as f64) as u64,
+            })
+            .collect();
+        let mut c: Vec<serde_json::Value> = (0..warm)
+            .map(|_| serde_json::json!({"iters": 1, "ns": 5}))
+            .collect();
+        c.extend(n.iter().map(
+            |&iters| serde_json::json!({"iters": iters, "ns": (control * iters as f64) as u64}),
+        ));
+        r.parameters.insert(
+            bytecode::CONTROL_SAMPLES.into(),
+            serde_json::Value::Array(c),
+        );
+        r
+    }
+
+    #[test]
+    fn bytecode_time_is_paired_with_the_control_timed_beside_it() {
+        // The loop: 150 ns of control plus 350 ns of sha256 a call. One
+        // sample ran with the machine 2.2x slow, loop and control alike;
+        // the no-op result, measured on its own minutes earlier, caught a
+        // 2x slow spell: 300 ns.
+        let mut sha = looped("precompile-bytecode/sha256/32B", 350.0, 150.0, 0);
+        let control = sha.parameters[bytecode::CONTROL_SAMPLES]
+            .as_array()
+            .unwrap()
+            .clone();
+        let slow = 2.2;
+        sha.samples[3].ns = (sha.samples[3].ns as f64 * slow) as u64;
+        let mut control = control;
+        control[3]["ns"] =
+            (((control[3]["ns"].as_u64().unwrap() as f64) * slow).round() as u64).into();
+        sha.parameters.insert(
+            bytecode::CONTROL_SAMPLES.into(),
+            serde_json::Value::Array(control),
+        );
+        let noop_alone = Some(Estimate::exact(300.0));
+        let (e, paired) = bytecode_net(&sha, noop_alone).unwrap();
+        assert!(paired);
+        assert!((340.0..360.0).contains(&e.value), "{e:?}");
+        assert!(e.lower <= e.value && e.value <= e.upper);
+        // Unpaired, the same samples against the separate no-op: 200 ns.
+        sha.parameters.remove(bytecode::CONTROL_SAMPLES);
+        let (e, paired) = bytecode_net(&sha, noop_alone).unwrap();
+        assert!(!paired);
+        assert!(e.value < 250.0, "{e:?}");
+        // Exactly paired and steady: exactly 350.
+        let steady = looped("precompile-bytecode/sha256/32B", 350.0, 150.0, 4);
+        let (e, paired) = bytecode_net(&steady, None).unwrap();
+        assert!(
+            paired,
+            "the warm-up's control timings come first and are skipped"
+        );
+        assert!((e.value - 350.0).abs() < 1.0, "{e:?}");
+        // A control whose N do not match the samples is not paired: the
+        // separate no-op result is used.
+        let mut shifted = steady.clone();
+        shifted.samples.rotate_left(1);
+        let (e, paired) = bytecode_net(&shifted, Some(Estimate::exact(100.0))).unwrap();
+        assert!(!paired);
+        assert!((e.value - 400.0).abs() < 1e-6, "{e:?}");
+        assert_eq!(bytecode_net(&shifted, None), None, "neither control");
+    }
+
+    #[test]
+    fn a_call_no_dearer_than_the_control_spans_zero_and_bytecode_gas_has_its_own_anchor() {
+        let mut results = run();
+        results.retain(|r| r.id != "precompile-bytecode/sha256/32B");
+        // ECRECOVER through bytecode: 33 µs beyond the control.
+        results.push(looped(
+            "precompile-bytecode/ecrecover/ValidKey",
+            33_000.0,
+            150.0,
+            2,
+        ));
+        // sha256 through bytecode: 330 ns beyond it, so 30 gas.
+        results.push(looped("precompile-bytecode/sha256/32B", 330.0, 150.0, 2));
+        // The pairing: no dearer than the control, noisy around zero.
+        let mut zero = looped("precompile-bytecode/bn254-pairing/one_point", 0.0, 150.0, 0);
+        for (s, d) in zero.samples.iter_mut().zip([40i64, -60, 30, -20, 50, -40]) {
+            s.ns = (s.ns as i64 + d) as u64;
+        }
+        results.push(zero);
+        let rows = table(&priced(&results), &results, None, 2.0).unwrap();
+        assert_eq!(rows[0].bytecode_gas, Some(Estimate::exact(3000.0)));
+        assert!(rows[0].bytecode_paired);
+        let sha = rows[1].bytecode_gas.unwrap();
+        assert!((sha.value - 30.0).abs() < 0.1, "{sha:?}");
+        let pairing = rows[2].bytecode_ns.unwrap();
+        assert!(pairing.spans_zero(), "{pairing:?}");
+        assert!(rows[2].bytecode_gas.unwrap().spans_zero());
+        // Without a bytecode ECRECOVER there is no bytecode gas.
+        results.retain(|r| r.id != "precompile-bytecode/ecrecover/ValidKey");
+        let rows = table(&priced(&results), &results, None, 2.0).unwrap();
+        assert!(rows.iter().all(|r| r.bytecode_gas.is_none()));
     }
 
     #[test]

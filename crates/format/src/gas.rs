@@ -21,6 +21,12 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// Whether the interval includes zero: a difference not told apart
+    /// from none.
+    pub fn spans_zero(&self) -> bool {
+        self.lower <= 0.0 && 0.0 <= self.upper
+    }
+
     /// A value known exactly.
     pub fn exact(value: f64) -> Self {
         Self {
@@ -82,13 +88,16 @@ impl Estimate {
         }
     }
 
-    /// `k × self / anchor`, conservatively: the bounds pair the lowest
-    /// numerator with the highest denominator and the other way round.
+    /// `k × self / anchor` for a positive `anchor`, conservatively: the
+    /// bounds are the extremes over the two intervals' ends (the lowest
+    /// numerator over the highest anchor, or over the lowest when the
+    /// numerator's bound is negative, and the other way round).
     pub fn ratio(self, anchor: Self, k: f64) -> Self {
+        let (lo, hi) = (anchor.lower.max(f64::MIN_POSITIVE), anchor.upper);
         Self {
             value: k * self.value / anchor.value,
-            lower: k * self.lower / anchor.upper,
-            upper: k * self.upper / anchor.lower.max(f64::MIN_POSITIVE),
+            lower: (k * self.lower / hi).min(k * self.lower / lo),
+            upper: (k * self.upper / lo).max(k * self.upper / hi),
         }
     }
 
@@ -156,10 +165,22 @@ pub struct Row {
     pub nominal_gas: u64,
     /// Direct call time, ns.
     pub direct_ns: Estimate,
-    /// Bytecode call time beyond the no-op loop, ns.
+    /// Bytecode call time beyond the no-op control, ns: sample by sample
+    /// against the control timed beside it where the result recorded one
+    /// (`paired`), else against the no-op loop's own result. Its interval
+    /// may include zero, or lie below it (the call costs no more than the
+    /// control, as far as the run can tell).
     pub bytecode_ns: Option<Estimate>,
+    /// Whether `bytecode_ns` is paired with an interleaved control.
+    #[serde(default)]
+    pub bytecode_paired: bool,
     /// ns × 3000 / ns(ECRECOVER).
     pub calculated_gas: Estimate,
+    /// The same from bytecode times: `bytecode_ns` × 3000 / ECRECOVER's
+    /// `bytecode_ns`, the cross-client method's figure; `None` without a
+    /// bytecode time or where ECRECOVER's is not clearly above zero.
+    #[serde(default)]
+    pub bytecode_gas: Option<Estimate>,
     /// Calculated gas against the second anchor.
     pub second: Option<Estimate>,
     /// Nominal gas / time, in MGas/s.

@@ -14,7 +14,7 @@
 //! difference at all.
 //!
 //! Verdicts (B, the candidate, against A, the base):
-//! - `regressed`: the whole interval lies beyond +threshold, and the sign
+//! - `regressed`: the whole interval lies beyond +threshold, and the t
 //!   test (Holm) says B differs;
 //! - `improved`: likewise beyond -threshold;
 //! - `unchanged`: the whole interval lies within ±threshold;
@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering;
 use dyno_adapter::{Adapter, AdapterWorkload, Checker, Launch, Pool};
 use dyno_format::destination::Destination;
 use dyno_format::paired::{Paired, Pass};
-use dyno_runner::rounds::{self, Plan};
+use dyno_runner::rounds::{self, Plan, Stopped};
 use dyno_runner::slowdown::{self, Slowdown};
 use dyno_workload::{BuildError, Workload};
 
@@ -52,6 +52,9 @@ pub enum Base {
     /// Another dyno binary: its `dyno worker` serves the base side, this
     /// dyno's the candidate.
     Binary(PathBuf),
+    /// The dyno of a git revision of the repository dyno is run in, built
+    /// once per commit ([`crate::revision`]).
+    Revision(String),
     /// Another install of an adapter (its folder, holding `run`): the base
     /// side; the installed adapter of the same runtime is the candidate.
     Adapter { runtime: String, home: PathBuf },
@@ -132,13 +135,21 @@ fn copies(base: &std::path::Path) -> crate::Result<(tempfile::TempDir, PathBuf, 
     Ok((dir, a, b))
 }
 
+/// The two dyno binaries of a comparison of builds: the base's, with how
+/// it is shown, and their fresh copies.
+struct Binaries {
+    base: PathBuf,
+    label: String,
+    copies: Option<(tempfile::TempDir, PathBuf, PathBuf)>,
+}
+
 /// The two sides `base` means, for pass `pass`: fresh pools, each worker
 /// with its own random padding of the environment. `bins`: the two dyno
-/// binaries' copies, for `Base::Binary`.
+/// binaries' copies, for a base that is a dyno binary.
 fn sides(
     lab: &Lab,
     base: &Base,
-    bins: Option<&(tempfile::TempDir, PathBuf, PathBuf)>,
+    bins: Option<&Binaries>,
     pass: usize,
 ) -> crate::Result<(Side, Side)> {
     let mut rng = dyno_stats::SplitMix64(0xab00 + pass as u64);
@@ -164,8 +175,12 @@ fn sides(
         dyno,
     };
     match base {
-        Base::Binary(path) => {
+        Base::Binary(_) | Base::Revision(_) => {
+            let bins = bins
+                .ok_or_else(|| Error::Refused("internal: the binaries were not copied".into()))?;
             let (_, base_bin, me) = bins
+                .copies
+                .as_ref()
                 .ok_or_else(|| Error::Refused("internal: the binaries were not copied".into()))?;
             let worker = |program: PathBuf, env: Vec<(String, String)>, strip: bool| {
                 Adapter::launching(
@@ -185,11 +200,7 @@ fn sides(
             };
             let (ea, eb) = (env(&paths), env(&paths));
             Ok((
-                side(
-                    worker(base_bin.clone(), ea, true),
-                    format!("base: {}", path.display()),
-                    true,
-                ),
+                side(worker(base_bin.clone(), ea, true), bins.label.clone(), true),
                 side(
                     worker(me.clone(), eb, false),
                     "candidate: this dyno".into(),
@@ -217,7 +228,8 @@ fn sides(
                 );
             }
             // The worker starts in its own folder: a relative path would
-            // then point elsewhere.
+            // then point elsewhere. The label keeps the path as given.
+            let given = home;
             let home = &home.canonicalize().map_err(|e| {
                 Error::Refused(format!("--base-adapter {runtime}={}: {e}", home.display()))
             })?;
@@ -243,7 +255,7 @@ fn sides(
             Ok((
                 side(
                     worker(home, ea),
-                    format!("base: {runtime} adapter in {}", home.display()),
+                    format!("base: {runtime} adapter in {}", given.display()),
                     false,
                 ),
                 side(
@@ -373,7 +385,7 @@ fn plan(lab: &Lab, req: &Request, a: &Side, b: &Side) -> crate::Result<Vec<Plann
 }
 
 /// The verdict of an interval of log ratios against `threshold` (a log
-/// ratio), given Holm's p of the sign test.
+/// ratio), given Holm's p of the t test.
 pub fn verdict(low: f64, high: f64, threshold: f64, p_holm: f64) -> &'static str {
     let alpha = 1.0 - LEVEL;
     if low > threshold && p_holm < alpha {
@@ -458,8 +470,32 @@ fn compared(
     })
 }
 
-/// One pass of `p` on `a` and `b`: prepare, verify, rounds. `Err((why,
-/// wrong))` when it cannot be compared (`wrong`: a side's output differed).
+/// Why a pass of a benchmark gave no rounds.
+#[derive(Debug)]
+enum Skip {
+    /// A side's output differed from the expected one: a wrong result.
+    Wrong(String),
+    /// It could not be prepared or timed; both workers live on.
+    Failed(String),
+    /// A side's worker died or stopped answering: the run cannot go on.
+    Dead(String),
+    /// Ctrl-C, before enough rounds were done.
+    Interrupted,
+}
+
+impl Skip {
+    /// `why`, on `side`: fatal when that side's worker is gone.
+    fn on(side: &Side, why: String) -> Self {
+        let why = format!("{}: {why}", side.label);
+        if side.pool.borrow_mut().current().is_none() {
+            Skip::Dead(why)
+        } else {
+            Skip::Failed(why)
+        }
+    }
+}
+
+/// One pass of `p` on `a` and `b`: prepare, verify, rounds.
 fn one_pass(
     lab: &Lab,
     req: &Request,
@@ -468,26 +504,29 @@ fn one_pass(
     knob: &Slowdown,
     plan: &Plan,
     stop: &dyn Fn() -> bool,
-) -> Result<Pass, (String, bool)> {
+) -> Result<Pass, Skip> {
     let mut wa = prepare(lab, a, &p.workload, &p.implementation, req.quick)
-        .map_err(|e| (format!("{}: {e}", a.label), false))?;
+        .map_err(|e| Skip::on(a, e.to_string()))?;
     let mut wb = prepare(lab, b, &p.workload, &p.implementation, req.quick)
-        .map_err(|e| (format!("{}: {e}", b.label), false))?;
+        .map_err(|e| Skip::on(b, e.to_string()))?;
     if let Some(f) = knob.factor(&p.id).filter(|_| !b.dyno) {
         wb = Box::new(slowdown::Slowed::new(wb, f));
     }
     for (w, s) in [(&mut wa, a), (&mut wb, b)] {
         if let Err(m) = w.verify() {
-            return Err((
-                format!(
-                    "WRONG on {}: case {}: expected {}, got {}",
-                    s.label, m.case, m.expected, m.actual
-                ),
-                true,
-            ));
+            return Err(Skip::Wrong(format!(
+                "WRONG on {}: case {}: expected {}, got {}",
+                s.label, m.case, m.expected, m.actual
+            )));
         }
     }
-    let m = rounds::run(wa.as_mut(), wb.as_mut(), plan, stop).map_err(|e| (e, false))?;
+    let m = rounds::run(wa.as_mut(), wb.as_mut(), plan, stop).map_err(|e| match e {
+        Stopped::Interrupted => Skip::Interrupted,
+        Stopped::Failed { side, message } => match side {
+            rounds::Side::A => Skip::on(a, message),
+            rounds::Side::B => Skip::on(b, message),
+        },
+    })?;
     let statistic = dyno_stats::median(&m.log_ratios).unwrap_or(0.0);
     Ok(Pass {
         iterations: m.iterations,
@@ -508,23 +547,45 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         );
     }
     let knob = Slowdown::from_env()?;
-    // Fresh copies of both binaries for every pass: two copies of one file
-    // can differ in speed for as long as they exist (see `copies`), so
-    // that, too, must vary from pass to pass, where the interval sees it.
-    let fresh = || match &req.base {
-        Base::Binary(path) => copies(path).map(Some),
-        Base::Adapter { .. } => Ok(None),
-    };
-    let mut bins = fresh()?;
-    let (a0, b0) = sides(lab, &req.base, bins.as_ref(), 0)?;
-    let planned = plan(lab, req, &a0, &b0)?;
-    crate::history::check_location(&lab.paths)?;
-    let interrupt = crate::interrupt::flag()?;
     let say = |m: &str| {
         if !req.quiet {
             eprintln!("dyno ab: {m}");
         }
     };
+    let mut bins = match &req.base {
+        Base::Binary(path) => Some(Binaries {
+            base: path.clone(),
+            label: format!("base: {}", path.display()),
+            copies: None,
+        }),
+        Base::Revision(rev) => {
+            let here = std::env::current_dir().map_err(|e| {
+                Error::Refused(format!("--base-rev {rev}: the current folder: {e}"))
+            })?;
+            let (base, commit) = crate::revision::binary(&lab.paths, &here, rev, &say)?;
+            Some(Binaries {
+                base,
+                label: format!("base: dyno at {rev} ({})", &commit[..commit.len().min(12)]),
+                copies: None,
+            })
+        }
+        Base::Adapter { .. } => None,
+    };
+    // Fresh copies of both binaries for every pass: two copies of one file
+    // can differ in speed for as long as they exist (see `copies`), so
+    // that, too, must vary from pass to pass, where the interval sees it.
+    let fresh = |bins: &mut Option<Binaries>| -> crate::Result<()> {
+        if let Some(b) = bins.as_mut() {
+            b.copies = None;
+            b.copies = Some(copies(&b.base)?);
+        }
+        Ok(())
+    };
+    fresh(&mut bins)?;
+    let (a0, b0) = sides(lab, &req.base, bins.as_ref(), 0)?;
+    let planned = plan(lab, req, &a0, &b0)?;
+    crate::history::check_location(&lab.paths)?;
+    let interrupt = crate::interrupt::flag()?;
     let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let probe = dyno_runner::noise::Probe::start();
     let total = Plan::new(req.quick);
@@ -582,7 +643,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         let (a, b) = match pair.take() {
             Some(p) => p,
             None => {
-                bins = fresh()?;
+                fresh(&mut bins)?;
                 sides(lab, &req.base, bins.as_ref(), pass)?
             }
         };
@@ -613,22 +674,28 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
                     ));
                     data[k].push(x);
                 }
-                Err((why, _)) if why == "interrupted" => break 'passes,
-                Err((why, bad)) => {
+                Err(skip) => {
+                    let (why, dead) = match skip {
+                        Skip::Interrupted => break 'passes,
+                        Skip::Wrong(why) => {
+                            wrong = true;
+                            (why, false)
+                        }
+                        Skip::Dead(why) => (why, true),
+                        Skip::Failed(why) => (why, false),
+                    };
                     say(&format!(
                         "{} on {}: not compared: {why}",
                         p.id, p.implementation
                     ));
-                    wrong |= bad;
-                    if why.contains("the worker died") || why.contains("no reply within") {
+                    dropped[k] = Some(why.clone());
+                    if dead {
                         failure = Some(Error::Refused(format!(
                             "{} on {}: {why}",
                             p.id, p.implementation
                         )));
-                        dropped[k] = Some(why);
                         break 'passes;
                     }
-                    dropped[k] = Some(why);
                 }
             }
         }

@@ -26,6 +26,7 @@ pub mod paths;
 mod progress;
 pub mod replay;
 pub mod report;
+pub mod revision;
 pub mod session;
 pub mod setup;
 pub mod suites;

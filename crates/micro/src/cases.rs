@@ -42,6 +42,7 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
                                     ("lists", json!(c.lists)),
                                     ("strings", json!(c.strings)),
                                     ("bytes", json!(c.bytes)),
+                                    ("digest", json!(full_hex(&tree.digest()))),
                                 ],
                             )
                         } else {

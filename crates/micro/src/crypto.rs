@@ -447,6 +447,48 @@ mod secp {
         }
     }
 
+    /// `hash` with its first byte changed: another message, which a
+    /// signature over `hash` must not verify for.
+    pub(super) fn other_message(hash: [u8; 32]) -> [u8; 32] {
+        let mut h = hash;
+        h[0] ^= 0x01;
+        h
+    }
+
+    /// `verify` (libsecp256k1's, or a wrong one in a test) over every case,
+    /// each of which must verify, with a control per case: the same
+    /// signature against another message, which must not.
+    pub(super) fn verify_libsecp_cases<F: FnMut(&Libsecp) -> bool>(
+        ctx: &Ctx,
+        verify: F,
+    ) -> Result<Cases<Libsecp, bool, F>, BuildError> {
+        let pairs = libsecp_pairs(ctx, |_, _| true)?;
+        let controls = pairs
+            .iter()
+            .map(|(c, _)| {
+                let msg = Message::from_digest(other_message(*c.msg.as_ref()));
+                (Libsecp { msg, ..*c }, false)
+            })
+            .collect();
+        Ok(Cases::expect(pairs, verify).controls(controls))
+    }
+
+    /// The same for k256.
+    pub(super) fn verify_k256_cases<F: FnMut(&K256Case) -> bool>(
+        ctx: &Ctx,
+        verify: F,
+    ) -> Result<Cases<K256Case, bool, F>, BuildError> {
+        let pairs = k256_pairs(ctx, |_, _, _| Ok(true))?;
+        let controls = pairs
+            .iter()
+            .map(|(c, _)| {
+                let hash = other_message(c.hash);
+                (K256Case { hash, ..c.clone() }, false)
+            })
+            .collect();
+        Ok(Cases::expect(pairs, verify).controls(controls))
+    }
+
     /// Every case as `(libsecp256k1 input, expected)`.
     fn libsecp_pairs<O>(
         ctx: &Ctx,
@@ -511,12 +553,10 @@ mod secp {
                 boxed(Cases::expect(pairs, sign_trial_k256).show(show_k256))
             }),
             def("secp256k1-verify", "valid", LIBSECP, |ctx| {
-                let pairs = libsecp_pairs(ctx, |_, _| true)?;
-                boxed(Cases::expect(pairs, verify_libsecp))
+                boxed(verify_libsecp_cases(ctx, verify_libsecp)?)
             }),
             def("secp256k1-verify", "valid", K256, |ctx| {
-                let pairs = k256_pairs(ctx, |_, _, _| Ok(true))?;
-                boxed(Cases::expect(pairs, verify_k256))
+                boxed(verify_k256_cases(ctx, verify_k256)?)
             }),
             def("secp256k1-recover", "valid", LIBSECP, |ctx| {
                 let pairs = recover_inputs(&ctx.vectors)?
@@ -940,41 +980,55 @@ mod nist {
         Ok(Box::new(Cases::checked(inputs, op, check_ring_sign::<C>)))
     }
 
-    fn build_verify<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+    /// `verify` over every case's random signature, each of which must
+    /// verify, with a control per case: the same signature over another
+    /// message, which must not.
+    pub(super) fn verify_cases<C: Curve, F: FnMut(&Verify<C>) -> bool>(
+        ctx: &Ctx,
+        verify: F,
+    ) -> Result<Cases<Verify<C>, bool, F>, BuildError> {
         let (path, cases) = load::<C>(ctx)?;
-        let pairs = cases
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
+        let mut pairs = Vec::new();
+        let mut controls = Vec::new();
+        for (k, c) in cases.iter().enumerate() {
+            for (msg, valid) in [
+                (c.message, true),
+                (super::secp::other_message(c.message), false),
+            ] {
                 let (_, key) = keys::<C>(&path, k, c)?;
                 let sig = signature::<C>(&path, k, "random", &c.random)?;
-                Ok((
-                    Verify::<C> {
-                        key,
-                        msg: c.message,
-                        sig,
-                    },
-                    true,
-                ))
-            })
-            .collect::<Result<Vec<_>, BuildError>>()?;
-        Ok(Box::new(Cases::expect(pairs, verify::<C>)))
+                let into = if valid { &mut pairs } else { &mut controls };
+                into.push((Verify::<C> { key, msg, sig }, valid));
+            }
+        }
+        Ok(Cases::expect(pairs, verify).controls(controls))
+    }
+
+    fn build_verify<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
+        Ok(Box::new(verify_cases::<C, _>(ctx, verify::<C>)?))
+    }
+
+    /// The same for ring.
+    pub(super) fn ring_verify_cases<C: Curve, F: FnMut(&RingVerify) -> bool>(
+        ctx: &Ctx,
+        verify: F,
+    ) -> Result<Cases<RingVerify, bool, F>, BuildError> {
+        let (_, cases) = load::<C>(ctx)?;
+        let input = |c: &Case, msg: [u8; 32]| RingVerify {
+            key: UnparsedPublicKey::new(C::ring_verification(), c.public_key.clone()),
+            msg,
+            sig: c.random.clone(),
+        };
+        let pairs = cases.iter().map(|c| (input(c, c.message), true)).collect();
+        let controls = cases
+            .iter()
+            .map(|c| (input(c, super::secp::other_message(c.message)), false))
+            .collect();
+        Ok(Cases::expect(pairs, verify).controls(controls))
     }
 
     fn build_ring_verify<C: Curve>(ctx: &Ctx) -> Result<Box<dyn Workload>, BuildError> {
-        let (_, cases) = load::<C>(ctx)?;
-        let pairs = cases
-            .into_iter()
-            .map(|c| {
-                let input = RingVerify {
-                    key: UnparsedPublicKey::new(C::ring_verification(), c.public_key),
-                    msg: c.message,
-                    sig: c.random,
-                };
-                (input, true)
-            })
-            .collect();
-        Ok(Box::new(Cases::expect(pairs, ring_verify)))
+        Ok(Box::new(ring_verify_cases::<C, _>(ctx, ring_verify)?))
     }
 
     fn def(
@@ -1031,7 +1085,7 @@ pub fn defs() -> Vec<BenchDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyno_workload::{Ctx, Mismatch, hex, seq};
+    use dyno_workload::{Ctx, Mismatch, Workload, hex, seq};
     use std::path::{Path, PathBuf};
 
     use crate::testutil::{ctx, vectors};
@@ -1102,6 +1156,40 @@ mod tests {
         want.sort();
         assert_eq!(got, want);
         assert!(got.iter().all(|g| !g.ends_with("unknown")), "{got:?}");
+    }
+
+    #[test]
+    fn crypto_a_verifier_that_always_says_yes_is_wrong() {
+        // Every timed case is a valid signature; the controls (the same
+        // signatures over another message) are what catch this.
+        let ctx = ctx();
+        let wrong = |m: Result<(), Mismatch>| {
+            let m = m.expect_err("an always-true verifier passed");
+            assert!(m.case.starts_with("control 0"), "{m}");
+            assert_eq!((m.expected.as_str(), m.actual.as_str()), ("false", "true"));
+        };
+        wrong(secp::verify_libsecp_cases(&ctx, |_| true).unwrap().verify());
+        wrong(secp::verify_k256_cases(&ctx, |_| true).unwrap().verify());
+        wrong(
+            nist::verify_cases::<nist::P256, _>(&ctx, |_| true)
+                .unwrap()
+                .verify(),
+        );
+        wrong(
+            nist::verify_cases::<nist::P384, _>(&ctx, |_| true)
+                .unwrap()
+                .verify(),
+        );
+        wrong(
+            nist::ring_verify_cases::<nist::P256, _>(&ctx, |_| true)
+                .unwrap()
+                .verify(),
+        );
+        wrong(
+            nist::ring_verify_cases::<nist::P384, _>(&ctx, |_| true)
+                .unwrap()
+                .verify(),
+        );
     }
 
     #[test]

@@ -113,6 +113,110 @@ impl GenLog {
     }
 }
 
+/// One record's fields, as [`records_digest`] reads them.
+struct Record<'a> {
+    address: &'a [u8],
+    topics: Vec<&'a [u8]>,
+    data: &'a [u8],
+    block_number: u64,
+    transaction_hash: &'a [u8],
+    log_index: u64,
+}
+
+/// The records' digest, which other runtimes report for `getlogs-typed`
+/// beside the summary, and which this suite checks its own parses against
+/// before timing, so that every field a parser decodes is checked, not
+/// only counts: keccak-256 over every log, in order, of `address ‖ u32 BE
+/// topic count ‖ topics ‖ u32 BE data length ‖ data ‖ u64 BE block number
+/// ‖ transaction hash ‖ u64 BE log index`.
+fn digest<'a>(records: impl Iterator<Item = Record<'a>>) -> [u8; 32] {
+    use tiny_keccak::{Hasher, Keccak};
+    let mut k = Keccak::v256();
+    for r in records {
+        k.update(r.address);
+        k.update(&(r.topics.len() as u32).to_be_bytes());
+        for t in &r.topics {
+            k.update(t);
+        }
+        k.update(&(r.data.len() as u32).to_be_bytes());
+        k.update(r.data);
+        k.update(&r.block_number.to_be_bytes());
+        k.update(r.transaction_hash);
+        k.update(&r.log_index.to_be_bytes());
+    }
+    let mut out = [0u8; 32];
+    k.finalize(&mut out);
+    out
+}
+
+/// The generated logs' digest ([`digest`]): what a parse must give.
+pub fn records_digest(logs: &[GenLog]) -> [u8; 32] {
+    let topics: Vec<[[u8; 32]; 3]> = logs.iter().map(GenLog::topics).collect();
+    digest(logs.iter().zip(&topics).map(|(l, t)| Record {
+        address: &l.address,
+        topics: t.iter().map(|t| &t[..]).collect(),
+        data: &l.amount,
+        block_number: l.block_number,
+        transaction_hash: &l.transaction_hash,
+        log_index: l.log_index,
+    }))
+}
+
+/// The digest of parsed records (a missing block number, transaction
+/// hash or log index counts as zero, and so differs).
+pub fn parsed_digest(logs: &[Log]) -> [u8; 32] {
+    digest(logs.iter().map(|l| {
+        Record {
+            address: l.inner.address.as_slice(),
+            topics: l.topics().iter().map(|t| t.as_slice()).collect(),
+            data: &l.data().data,
+            block_number: l.block_number.unwrap_or(0),
+            transaction_hash: l
+                .transaction_hash
+                .as_ref()
+                .map_or(&[][..], |h| h.as_slice()),
+            log_index: l.log_index.unwrap_or(0),
+        }
+    }))
+}
+
+/// A typed benchmark: the timed operation returns the summary, and
+/// `verify` first parses once with the same library and checks every
+/// record against the generator's ([`parsed_digest`] against
+/// [`records_digest`]): a summary of counts would pass a parser that
+/// mangles the bytes it decodes.
+struct RecordsChecked {
+    timed: Box<dyn Workload>,
+    body: String,
+    parse: fn(&str) -> Result<Vec<Log>, String>,
+    want: [u8; 32],
+}
+
+impl Workload for RecordsChecked {
+    fn verify(&mut self) -> Result<(), dyno_workload::Mismatch> {
+        let got = (self.parse)(&self.body).map(|l| parsed_digest(&l));
+        if got.as_ref() != Ok(&self.want) {
+            return Err(dyno_workload::Mismatch {
+                case: "0 (every record: address, topics, data, block number, transaction hash, log index)".into(),
+                expected: format!("records digest {}", dyno_workload::hex(self.want)),
+                actual: got.map_or_else(
+                    |e| format!("error: {e}"),
+                    |d| format!("records digest {}", dyno_workload::hex(d)),
+                ),
+            });
+        }
+        self.timed.verify()
+    }
+
+    fn run(&mut self, iters: u64) {
+        self.timed.run(iters);
+    }
+
+    fn cases(&self) -> usize {
+        self.timed.cases()
+    }
+}
+
 /// The `n` logs of the benchmark's response.
 pub fn generate(n: usize) -> Vec<GenLog> {
     (0..n)
@@ -289,6 +393,9 @@ pub struct PortableCase {
     pub logs: usize,
     /// The typed benchmark's expected output.
     pub summary: GetLogsSummary,
+    /// What other runtimes' typed benchmarks report beside the summary
+    /// ([`records_digest`]).
+    pub digest: [u8; 32],
 }
 
 impl PortableCase {
@@ -297,9 +404,12 @@ impl PortableCase {
         serde_json::json!({ "logs": self.logs })
     }
 
-    /// Expected output of `getlogs-typed`: the summary's JSON.
+    /// Expected output of `getlogs-typed` from another runtime: the
+    /// summary's JSON and the records' `digest`.
     pub fn typed_json(&self) -> serde_json::Value {
-        self.summary.to_json()
+        let mut v = self.summary.to_json();
+        v["digest"] = serde_json::Value::String(crate::cases::full_hex(&self.digest));
+        v
     }
 }
 
@@ -310,6 +420,7 @@ pub fn portable_cases(n: usize) -> PortableCase {
         body: body(&logs),
         logs: n,
         summary: truth(&logs),
+        digest: records_digest(&logs),
     }
 }
 
@@ -357,17 +468,30 @@ pub fn typed_sonic_rs(body: &str) -> Result<GetLogsSummary, String> {
     summarize(&logs_sonic_rs(body)?)
 }
 
-/// The parsers, each as `(implementation, crate, raw, typed)`.
+/// The parsers, each as `(implementation, crate, raw, typed, records)`.
 type Parser = (
     &'static str,
     &'static str,
     fn(&str) -> Result<usize, String>,
     fn(&str) -> Result<GetLogsSummary, String>,
+    fn(&str) -> Result<Vec<Log>, String>,
 );
 
 const PARSERS: [Parser; 2] = [
-    ("serde_json", "serde_json", raw_serde_json, typed_serde_json),
-    ("sonic-rs", "sonic-rs", raw_sonic_rs, typed_sonic_rs),
+    (
+        "serde_json",
+        "serde_json",
+        raw_serde_json,
+        typed_serde_json,
+        logs_serde_json,
+    ),
+    (
+        "sonic-rs",
+        "sonic-rs",
+        raw_sonic_rs,
+        typed_sonic_rs,
+        logs_sonic_rs,
+    ),
 ];
 
 /// The workload timing `op` over one body, which must produce `expected`.
@@ -411,7 +535,7 @@ pub fn defs() -> Vec<BenchDef> {
     for n in SIZES {
         let bytes = getlogs_body(n).len();
         let (raw_params, typed_params) = (params(n, bytes, false), params(n, bytes, true));
-        for (implementation, krate, raw, typed) in PARSERS {
+        for (implementation, krate, raw, typed, records) in PARSERS {
             defs.push(BenchDef {
                 cases: Some(crate::cases::cases),
                 group: "jsonrpc",
@@ -432,7 +556,12 @@ pub fn defs() -> Vec<BenchDef> {
                 params: typed_params.clone(),
                 build: Box::new(move |_: &Ctx| {
                     let case = portable_cases(n);
-                    Ok(workload(case.body, Ok(case.summary), typed))
+                    Ok(Box::new(RecordsChecked {
+                        timed: workload(case.body.clone(), Ok(case.summary), typed),
+                        body: case.body,
+                        parse: records,
+                        want: case.digest,
+                    }) as Box<dyn Workload>)
                 }),
             });
         }
@@ -567,9 +696,48 @@ mod tests {
         }
     }
 
+    /// serde_json's parse with the first log's `from` topic reversed: the
+    /// same counts, addresses and blocks, other bytes.
+    fn mangled(body: &str) -> Result<Vec<Log>, String> {
+        let mut logs = logs_serde_json(body)?;
+        let first = &mut logs[0].inner.data;
+        let mut topics = first.topics().to_vec();
+        topics[1].0.reverse();
+        *first = LogData::new_unchecked(topics, first.data.clone());
+        Ok(logs)
+    }
+
+    #[test]
+    fn jsonrpc_a_parser_that_mangles_bytes_is_wrong_though_its_counts_are_right() {
+        let case = portable_cases(10);
+        let logs = logs_serde_json(&case.body).unwrap();
+        assert_eq!(parsed_digest(&logs), case.digest);
+        assert_eq!(
+            parsed_digest(&logs_sonic_rs(&case.body).unwrap()),
+            case.digest
+        );
+        assert_eq!(
+            summarize(&mangled(&case.body).unwrap()).unwrap(),
+            case.summary
+        );
+        let mut w = RecordsChecked {
+            timed: workload(case.body.clone(), Ok(case.summary), typed_serde_json),
+            body: case.body.clone(),
+            parse: mangled,
+            want: case.digest,
+        };
+        let m = w.verify().unwrap_err();
+        assert!(m.case.contains("every record"), "{m}");
+        // The digest is the one other runtimes report.
+        assert_eq!(
+            case.typed_json()["digest"],
+            crate::cases::full_hex(&records_digest(&generate(10)))
+        );
+    }
+
     #[test]
     fn jsonrpc_verify_catches_a_wrong_output() {
-        for (_, _, raw, typed) in PARSERS {
+        for (_, _, raw, typed, _) in PARSERS {
             let err = workload(getlogs_body(10), Ok(11), raw)
                 .verify()
                 .unwrap_err();

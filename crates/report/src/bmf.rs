@@ -32,9 +32,10 @@
 //! # Measures
 //!
 //! * `latency` (Bencher's built-in measure, nanoseconds): the time per
-//!   operation that dyno compares everywhere ([`crate::compare::per_op_ns`]):
-//!   the fitted slope for linear-fit results, with the slope's 95 %
-//!   confidence interval as the bounds; else the median (P50), with the
+//!   operation that dyno compares everywhere ([`crate::compare::per_op`]):
+//!   for linear-fit results the Theil-Sen slope of the raw samples, with
+//!   Sen's 95 % interval as the bounds (robust to a sample the scheduler
+//!   held up, which can flip an OLS slope); else the median (P50), with the
 //!   median's distribution-free confidence interval.
 //! * `throughput` (built-in, operations per second): `1e9 / latency`; its
 //!   bounds are the latency bounds inverted (and swapped), given only when
@@ -122,18 +123,13 @@ pub fn name(r: &BenchResult) -> String {
     format!("{}::{}", r.id, compare::label(r))
 }
 
-/// Latency per operation: the fitted slope (with its confidence interval)
-/// where samples were fitted, else the P50 (with the median's interval).
+/// Latency per operation ([`compare::per_op`]): the robust slope (with
+/// its interval) where samples were fitted, else the P50 (with the
+/// median's interval).
 fn latency(r: &BenchResult) -> Option<Metric> {
-    let s = r.stats.as_ref()?;
-    match r
-        .fit
-        .as_ref()
-        .filter(|f| f.slope.is_finite() && f.slope > 0.0)
-    {
-        Some(f) => Metric::bounded(f.slope, f.slope_ci.lower, f.slope_ci.upper),
-        None => Metric::bounded(s.p50, s.median_ci.lower, s.median_ci.upper),
-    }
+    r.stats.as_ref()?;
+    let e = compare::per_op(r)?;
+    Metric::bounded(e.value, e.lower, e.upper)
 }
 
 /// Operations per second from a latency in nanoseconds.

@@ -47,18 +47,30 @@ pub fn label(r: &BenchResult) -> String {
     }
 }
 
-/// The time a comparison uses: the fitted slope where samples were fitted
-/// against batch size (the intercept holds the per-sample overheads), else
-/// the P50.
-pub fn per_op_ns(r: &BenchResult) -> Option<f64> {
+/// The time a comparison uses, with its 95% interval: where samples were
+/// fitted against batch size (the intercept holds the per-sample
+/// overheads), the Theil-Sen slope of the raw samples with Sen's interval
+/// (one sample the scheduler held up can flip an OLS slope's sign:
+/// decisions D9); else the P50 with the median's interval.
+pub fn per_op(r: &BenchResult) -> Option<dyno_format::gas::Estimate> {
     if r.verification.status == VerificationStatus::Failed {
         return None;
     }
-    r.fit
-        .as_ref()
-        .map(|f| f.slope)
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .or_else(|| r.stats.as_ref().map(|s| s.p50))
+    let median = || {
+        r.stats.as_ref().map(|s| dyno_format::gas::Estimate {
+            value: s.p50,
+            lower: s.median_ci.lower,
+            upper: s.median_ci.upper,
+        })
+    };
+    dyno_format::gas::Estimate::of(r)
+        .filter(|e| e.value.is_finite() && e.value > 0.0)
+        .or_else(median)
+}
+
+/// [`per_op`]'s value.
+pub fn per_op_ns(r: &BenchResult) -> Option<f64> {
+    per_op(r).map(|e| e.value)
 }
 
 /// The tables, or none if the run holds a single runtime.
@@ -167,7 +179,7 @@ pub fn tables(run: &Run) -> Vec<Table> {
 }
 
 /// The legend printed under the tables.
-pub const LEGEND: &str = "ns per operation: the fitted slope where samples were fitted, else the P50; \
+pub const LEGEND: &str = "ns per operation: the robust (Theil-Sen) slope where samples were fitted, else the P50; \
 WRONG: the output differed from the vector (not timed, left out of comparisons); \
 !: incomplete (the worker failed mid-run); (N gas): ns x 3000 / the same implementation's ECRECOVER ns";
 

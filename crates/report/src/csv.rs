@@ -8,7 +8,7 @@ use dyno_format::Run;
 use crate::rows;
 
 /// The CSV header.
-pub const COLUMNS: [&str; 29] = [
+pub const COLUMNS: [&str; 30] = [
     "id",
     "implementation",
     "version",
@@ -38,6 +38,7 @@ pub const COLUMNS: [&str; 29] = [
     "regression_threshold",
     "gas_per_op",
     "mgas_per_s",
+    "tails_over",
 ];
 
 pub(crate) fn quote(s: &str) -> String {
@@ -94,7 +95,8 @@ pub fn render(run: &Run) -> String {
                 num(s.map(|s| s.median_ci.lower)),
                 num(s.map(|s| s.median_ci.upper)),
                 num(r.ops_per_sec),
-                num(f.map(|f| f.slope)),
+                // The robust slope (decisions D9), as every view shows it.
+                num(f.and_then(|_| crate::compare::per_op_ns(r))),
                 num(f.map(|f| f.intercept)),
                 num(a.map(|a| a.allocs_per_op)),
                 num(a.map(|a| a.bytes_per_op)),
@@ -109,6 +111,11 @@ pub fn render(run: &Run) -> String {
                     .map(|(g, _)| g.to_string())
                     .unwrap_or_default(),
                 num(rows::gas_rate(r).map(|(_, m)| m)),
+                match (s, rows::batch_tails(r)) {
+                    (None, _) => String::new(),
+                    (Some(_), true) => "batch-means".into(),
+                    (Some(_), false) => "operations".into(),
+                },
             ];
             let _ = writeln!(out, "{}", fields.join(","));
         }

@@ -57,8 +57,9 @@ fn headers(t: &GasTable<'_>) -> Vec<String> {
         "input",
         "nominal gas",
         "ns direct",
-        "ns bytecode",
+        "ns bytecode [95% CI]",
         "calc gas [95% CI]",
+        "bytecode gas [95% CI]",
     ]
     .map(String::from)
     .to_vec();
@@ -82,6 +83,19 @@ fn with_ci(e: &Estimate) -> String {
     }
 }
 
+/// A difference of two times (a bytecode call beyond its control), with
+/// its interval always, and `≈0` where that interval includes zero: the
+/// call is not told apart from the control.
+pub(crate) fn net_time(e: &Estimate) -> String {
+    let zero = if e.spans_zero() { " ≈0" } else { "" };
+    format!(
+        "{} [{}, {}]{zero}",
+        duration(e.value),
+        duration(e.lower),
+        duration(e.upper)
+    )
+}
+
 fn time(e: &Estimate) -> String {
     let half = (e.upper - e.lower) / 2.0;
     if e.value > 0.0 && half > 0.0 {
@@ -102,8 +116,9 @@ fn cells(t: &GasTable<'_>, r: &Row) -> Vec<String> {
         r.input.clone(),
         r.nominal_gas.to_string(),
         time(&r.direct_ns),
-        r.bytecode_ns.as_ref().map_or("-".into(), time),
+        r.bytecode_ns.as_ref().map_or("-".into(), net_time),
         with_ci(&r.calculated_gas),
+        r.bytecode_gas.as_ref().map_or("-".into(), with_ci),
     ];
     if t.second_anchor.is_some() {
         c.push(r.second.as_ref().map_or("-".into(), with_ci));
@@ -133,11 +148,17 @@ fn footer(t: &GasTable<'_>) -> Vec<String> {
             t.factor, t.factor
         ),
     ];
-    if let Some(n) = &t.noop_ns {
+    if t.rows.iter().any(|r| r.bytecode_ns.is_some()) {
+        let paired = t.rows.iter().filter(|r| r.bytecode_paired).count();
+        let noop = t.noop_ns.as_ref().map_or(String::new(), |n| {
+            format!(" (the no-op loop alone: {})", time(n))
+        });
         lines.push(format!(
-            "ns bytecode = the STATICCALL loop's slope less the no-op loop's ({}) in revm",
-            time(n)
+            "ns bytecode = one STATICCALL in revm beyond the same loop calling IDENTITY with no input: {paired} of them paired with that control timed beside each sample, the rest against the no-op loop's own result{noop}; ≈0: its interval includes zero, not told apart from the control"
         ));
+        lines.push(
+            "bytecode gas = ns bytecode × 3000 / ns bytecode(ECRECOVER), every precompile timed through the EVM".into(),
+        );
     }
     let flagged = t.rows.iter().filter(|r| r.flag.is_some()).count();
     lines.push(format!(
@@ -206,11 +227,12 @@ fn markdown(t: &GasTable<'_>) -> String {
 
 fn csv(t: &GasTable<'_>) -> String {
     let mut out = String::from(
-        "kind,name,address,input,nominal_gas,direct_ns,direct_ns_lower,direct_ns_upper,bytecode_ns,bytecode_ns_lower,bytecode_ns_upper,calculated_gas,calculated_gas_lower,calculated_gas_upper,second_anchor_gas,mgas_per_s,pricing\n",
+        "kind,name,address,input,nominal_gas,direct_ns,direct_ns_lower,direct_ns_upper,bytecode_ns,bytecode_ns_lower,bytecode_ns_upper,bytecode_paired,calculated_gas,calculated_gas_lower,calculated_gas_upper,bytecode_gas,bytecode_gas_lower,bytecode_gas_upper,second_anchor_gas,mgas_per_s,pricing\n",
     );
     let num = |v: f64| format!("{v}");
     for r in t.rows {
         let b = r.bytecode_ns.as_ref();
+        let bg = r.bytecode_gas.as_ref();
         let fields = [
             r.kind.clone(),
             r.name.clone(),
@@ -223,9 +245,13 @@ fn csv(t: &GasTable<'_>) -> String {
             b.map_or(String::new(), |e| num(e.value)),
             b.map_or(String::new(), |e| num(e.lower)),
             b.map_or(String::new(), |e| num(e.upper)),
+            b.map_or(String::new(), |_| r.bytecode_paired.to_string()),
             num(r.calculated_gas.value),
             num(r.calculated_gas.lower),
             num(r.calculated_gas.upper),
+            bg.map_or(String::new(), |e| num(e.value)),
+            bg.map_or(String::new(), |e| num(e.lower)),
+            bg.map_or(String::new(), |e| num(e.upper)),
             r.second.map_or(String::new(), |e| num(e.value)),
             num(r.mgas_per_s.value),
             r.flag.map_or("", |f| f.as_str()).to_string(),
@@ -255,7 +281,9 @@ mod tests {
                 nominal_gas: 3000,
                 direct_ns: e(30_000.0, 300.0),
                 bytecode_ns: Some(e(31_000.0, 600.0)),
+                bytecode_paired: true,
                 calculated_gas: Estimate::exact(3000.0),
+                bytecode_gas: Some(Estimate::exact(3000.0)),
                 second: Some(e(1800.0, 18.0)),
                 mgas_per_s: e(100.0, 1.0),
                 flag: None,
@@ -267,8 +295,18 @@ mod tests {
                 input: "one_point".into(),
                 nominal_gas: 79_000,
                 direct_ns: e(3e6, 3e4),
-                bytecode_ns: None,
+                bytecode_ns: Some(Estimate {
+                    value: -12.0,
+                    lower: -40.0,
+                    upper: 16.0,
+                }),
+                bytecode_paired: true,
                 calculated_gas: e(300_000.0, 6000.0),
+                bytecode_gas: Some(Estimate {
+                    value: -1.16,
+                    lower: -3.9,
+                    upper: 1.6,
+                }),
                 second: None,
                 mgas_per_s: e(26.3, 0.3),
                 flag: Some(Pricing::Under),
@@ -297,11 +335,21 @@ mod tests {
         assert!(text.contains("underpriced ×3.8"), "{text}");
         assert!(text.contains("gas @ 60 MGas/s"), "{text}");
         assert!(text.contains("300000 [294000–306000]"), "{text}");
+        // A negative bytecode time keeps its interval and says it is not
+        // told apart from zero; a positive one keeps its interval too.
+        assert!(text.contains("-12.0 ns [-40.0 ns, 16.0 ns] ≈0"), "{text}");
+        assert!(text.contains("31.0 µs [30.4 µs, 31.6 µs]"), "{text}");
+        assert!(!text.contains("31.0 µs [30.4 µs, 31.6 µs] ≈0"), "{text}");
+        assert!(text.contains("-1.16 [-3.90–1.60]"), "{text}");
         let md = render(&t, Format::Markdown);
         assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 3);
         let csv = render(&t, Format::Csv);
         assert_eq!(csv.lines().count(), 3);
         assert!(csv.lines().nth(2).unwrap().ends_with(",underpriced"));
+        assert!(
+            csv.lines().nth(2).unwrap().contains(",-12,-40,16,true,"),
+            "{csv}"
+        );
         let json: serde_json::Value = serde_json::from_str(&render(&t, Format::Json)).unwrap();
         assert_eq!(json["rows"][1]["flag"], "underpriced");
         assert_eq!(json["second_anchor"], "60 MGas/s");

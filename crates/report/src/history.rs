@@ -58,6 +58,9 @@ pub fn points_text(points: &[HistoryPoint]) -> String {
             p.n
         );
     }
+    out.push_str(
+        "p99: of the samples' per-operation times; for operations under ~10 µs each sample is a batch mean, so it is not one operation's tail\n",
+    );
     out
 }
 

@@ -22,6 +22,7 @@ mod charts;
 mod gas;
 mod load;
 mod memory;
+mod paired;
 mod replay;
 mod runs;
 mod svg;
@@ -153,6 +154,13 @@ pub fn render(input: &HtmlInput<'_>) -> String {
         page.open("replay", "Block replay");
         for ri in runs.iter().filter(|r| crate::replay::has_replay(r.run)) {
             page.replay(ri.run, multi);
+        }
+        page.close();
+    }
+    if runs.iter().any(|r| !r.run.paired.is_empty()) {
+        page.open("ab", "A/B, interleaved");
+        for ri in runs.iter().filter(|r| !r.run.paired.is_empty()) {
+            page.paired(ri.run, multi);
         }
         page.close();
     }

@@ -43,6 +43,12 @@ pub fn render(run: &Run) -> String {
         out,
         "\n`*` marks each id's baseline; \"vs *\" is P50 / baseline P50; ±CI is the half-width of the 95% CI of the median.\n"
     );
+    if rows::any_batch_tails(run) {
+        let _ = writeln!(out, "{}\n", rows::BATCH_NOTE);
+    }
+    if rows::any_allocations(run) {
+        let _ = writeln!(out, "{}\n", rows::ALLOC_NOTE);
+    }
 
     let mut group = "";
     for b in rows::blocks(run) {

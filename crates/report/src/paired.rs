@@ -124,7 +124,7 @@ pub fn noise_line(n: &Noise) -> String {
 }
 
 /// What the columns mean, and what the run's noise and threshold allow.
-fn explain(run: &Run) -> Vec<String> {
+pub(crate) fn explain(run: &Run) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(p) = run.paired.iter().find(|p| p.verdict != "not compared") {
         lines.push(format!(
@@ -136,7 +136,7 @@ fn explain(run: &Run) -> Vec<String> {
             p.passes.first().map_or(0, |x| x.iterations)
         ));
         lines.push(format!(
-            "detectable: the change this comparison would flag 95% of the time at the noise it saw; verdicts need the whole interval beyond ±{:.0}% (and Holm's sign test); inconclusive: too noisy here to say either way.",
+            "detectable: the change this comparison would flag 95% of the time at the noise it saw; verdicts need the whole interval beyond ±{:.0}% (and Holm's t test over the passes); inconclusive: too noisy here to say either way.",
             100.0 * p.threshold
         ));
         let noisy: Vec<&Paired> = run
@@ -167,7 +167,8 @@ fn explain(run: &Run) -> Vec<String> {
     lines
 }
 
-fn rows(run: &Run) -> Vec<Vec<String>> {
+/// The header and one row per benchmark.
+pub(crate) fn rows(run: &Run) -> Vec<Vec<String>> {
     let mut rows = vec![header()];
     rows.extend(run.paired.iter().map(row));
     rows

@@ -1,7 +1,7 @@
 //! The table model every human-readable format shares: results grouped by
 //! id, each with its ratio to the id's baseline implementation.
 
-use dyno_format::{BenchResult, Run, VerificationStatus};
+use dyno_format::{BenchResult, Mode, Run, VerificationStatus};
 
 use crate::units;
 
@@ -71,6 +71,35 @@ pub(crate) const HEADERS: [&str; 11] = [
     "vs *",
 ];
 
+/// Whether a result's P95, P99 and max are over batch means: its samples
+/// each timed many operations (batched and fitted modes, operations under
+/// ~10 µs) and were divided by their number, so one operation's tail is
+/// not in them.
+pub(crate) fn batch_tails(r: &BenchResult) -> bool {
+    r.samples.iter().any(|s| s.iters > 1) || matches!(r.mode, Some(Mode::Batched | Mode::LinearFit))
+}
+
+/// The mark on a P95, P99 or max over batch means.
+pub(crate) const BATCH_MARK: &str = "ᵇ";
+
+/// What [`BATCH_MARK`] means, for a table's footer.
+pub(crate) const BATCH_NOTE: &str = "ᵇ P95, P99 and max over batch means: each sample timed many operations and was divided by their number (operations under ~10 µs), so one operation's tail is not in them";
+
+/// What the allocs/op and B/op columns cannot see.
+pub(crate) const ALLOC_NOTE: &str = "allocs/op, B/op: Rust heap allocations on the benchmark's own thread; not other threads (RocksDB's compactions, thread pools) nor what C and C++ libraries allocate with malloc (RocksDB, MDBX, blst, c-kzg); other runtimes report their own";
+
+/// Whether any result of `run` counted allocations.
+pub(crate) fn any_allocations(run: &Run) -> bool {
+    run.results.iter().any(|r| r.allocations.is_some())
+}
+
+/// Whether any result of `run` has [`batch_tails`].
+pub(crate) fn any_batch_tails(run: &Run) -> bool {
+    run.results
+        .iter()
+        .any(|r| r.stats.is_some() && batch_tails(r))
+}
+
 /// The cells of one row (the id is shown once per block by the caller).
 pub(crate) fn cells(row: &Row<'_>) -> [String; 10] {
     let r = row.result;
@@ -91,12 +120,14 @@ pub(crate) fn cells(row: &Row<'_>) -> [String; 10] {
     };
     let half = (s.median_ci.upper - s.median_ci.lower) / 2.0;
     let allocs = r.allocations.as_ref();
+    let mark = if batch_tails(r) { BATCH_MARK } else { "" };
+    let tail = |v: f64| format!("{}{mark}", units::duration(v));
     [
         name,
         units::duration(s.p50),
-        units::duration(s.p95),
-        units::duration(s.p99),
-        units::duration(s.max),
+        tail(s.p95),
+        tail(s.p99),
+        tail(s.max),
         units::plus_minus_pct(half / s.p50),
         r.ops_per_sec.map_or_else(dash, units::rate),
         allocs.map_or_else(dash, |a| units::count(a.allocs_per_op)),
@@ -199,15 +230,12 @@ pub(crate) fn harness_line(run: &Run) -> Option<String> {
 }
 
 /// Gas per operation (the `gas_per_op` parameter an EVM workload records)
-/// and the throughput it implies: gas / time, in MGas/s, on the fit's
-/// slope if there is one, else the P50.
+/// and the throughput it implies: gas / time, in MGas/s, on the time
+/// comparisons use ([`crate::compare::per_op_ns`]: the robust slope where
+/// fitted, else the P50).
 pub(crate) fn gas_rate(r: &BenchResult) -> Option<(u64, f64)> {
     let gas = r.parameters.get("gas_per_op")?.as_u64()?;
-    let ns = r
-        .fit
-        .as_ref()
-        .map(|f| f.slope)
-        .or_else(|| r.stats.as_ref().map(|s| s.p50))?;
+    let ns = crate::compare::per_op_ns(r)?;
     (ns > 0.0).then(|| (gas, gas as f64 / ns * 1e3))
 }
 
@@ -227,4 +255,69 @@ pub fn one_line(s: &str) -> String {
     let head: String = flat.chars().take(150).collect();
     let tail: Vec<char> = flat.chars().rev().take(MAX - 150).collect();
     format!("{head} … {}", tail.into_iter().rev().collect::<String>())
+}
+
+#[cfg(test)]
+mod tests {
+    use dyno_format::{Mode, Sample, fixture};
+
+    /// A slow operation timed one at a time, and a fast one in batches.
+    fn run() -> dyno_format::Run {
+        let mut single = fixture::result("crypto/slow/x", "a", Some(50_000.0));
+        single.mode = Some(Mode::Single);
+        single.samples = vec![
+            Sample {
+                iters: 1,
+                ns: 50_000
+            };
+            3
+        ];
+        let mut batched = fixture::result("hash/fast/y", "a", Some(50.0));
+        batched.samples = vec![
+            Sample {
+                iters: 1000,
+                ns: 50_000
+            };
+            3
+        ];
+        fixture::run("r", vec![single, batched])
+    }
+
+    #[test]
+    fn tails_over_batch_means_are_marked_in_every_view() {
+        let run = run();
+        assert!(!super::batch_tails(&run.results[0]));
+        assert!(super::batch_tails(&run.results[1]));
+        let text = crate::table::render(&run, false);
+        let line = |id: &str| {
+            text.lines()
+                .find(|l| l.starts_with(id))
+                .unwrap()
+                .to_string()
+        };
+        assert!(!line("crypto/slow/x").contains('ᵇ'), "{text}");
+        assert!(
+            line("hash/fast/y").contains("ns ᵇ") || line("hash/fast/y").contains("nsᵇ"),
+            "{text}"
+        );
+        assert!(text.contains("P95, P99 and max over batch means"), "{text}");
+        let md = crate::markdown::render(&run);
+        assert!(md.contains("P95, P99 and max over batch means"), "{md}");
+        assert_eq!(
+            md.matches('ᵇ').count(),
+            3 + 1,
+            "three cells and the note: {md}"
+        );
+        let csv = crate::csv::render(&run);
+        let tails: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(tails, ["operations", "batch-means"], "{csv}");
+        // A run of single operations only says nothing of batches.
+        let mut only = run.clone();
+        only.results.truncate(1);
+        assert!(!crate::table::render(&only, false).contains("batch means"));
+    }
 }

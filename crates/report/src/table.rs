@@ -124,6 +124,12 @@ pub fn render(run: &Run, color: bool) -> String {
             )
         )
     );
+    if rows::any_batch_tails(run) {
+        let _ = writeln!(out, "{}", paint(DIM, rows::BATCH_NOTE));
+    }
+    if rows::any_allocations(run) {
+        let _ = writeln!(out, "{}", paint(DIM, rows::ALLOC_NOTE));
+    }
     if let Some(h) = rows::harness_line(run) {
         let _ = writeln!(out, "{}", paint(DIM, &format!("harness overhead: {h}")));
     }

@@ -133,7 +133,13 @@ fn gas_per_op_shows_as_mgas_per_second() {
     assert!(table::render(&run, false).contains("500 MGas/s (1000 gas/op)"));
     assert!(markdown::render(&run).contains("500 MGas/s (1000 gas/op)"));
     let csv = csv::render(&run);
-    assert!(csv.lines().last().unwrap().ends_with(",1000,500"), "{csv}");
+    assert!(
+        csv.lines()
+            .last()
+            .unwrap()
+            .ends_with(",1000,500,batch-means"),
+        "{csv}"
+    );
 }
 
 #[test]

@@ -191,6 +191,62 @@ fn parse_gobench(text: &str) -> (BTreeMap<String, String>, Vec<String>, Vec<Line
 
 // ------------------------------------------------------------------- BMF
 
+/// A fitted result the scheduler interrupted (recorded here: modexp in
+/// bytecode mode, one 100-call sample took 63.5 ms), whose OLS slope came
+/// out negative: every view shows the robust slope, about 10 µs.
+#[test]
+fn every_view_shows_the_robust_slope_not_a_negative_ols_one() {
+    let samples = [
+        (100, 1_073_966),
+        (200, 9_135_677),
+        (300, 18_224_848),
+        (100, 63_511_924),
+        (200, 2_202_198),
+        (300, 5_164_182),
+        (100, 1_170_901),
+        (200, 2_181_188),
+        (300, 3_113_570),
+        (100, 1_072_883),
+        (200, 2_134_225),
+        (300, 3_215_012),
+    ];
+    let mut r =
+        dyno_format::fixture::result("precompile-bytecode/modexp/x", "revm", Some(10_000.0));
+    r.mode = Some(dyno_format::Mode::LinearFit);
+    r.samples = samples
+        .iter()
+        .map(|&(iters, ns)| dyno_format::Sample { iters, ns })
+        .collect();
+    let interval = |lower, upper| dyno_stats::Interval {
+        lower,
+        upper,
+        level: 0.95,
+    };
+    r.fit = Some(dyno_stats::LinearFit {
+        slope: -4_820.0,
+        intercept: 0.0,
+        slope_ci: interval(-38_000.0, 28_000.0),
+        intercept_ci: interval(0.0, 0.0),
+        r_squared: 0.01,
+        n: 12,
+    });
+    let ns = compare::per_op_ns(&r).unwrap();
+    assert!((9_000.0..12_000.0).contains(&ns), "{ns}");
+    let run = dyno_format::fixture::run("r", vec![r]);
+    let doc = check_bmf(&bmf::render(&run));
+    let lat = doc["precompile-bytecode/modexp/x::revm"]["latency"]["value"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(lat, ns);
+    let csv = dyno_report::csv::render(&run);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let slope_col = dyno_report::csv::COLUMNS
+        .iter()
+        .position(|c| *c == "slope_ns")
+        .unwrap();
+    assert_eq!(row[slope_col].parse::<f64>().unwrap(), ns);
+}
+
 #[test]
 fn bmf_of_a_recorded_run_has_every_result_with_latency_and_throughput() {
     let run = recorded(OLD);
@@ -201,18 +257,17 @@ fn bmf_of_a_recorded_run_has_every_result_with_latency_and_throughput() {
         let name = format!("{}::{}", r.id, r.implementation.name);
         let m = doc.get(&name).unwrap_or_else(|| panic!("{name} missing"));
         let lat = m["latency"]["value"].as_f64().unwrap();
-        // the time every other dyno view compares: the slope, else the P50
+        // the time every other dyno view compares: the robust slope, else the P50
         assert_eq!(Some(lat), compare::per_op_ns(r), "{name}");
         let thr = m["throughput"]["value"].as_f64().unwrap();
         assert!((thr * lat / 1e9 - 1.0).abs() < 1e-12, "{name}");
-        // bounds are the slope's CI or the median's CI, and always present here
-        let (lo, hi) = match &r.fit {
-            Some(f) => (f.slope_ci.lower, f.slope_ci.upper),
-            None => {
-                let s = r.stats.as_ref().unwrap();
-                (s.median_ci.lower, s.median_ci.upper)
-            }
-        };
+        // bounds are the slope's interval or the median's, always present here
+        let e = compare::per_op(r).unwrap();
+        let (lo, hi) = (e.lower, e.upper);
+        if r.fit.is_none() {
+            let s = r.stats.as_ref().unwrap();
+            assert_eq!((lo, hi), (s.median_ci.lower, s.median_ci.upper));
+        }
         assert_eq!(m["latency"]["lower_value"].as_f64(), Some(lo), "{name}");
         assert_eq!(m["latency"]["upper_value"].as_f64(), Some(hi), "{name}");
         assert_eq!(m["throughput"]["lower_value"].as_f64(), Some(1e9 / hi));

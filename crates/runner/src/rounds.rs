@@ -66,20 +66,38 @@ pub struct Measured {
 
 /// Which side a round belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub enum Side {
     A,
     B,
 }
 
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if *self == Side::A { "A" } else { "B" })
+    }
+}
+
+/// Why the rounds stopped without a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Stopped {
+    /// `stop` said so before 3 pairs were done.
+    #[error("interrupted")]
+    Interrupted,
+    /// A side could not time a round (the caller asks that side's worker
+    /// whether it lives on).
+    #[error("side {side}: {message}")]
+    Failed { side: Side, message: String },
+}
+
 /// One round on `w` of `iters` operations: its time, as the side reports it.
-fn round(w: &mut dyn Workload, side: Side, iters: u64) -> Result<u64, String> {
-    let name = if side == Side::A { "A" } else { "B" };
+fn round(w: &mut dyn Workload, side: Side, iters: u64) -> Result<u64, Stopped> {
+    let failed = |message: String| Stopped::Failed { side, message };
     match w.time(iters) {
         Some(Ok(ns)) if ns > 0 => Ok(ns),
-        Some(Ok(_)) => Err(format!("side {name} reported a round of 0 ns")),
-        Some(Err(e)) => Err(format!("side {name}: {e}")),
-        None => Err(format!(
-            "side {name} does not time itself (every side of an A/B is a worker)"
+        Some(Ok(_)) => Err(failed("reported a round of 0 ns".into())),
+        Some(Err(e)) => Err(failed(e)),
+        None => Err(failed(
+            "does not time itself (every side of an A/B is a worker)".into(),
         )),
     }
 }
@@ -91,7 +109,7 @@ pub fn run(
     b: &mut dyn Workload,
     plan: &Plan,
     stop: &dyn Fn() -> bool,
-) -> Result<Measured, String> {
+) -> Result<Measured, Stopped> {
     // Warm-up, A and B alternately, doubling until a round is long enough.
     let mut iters = 1u64;
     let mut warmed = 0u64;
@@ -124,7 +142,7 @@ pub fn run(
             if m.log_ratios.len() >= 3 {
                 break;
             }
-            return Err("interrupted".into());
+            return Err(Stopped::Interrupted);
         }
         let a_first = m.log_ratios.len().is_multiple_of(2);
         let (ta, tb) = if a_first {
@@ -252,6 +270,41 @@ mod tests {
             "one warm-up round each, then 10 pairs"
         );
         let stop_now = run(&mut a, &mut b, &Plan::new(true), &|| true);
-        assert_eq!(stop_now, Err("interrupted".into()));
+        assert_eq!(stop_now, Err(Stopped::Interrupted));
+    }
+
+    /// A side whose worker fails at its `n`-th round.
+    struct Failing(u32);
+
+    impl Workload for Failing {
+        fn verify(&mut self) -> Result<(), Mismatch> {
+            Ok(())
+        }
+        fn run(&mut self, _: u64) {}
+        fn cases(&self) -> usize {
+            1
+        }
+        fn time(&mut self, _: u64) -> Option<Result<u64, String>> {
+            self.0 = self.0.saturating_sub(1);
+            Some(if self.0 == 0 {
+                Err("the worker died".into())
+            } else {
+                Ok(3_000_000)
+            })
+        }
+    }
+
+    #[test]
+    fn a_failing_side_is_named() {
+        let (mut a, _, _) = pair(1_000.0, 1_000.0, Rc::new(|_| 1.0));
+        let got = run(&mut a, &mut Failing(40), &Plan::new(true), &|| false);
+        assert_eq!(
+            got,
+            Err(Stopped::Failed {
+                side: Side::B,
+                message: "the worker died".into()
+            })
+        );
+        assert_eq!(got.unwrap_err().to_string(), "side B: the worker died");
     }
 }

@@ -17,7 +17,6 @@
 //!   there are ten distinct resamples, and its interval is close to the
 //!   range of the three pair statistics, which misses zero in an A/A a
 //!   quarter of the time (the tests below measure it).
-
 //!
 //! Interleaved rounds (`dyno ab`) have the same shape one level down: in
 //! each *pass* both sides run in fresh processes, and many short rounds of

@@ -106,6 +106,9 @@ pub struct Cases<I, O, F> {
     /// Each input's number in its vector file, for mismatch messages
     /// (default: its place in `inputs`).
     numbers: Option<Vec<usize>>,
+    /// Inputs checked by `verify` and never timed, with their outputs
+    /// (see [`Cases::controls`]).
+    controls: Vec<(I, O)>,
 }
 
 impl<I, O, F> Debug for Cases<I, O, F> {
@@ -135,7 +138,17 @@ where
             },
             next: 0,
             numbers: None,
+            controls: Vec::new(),
         }
+    }
+
+    /// Controls: inputs `verify` also checks, never timed, such as a
+    /// signature over another message that a verifier must reject. A
+    /// benchmark of valid inputs alone would pass an operation that always
+    /// says yes.
+    pub fn controls(mut self, controls: Vec<(I, O)>) -> Self {
+        self.controls = controls;
+        self
     }
 
     /// Render outputs with `show` in mismatch messages (e.g. [`hex`]).
@@ -165,6 +178,7 @@ where
             check: Check::Holds(Box::new(check)),
             next: 0,
             numbers: None,
+            controls: Vec::new(),
         }
     }
 }
@@ -200,6 +214,20 @@ where
                     case: case.to_string(),
                     expected,
                     actual,
+                });
+            }
+        }
+        for (k, (input, expected)) in self.controls.iter().enumerate() {
+            let actual = (self.op)(input);
+            if actual != *expected {
+                let show = match &self.check {
+                    Check::Equals { show, .. } => *show,
+                    Check::Holds(_) => |_: &O| "(not shown)".to_string(),
+                };
+                return Err(Mismatch {
+                    case: format!("control {k} (checked, never timed)"),
+                    expected: show(expected),
+                    actual: show(&actual),
                 });
             }
         }
@@ -352,6 +380,9 @@ pub enum Param {
     Text(String),
     /// A measured quantity such as bytes allocated per operation.
     Float(f64),
+    /// Raw timings `(iters, ns)` the workload took beside its samples (a
+    /// control it ran in step with them), recorded as `[{iters, ns}]`.
+    Samples(Vec<(u64, u64)>),
 }
 
 impl Param {
@@ -361,6 +392,10 @@ impl Param {
             Self::Int(i) => serde_json::Value::from(*i),
             Self::Text(s) => serde_json::Value::from(s.as_str()),
             Self::Float(x) => serde_json::Value::from(*x),
+            Self::Samples(s) => s
+                .iter()
+                .map(|&(iters, ns)| serde_json::json!({ "iters": iters, "ns": ns }))
+                .collect(),
         }
     }
 }
@@ -510,6 +545,26 @@ mod tests {
         assert_eq!(err.case, "2");
         assert_eq!(err.expected, "7");
         assert_eq!(err.actual, "6");
+    }
+
+    #[test]
+    fn controls_catch_an_operation_that_always_says_yes() {
+        // "Is it even?" on even inputs only: an always-true answer passes.
+        let even = |x: &u32| x.is_multiple_of(2);
+        let yes = |_: &u32| true;
+        assert!(
+            Cases::expect(vec![(2u32, true), (4, true)], yes)
+                .verify()
+                .is_ok()
+        );
+        let controls = vec![(3u32, false)];
+        let mut w = Cases::expect(vec![(2u32, true), (4, true)], yes).controls(controls.clone());
+        let m = w.verify().unwrap_err();
+        assert_eq!(m.case, "control 0 (checked, never timed)");
+        assert_eq!((m.expected.as_str(), m.actual.as_str()), ("false", "true"));
+        let mut right = Cases::expect(vec![(2u32, true), (4, true)], even).controls(controls);
+        assert!(right.verify().is_ok());
+        assert_eq!(right.cases(), 2, "controls are not timed cases");
     }
 
     #[test]

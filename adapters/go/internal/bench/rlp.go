@@ -2,9 +2,11 @@ package bench
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
@@ -85,6 +87,40 @@ func rlpCounts(v any) (lists, strs, total int64, err error) {
 	}
 }
 
+// rlpDigest is the tree digest of the case schema: keccak-256 over a
+// pre-order walk, a string as 0x80 || u32 BE length || bytes, a list as
+// 0xc0 || u32 BE item count, then its items.
+func rlpDigest(v any) ([]byte, error) {
+	h := crypto.NewKeccakState()
+	var walk func(v any) error
+	walk = func(v any) error {
+		var head [5]byte
+		switch x := v.(type) {
+		case []byte:
+			head[0] = 0x80
+			binary.BigEndian.PutUint32(head[1:], uint32(len(x)))
+			h.Write(head[:])
+			h.Write(x)
+		case []any:
+			head[0] = 0xc0
+			binary.BigEndian.PutUint32(head[1:], uint32(len(x)))
+			h.Write(head[:])
+			for _, e := range x {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("generic tree holds a %T", v)
+		}
+		return nil
+	}
+	if err := walk(v); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
+
 // rlpRoundTrip re-encodes the tree decoded from case i's encoded and
 // reports a mismatch on `encoded` if it differs.
 func rlpRoundTrip(i int, encoded []byte, raw json.RawMessage, tree any) (*Mismatch, error) {
@@ -98,8 +134,8 @@ func rlpRoundTrip(i int, encoded []byte, raw json.RawMessage, tree any) (*Mismat
 	return nil, nil
 }
 
-// prepareRLPDecode decodes every case once, counts its tree and checks
-// that re-encoding the tree gives `encoded` back.
+// prepareRLPDecode decodes every case once, counts and digests its tree
+// and checks that re-encoding the tree gives `encoded` back.
 func prepareRLPDecode(_ string, cases []Case) (*Prepared, error) {
 	encoded := make([][]byte, len(cases))
 	for i := range cases {
@@ -121,6 +157,10 @@ func prepareRLPDecode(_ string, cases []Case) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
+		digest, err := rlpDigest(tree)
+		if err != nil {
+			return nil, err
+		}
 		if self == nil {
 			m, err := rlpRoundTrip(i, encoded[i], cases[i].Input["encoded"], tree)
 			if err != nil {
@@ -128,7 +168,7 @@ func prepareRLPDecode(_ string, cases []Case) (*Prepared, error) {
 			}
 			self = m
 		}
-		return Output{{Name: "lists", Value: lists}, {Name: "strings", Value: strs}, {Name: "bytes", Value: total}}, nil
+		return Output{{Name: "lists", Value: lists}, {Name: "strings", Value: strs}, {Name: "bytes", Value: total}, {Name: "digest", Value: Hex(digest)}}, nil
 	})
 	if err != nil {
 		return nil, err

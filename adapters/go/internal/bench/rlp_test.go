@@ -127,10 +127,24 @@ func TestRLPKnownEncodings(t *testing.T) {
 	}
 }
 
+// eip155Digest is the tree digest of the EIP-155 transaction, from the
+// case schema's definition written out in Python (pycryptodome's keccak).
+const eip155Digest = "0xe270da40a7e020e3a20660060bf3abc52f1d3c9af84ce52cb467f0cf440df373"
+
 func TestRLPEIP155(t *testing.T) {
 	// 1+5+2+20+8+0+1+32+32 payload bytes in 9 strings, one list.
-	dec := mkCase(map[string]any{"encoded": eip155Tx}, map[string]any{"lists": 1, "strings": 9, "bytes": 101})
+	dec := mkCase(map[string]any{"encoded": eip155Tx}, map[string]any{"lists": 1, "strings": 9, "bytes": 101, "digest": eip155Digest})
 	mustPrepare(t, "rlp/decode-generic/small-legacy-tx", ImplRLP, []Case{dec})
+	// The nonce 0x0a for 0x09: the same counts, another tree; only the
+	// digest sees it.
+	other := mkCase(map[string]any{"encoded": "0x" + "f86c0a" + eip155Tx[8:]}, map[string]any{"lists": 1, "strings": 9, "bytes": 101, "digest": eip155Digest})
+	p, err := Prepare("rlp/decode-generic/small-legacy-tx", ImplRLP, []Case{other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Check(p, []Case{other}); m == nil || m.Field != "digest" {
+		t.Fatalf("another nonce, the same digest expected: %+v", m)
+	}
 	enc := Case{Input: map[string]json.RawMessage{"tree": json.RawMessage(eip155Tree)}, Expected: map[string]json.RawMessage{"encoded": raw(eip155Tx)}}
 	mustPrepare(t, "rlp/encode-generic/small-legacy-tx", ImplRLP, []Case{enc})
 }

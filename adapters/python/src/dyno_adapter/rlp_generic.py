@@ -2,9 +2,10 @@
 
 decode: `rlp.decode(encoded)` without sedes (strict), giving pyrlp's generic
         tree: nested Python lists of `bytes`, the byte strings left as they
-        are. The counts (`lists`, `strings`, `bytes`) are taken from that tree
-        at prepare, outside the timed loop; prepare also re-encodes the tree
-        with `rlp.encode` and reports a mismatch on `encoded` when it differs.
+        are. The counts (`lists`, `strings`, `bytes`) and the tree's `digest`
+        are taken from that tree at prepare, outside the timed loop; prepare
+        also re-encodes the tree with `rlp.encode` and reports a mismatch on
+        `encoded` when it differs.
 encode: the JSON tree (hex strings and arrays) becomes nested lists of
         `bytes` at prepare; the timed op is `rlp.encode(tree)`.
 """
@@ -47,6 +48,26 @@ def counts(tree: Any) -> tuple[int, int, int]:
     return lists, strings, total
 
 
+def digest(tree: Any) -> bytes:
+    """keccak-256 over a pre-order walk of the tree: a byte string as
+    0x80 || u32 BE length || bytes, a list as 0xc0 || u32 BE item count,
+    then its items (docs/adapter-protocol.md)."""
+    from Crypto.Hash import keccak
+
+    h = keccak.new(digest_bits=256)
+    stack = [tree]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            h.update(b"\xc0" + len(item).to_bytes(4, "big"))
+            stack.extend(reversed(item))
+        elif isinstance(item, bytes):
+            h.update(b"\x80" + len(item).to_bytes(4, "big") + item)
+        else:
+            raise BenchError(f"decoded tree holds a {type(item).__name__}")
+    return h.digest()
+
+
 def native_tree(value: Any, path: str = "tree") -> Any:
     """The JSON tree as pyrlp's native one: a hex string -> bytes, an array -> list."""
     if isinstance(value, list):
@@ -69,7 +90,7 @@ def _decode_check(tree: Any, inp: dict) -> tuple[str, Any, Any] | None:
 
 def _decode_output(tree: Any, _inp: dict) -> dict:
     lists, strings, total = counts(tree)
-    return {"lists": lists, "strings": strings, "bytes": total}
+    return {"lists": lists, "strings": strings, "bytes": total, "digest": tohex(digest(tree))}
 
 
 def _make(id_: str) -> Bench:

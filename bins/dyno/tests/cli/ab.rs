@@ -119,3 +119,68 @@ fn a_base_that_is_not_a_worker_is_said_plainly() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_base_revision_is_taken_from_its_cache_by_commit_and_an_unknown_one_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(repo())
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .unwrap();
+    assert!(head.status.success(), "dyno's tests run in its git clone");
+    let commit = text(&head.stdout).trim().to_string();
+    // What a build of HEAD left in the cache: here a base with a wrong
+    // result, so the run is quick and says which base it used.
+    let built = cache.join("ab").join(&commit).join("dyno");
+    std::fs::create_dir_all(built.parent().unwrap()).unwrap();
+    executable(&built, WRONG_WORKER);
+    let o = dyno(tmp.path())
+        .env("DYNO_CACHE", &cache)
+        .args([
+            "ab",
+            "hash/keccak256/1KiB",
+            "--base-rev",
+            "HEAD",
+            "--quick",
+            "--format",
+            "json",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "stderr:\n{stderr}");
+    assert!(stderr.contains("--base-rev HEAD: the build of"), "{stderr}");
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &run["paired"][0];
+    assert_eq!(p["base"], format!("base: dyno at HEAD ({})", &commit[..12]));
+    assert!(
+        p["note"]
+            .as_str()
+            .unwrap()
+            .contains("WRONG on base: dyno at HEAD")
+    );
+
+    let o = dyno(tmp.path())
+        .env("DYNO_CACHE", &cache)
+        .args([
+            "ab",
+            "hash",
+            "--base-rev",
+            "no-such-rev-zz9",
+            "--quick",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("--base-rev no-such-rev-zz9: no such commit in"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -55,6 +55,36 @@ impl Item {
         }
     }
 
+    /// The tree's digest, which other runtimes report for
+    /// `rlp/decode-generic` beside the counts so that a decoder is checked
+    /// on every byte: keccak-256 over a pre-order walk, a byte string as
+    /// `0x80 ‖ u32 BE length ‖ bytes`, a list as `0xc0 ‖ u32 BE item count`
+    /// followed by its items.
+    pub fn digest(&self) -> [u8; 32] {
+        use tiny_keccak::{Hasher, Keccak};
+        fn walk(item: &Item, k: &mut Keccak) {
+            match item {
+                Item::Bytes(b) => {
+                    k.update(&[0x80]);
+                    k.update(&(b.len() as u32).to_be_bytes());
+                    k.update(b);
+                }
+                Item::List(items) => {
+                    k.update(&[0xc0]);
+                    k.update(&(items.len() as u32).to_be_bytes());
+                    for i in items {
+                        walk(i, k);
+                    }
+                }
+            }
+        }
+        let mut k = Keccak::v256();
+        walk(self, &mut k);
+        let mut out = [0u8; 32];
+        k.finalize(&mut out);
+        out
+    }
+
     /// The tree as JSON: a byte string as `0x` hex, a list as an array.
     pub fn to_json(&self) -> Value {
         match self {
@@ -198,6 +228,24 @@ mod tests {
         assert_eq!(c.bytes, 1 + 5 + 2 + 20 + 8 + 1 + 32 + 32);
         assert_eq!(encode_alloy(&a), bytes);
         assert_eq!(encode_parity(&a), bytes);
+    }
+
+    #[test]
+    fn the_digest_walks_every_byte_and_every_boundary() {
+        // c0 00000002 | 80 00000000 | 80 00000001 7f, hashed with
+        // pycryptodome's keccak-256.
+        let two = Item::List(vec![Item::Bytes(vec![]), Item::Bytes(vec![0x7f])]);
+        assert_eq!(
+            dyno_workload::hex(two.digest()),
+            "0x2f186a66c37ba88fe8904d0e38521db408ae13878d080bf502b70d88abbed512"
+        );
+        // The same bytes in one string: the same counts of bytes, another
+        // tree, another digest (c0 00000001 | 80 00000002 007f).
+        let one = Item::List(vec![Item::Bytes(vec![0x00, 0x7f])]);
+        assert_eq!(
+            dyno_workload::hex(one.digest()),
+            "0x938e63e663d88fce2f410d21065816fbc71df8ae2c95fd16d3650b3014610491"
+        );
     }
 
     #[test]

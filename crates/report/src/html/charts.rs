@@ -608,6 +608,81 @@ pub(super) fn trend_chart(title: &str, pts: &[TrendPx], width: f64) -> String {
 }
 
 /// `s` cut to `max` characters with an ellipsis.
+/// One row of a forest chart: relative changes (B / A - 1).
+pub(super) struct ForestRow {
+    pub(super) label: String,
+    /// The units the estimate is made of (a pair of runs, a pass), each
+    /// with its tooltip.
+    pub(super) points: Vec<(f64, String)>,
+    pub(super) delta: f64,
+    pub(super) low: f64,
+    pub(super) high: f64,
+    /// The estimate's class (its verdict's colour).
+    pub(super) class: &'static str,
+    pub(super) tip: String,
+}
+
+/// Rows of relative changes on one axis around zero (clipped to what they
+/// need, at most ±100%): each row's units as small dots, its interval as a
+/// bar, its estimate as a large dot.
+pub(super) fn forest_chart(title: &str, rows: &[ForestRow], axis: &str) -> String {
+    let row = 26.0;
+    let (left, right, top, bottom) = (260.0, 20.0, 10.0, 34.0);
+    let h = top + bottom + row * rows.len() as f64;
+    let w = FULL;
+    let pct = |x: f64| x * 100.0;
+    let span = rows
+        .iter()
+        .flat_map(|r| r.points.iter().map(|p| p.0).chain([r.low, r.high]))
+        .map(|x| pct(x).abs())
+        .filter(|x| x.is_finite())
+        .fold(5.0, f64::max)
+        .min(100.0);
+    let x = Scale::linear(-span, span, left, w - right);
+    let mut s = Svg::new(w, h, title);
+    for t in x.ticks() {
+        let px = x.px(t);
+        s.line(
+            px,
+            top,
+            px,
+            h - bottom,
+            if t == 0.0 { "axis" } else { "grid" },
+        );
+        s.text(
+            px,
+            h - bottom + 16.0,
+            "middle",
+            "tick",
+            &format!("{}%", num(t)),
+        );
+    }
+    let clip = |v: f64| x.px(pct(v).clamp(-span, span));
+    for (i, r) in rows.iter().enumerate() {
+        let mid = top + row * (i as f64 + 0.5);
+        s.text(
+            left - 8.0,
+            mid + 4.0,
+            "end",
+            "label",
+            &shorten(&r.label, 40),
+        );
+        s.hbar_error(clip(r.low), clip(r.high), mid, 6.0);
+        for (d, tip) in &r.points {
+            s.circle(clip(*d), mid, 3.0, "pt-ok", Some(tip));
+        }
+        s.circle(clip(r.delta), mid, 5.0, r.class, Some(&r.tip));
+    }
+    s.text(
+        (left + w - right) / 2.0,
+        h - 4.0,
+        "middle",
+        "axis-title",
+        axis,
+    );
+    s.finish()
+}
+
 pub(super) fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()

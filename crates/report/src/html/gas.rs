@@ -84,8 +84,8 @@ impl Page {
         }
         self.body.push_str(
             "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>precompile / opcode</th><th>input</th>\
-             <th>nominal gas</th><th>ns direct</th><th>ns bytecode</th><th>calculated gas [95% CI]</th>\
-             <th>calc / nominal</th><th>MGas/s</th><th class=\"txt\">pricing</th></tr></thead><tbody>",
+             <th>nominal gas</th><th>ns direct</th><th>ns bytecode [95% CI]</th><th>calculated gas [95% CI]</th>\
+             <th>bytecode gas [95% CI]</th><th>calc / nominal</th><th>MGas/s</th><th class=\"txt\">pricing</th></tr></thead><tbody>",
         );
         for r in &g.rows {
             let ratio = if r.nominal_gas > 0 {
@@ -103,13 +103,17 @@ impl Page {
             };
             let _ = write!(
                 self.body,
-                "<tr><td class=\"txt\">{}</td><td class=\"txt\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"txt\">{flag}</td></tr>",
+                "<tr><td class=\"txt\">{}</td><td class=\"txt\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"txt\">{flag}</td></tr>",
                 esc(&row_name(r)),
                 esc(&r.input),
                 r.nominal_gas,
                 esc(&time_ci(&r.direct_ns)),
-                esc(&r.bytecode_ns.as_ref().map_or("-".into(), time_ci)),
+                esc(&r
+                    .bytecode_ns
+                    .as_ref()
+                    .map_or("-".into(), crate::gas::net_time)),
                 esc(&gas_ci(&r.calculated_gas)),
+                esc(&r.bytecode_gas.as_ref().map_or("-".into(), gas_ci)),
                 esc(&ratio),
                 esc(&units::rate(r.mgas_per_s.value)),
             );

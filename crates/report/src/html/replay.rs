@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 
 use dyno_format::replay::Comparison;
 
-use super::charts::FULL;
-use super::svg::{Scale, Svg, num, tick_duration};
+use super::charts::{FULL, ForestRow, forest_chart};
+use super::svg::{Scale, Svg, tick_duration};
 use super::*;
 
 /// The stacked parts: label, the client's field, and the fill class.
@@ -148,78 +148,40 @@ fn strip(r: &BenchResult) -> String {
 
 /// Every comparison on one relative axis.
 fn forest(cs: &[Comparison]) -> String {
-    let row = 26.0;
-    let (left, right, top, bottom) = (260.0, 20.0, 10.0, 34.0);
-    let h = top + bottom + row * cs.len() as f64;
-    let w = FULL;
     let pct = |x: f64| x * 100.0;
-    // Clip the axis to what the estimates need, at most ±100%.
-    let span = cs
+    let rows: Vec<ForestRow> = cs
         .iter()
-        .flat_map(|c| {
-            c.pair_log_ratios
+        .map(|c| ForestRow {
+            label: c.id.clone(),
+            points: c
+                .pair_log_ratios
                 .iter()
-                .map(|r| r.exp() - 1.0)
-                .chain([c.delta_low, c.delta_high])
+                .map(|r| {
+                    let d = r.exp() - 1.0;
+                    (d, format!("a pair: {:+.1}%", pct(d)))
+                })
+                .collect(),
+            delta: c.delta,
+            low: c.delta_low,
+            high: c.delta_high,
+            class: match c.verdict.as_str() {
+                "slower" => "pt-under",
+                "faster" => "pt-over",
+                _ => "trend-pt",
+            },
+            tip: format!(
+                "{}: {:+.1}% [{:+.1}%, {:+.1}%], {}",
+                c.id,
+                pct(c.delta),
+                pct(c.delta_low),
+                pct(c.delta_high),
+                c.verdict
+            ),
         })
-        .map(|x| pct(x).abs())
-        .fold(5.0, f64::max)
-        .min(100.0);
-    let x = Scale::linear(-span, span, left, w - right);
-    let mut s = Svg::new(w, h, "B against A, per id");
-    for t in x.ticks() {
-        let px = x.px(t);
-        s.line(
-            px,
-            top,
-            px,
-            h - bottom,
-            if t == 0.0 { "axis" } else { "grid" },
-        );
-        s.text(
-            px,
-            h - bottom + 16.0,
-            "middle",
-            "tick",
-            &format!("{}%", num(t)),
-        );
-    }
-    let clip = |v: f64| x.px(pct(v).clamp(-span, span));
-    for (i, c) in cs.iter().enumerate() {
-        let mid = top + row * (i as f64 + 0.5);
-        s.text(left - 8.0, mid + 4.0, "end", "label", &shorten(&c.id, 40));
-        s.hbar_error(clip(c.delta_low), clip(c.delta_high), mid, 6.0);
-        for r in &c.pair_log_ratios {
-            let d = r.exp() - 1.0;
-            s.circle(
-                clip(d),
-                mid,
-                3.0,
-                "pt-ok",
-                Some(&format!("a pair: {:+.1}%", pct(d))),
-            );
-        }
-        let class = match c.verdict.as_str() {
-            "slower" => "pt-under",
-            "faster" => "pt-over",
-            _ => "trend-pt",
-        };
-        let tip = format!(
-            "{}: {:+.1}% [{:+.1}%, {:+.1}%], {}",
-            c.id,
-            pct(c.delta),
-            pct(c.delta_low),
-            pct(c.delta_high),
-            c.verdict
-        );
-        s.circle(clip(c.delta), mid, 5.0, class, Some(&tip));
-    }
-    s.text(
-        (left + w - right) / 2.0,
-        h - 4.0,
-        "middle",
-        "axis-title",
+        .collect();
+    forest_chart(
+        "B against A, per id",
+        &rows,
         "B's newPayload time relative to A's",
-    );
-    s.finish()
+    )
 }

@@ -345,14 +345,20 @@ impl Page {
                 match r.stats.as_ref().filter(|s| s.p50.is_finite()) {
                     Some(s) => {
                         let d = |v: f64| esc(&units::duration(v));
+                        let mark = if crate::rows::batch_tails(r) {
+                            crate::rows::BATCH_MARK
+                        } else {
+                            ""
+                        };
+                        let t = |v: f64| format!("{}{mark}", d(v));
                         let _ = write!(
                             self.body,
                             "<td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td><td>{} <span class=\"muted small\">{}</span></td>\
                              <td>{}</td><td>{}</td><td>{}</td><td>{target}</td><td class=\"note\">{note}</td></tr>",
                             d(s.p50),
-                            d(s.p95),
-                            d(s.p99),
-                            d(s.max),
+                            t(s.p95),
+                            t(s.p99),
+                            t(s.max),
                             esc(&range(s.median_ci.lower, s.median_ci.upper)),
                             esc(&units::plus_minus_pct(
                                 (s.median_ci.upper - s.median_ci.lower) / 2.0 / s.p50
@@ -377,7 +383,15 @@ impl Page {
             }
             self.body.push_str("</tbody>");
         }
-        self.body.push_str("</table></div></details>");
+        self.body.push_str("</table></div>");
+        if crate::rows::any_batch_tails(run) {
+            let _ = write!(
+                self.body,
+                "<p class=\"muted small\">{}</p>",
+                esc(crate::rows::BATCH_NOTE)
+            );
+        }
+        self.body.push_str("</details>");
     }
 
     pub(super) fn family_chart(&mut self, run: &Run, f: &Family<'_>, wide: bool) {

@@ -89,6 +89,8 @@ fn gas_row(name: &str, nominal: u64, calc: f64, flag: Option<Flag>) -> GasRow {
             upper: calc * 18.0,
         },
         bytecode_ns: None,
+        bytecode_paired: false,
+        bytecode_gas: None,
         calculated_gas: Estimate {
             value: calc,
             lower: calc * 0.95,
@@ -562,4 +564,56 @@ fn a_replay_gets_its_tables_a_strip_per_result_and_the_paired_effects() {
     // A run without replay results has no such section.
     let plain_run = run();
     assert!(!page(vec![plain(&plain_run)], Vec::new()).contains("id=\"replay\""));
+}
+
+#[test]
+fn an_ab_run_gets_its_table_the_noise_and_each_benchmarks_passes() {
+    use dyno_format::paired::{Paired, Pass};
+    let pass = |statistic: f64| Pass {
+        iterations: 4000,
+        order: "ABBA".into(),
+        base_ns: vec![1000.0, 1010.0],
+        candidate_ns: vec![1250.0, 1262.0],
+        log_ratios: vec![statistic, statistic],
+        statistic,
+    };
+    let paired = |id: &str, verdict: &str| Paired {
+        id: id.into(),
+        implementation: "tiny-keccak".into(),
+        base: "base: old/dyno".into(),
+        candidate: "candidate: this dyno".into(),
+        passes: [0.22, 0.23, 0.21, 0.22].map(pass).to_vec(),
+        delta: 0.25,
+        delta_low: 0.23,
+        delta_high: 0.27,
+        level: 0.95,
+        p: 0.001,
+        p_holm: 0.002,
+        threshold: 0.05,
+        min_detectable: Some(0.07),
+        verdict: verdict.into(),
+        note: None,
+    };
+    let mut r = dyno_format::fixture::run("ab", Vec::new());
+    r.paired = vec![
+        paired("hash/keccak256/1KiB", "regressed"),
+        Paired {
+            passes: Vec::new(),
+            note: Some("WRONG on base".into()),
+            ..paired("hash/keccak256/32B", "not compared")
+        },
+    ];
+    let html = page(vec![plain(&r)], Vec::new());
+    let section = &html[html.find("id=\"ab\"").expect("an A/B section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("+25.0% [+23.0%, +27.0%]"), "{section}");
+    assert!(section.contains("not compared: WRONG on base"), "{section}");
+    let charts = svgs(section);
+    assert_eq!(charts.len(), 1, "one forest of the compared benchmarks");
+    // Four passes and the mean; the one not compared is not drawn.
+    assert_eq!(tags(charts[0]).matches("<circle").count(), 5);
+    assert!(charts[0].contains("pass 2: +25.9%"), "{}", charts[0]);
+    assert!(!section.contains("NaN"));
+    let plain_run = run();
+    assert!(!page(vec![plain(&plain_run)], Vec::new()).contains("id=\"ab\""));
 }

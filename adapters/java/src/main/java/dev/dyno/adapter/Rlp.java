@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.bouncycastle.crypto.digests.KeccakDigest;
 import org.web3j.rlp.RlpDecoder;
 import org.web3j.rlp.RlpEncoder;
 import org.web3j.rlp.RlpList;
@@ -41,6 +42,37 @@ final class Rlp {
         throw new IllegalStateException("unexpected RLP node " + t);
       }
     }
+  }
+
+  /**
+   * The tree digest of the case schema: Keccak-256 over a pre-order walk, a byte string as 0x80,
+   * u32 BE length, bytes; a list as 0xc0, u32 BE item count, then its items.
+   */
+  static byte[] digest(RlpType root) {
+    KeccakDigest k = new KeccakDigest(256);
+    walk(root, k);
+    byte[] out = new byte[32];
+    k.doFinal(out, 0);
+    return out;
+  }
+
+  private static void walk(RlpType t, KeccakDigest k) {
+    if (t instanceof RlpString s) {
+      byte[] b = s.getBytes();
+      k.update(head(0x80, b.length), 0, 5);
+      k.update(b, 0, b.length);
+    } else if (t instanceof RlpList l) {
+      k.update(head(0xc0, l.getValues().size()), 0, 5);
+      for (RlpType c : l.getValues()) {
+        walk(c, k);
+      }
+    } else {
+      throw new IllegalStateException("unexpected RLP node " + t);
+    }
+  }
+
+  private static byte[] head(int tag, int n) {
+    return new byte[] {(byte) tag, (byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
   }
 
   /** The one item of an encoding (the decoder's wrapper must hold exactly one). */
@@ -97,7 +129,11 @@ final class Rlp {
       }
       Counts c = new Counts();
       c.walk(root);
-      return obj().put("lists", c.lists).put("strings", c.strings).put("bytes", c.bytes);
+      return obj()
+          .put("lists", c.lists)
+          .put("strings", c.strings)
+          .put("bytes", c.bytes)
+          .put("digest", Hex.encode(digest(root)));
     }
 
     @Override

@@ -74,6 +74,29 @@ class JsonRpcTest {
   }
 
   @Test
+  void typedDigestIsReportedAndCompared() {
+    // Its value against Rust's generator is checked by the fixture replay (FixtureReplayTest).
+    ArrayNode cases = JSON.createArrayNode();
+    cases.add(testCase(obj().put("body", body(57)), obj().put("logs", 57)));
+    JsonNode reply = worker().handle(prepare("jsonrpc/getlogs-typed/100", "jackson", cases));
+    String digest = reply.at("/outputs/0/digest").asText();
+    assertEquals(66, digest.length(), reply::toString);
+    // Log 1's index 1 made 2: the same counts, another digest.
+    String other = body(57).replaceFirst("\"logIndex\":\"0x1\"", "\"logIndex\":\"0x2\"");
+    JsonNode again =
+        worker()
+            .handle(
+                prepare(
+                    "jsonrpc/getlogs-typed/100",
+                    "jackson",
+                    JSON.createArrayNode().add(testCase(obj().put("body", other), obj().put("logs", 57)))));
+    assertEquals(false, digest.equals(again.at("/outputs/0/digest").asText()), again::toString);
+    ArrayNode withDigest = JSON.createArrayNode();
+    withDigest.add(testCase(obj().put("body", body(57)), obj().put("logs", 57).put("digest", digest)));
+    VectorsTest.check("jsonrpc/getlogs-typed/100", "jackson", withDigest, "digest");
+  }
+
+  @Test
   void typedRejectsMalformedHex() {
     String bad = body(3).replaceFirst("\"address\":\"0x[0-9a-f]{2}", "\"address\":\"0x");
     ArrayNode cases = JSON.createArrayNode();

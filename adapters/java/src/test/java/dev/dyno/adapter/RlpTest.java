@@ -189,6 +189,20 @@ class RlpTest {
     assertEquals(EIP155_TX, Hex.encode(encode(encodeCases().get(0).at("/input/tree"))));
   }
 
+  /** The EIP-155 transaction's tree digest, from the case schema written out in Python. */
+  static final String EIP155_DIGEST =
+      "0xe270da40a7e020e3a20660060bf3abc52f1d3c9af84ce52cb467f0cf440df373";
+
+  @Test
+  void decodeDigest() {
+    ArrayNode cases = JSON.createArrayNode();
+    cases.add(
+        testCase(
+            obj().put("encoded", EIP155_TX),
+            obj().put("lists", 1).put("strings", 9).put("bytes", 101).put("digest", EIP155_DIGEST)));
+    VectorsTest.check("rlp/decode-generic/small-legacy-tx", "web3j", cases, "digest");
+  }
+
   @Test
   void decode() {
     ArrayNode cases = decodeCases();

@@ -1,0 +1,153 @@
+//! `dyno ab --base-rev REV`: the dyno binary of a git revision of the
+//! repository dyno is run in. It is built once per commit, in a worktree
+//! of its own (the working tree is never touched) with a target folder of
+//! its own (shared by every revision built this way, so a second revision
+//! rebuilds only what changed), and kept as `<cache>/ab/<commit>/dyno`: a
+//! second comparison against the same commit starts at once.
+//!
+//! The build is `cargo build --release --locked -p dyno` with the default
+//! features (no RocksDB or MDBX; `dyno ab` compares what both sides offer).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::paths::Paths;
+use crate::{Error, refuse};
+
+/// The folder of built revisions: `<cache>/ab`.
+pub fn builds(paths: &Paths) -> PathBuf {
+    paths.cache.join("ab")
+}
+
+/// Where the binary of `commit` is kept.
+pub fn cached(paths: &Paths, commit: &str) -> PathBuf {
+    builds(paths).join(commit).join("dyno")
+}
+
+/// `git args` in `dir`: its trimmed stdout, or why not.
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// The repository `dir` is in, and `rev`'s full commit hash in it.
+pub fn resolve(dir: &Path, rev: &str) -> crate::Result<(PathBuf, String)> {
+    let flag = format!("--base-rev {rev}");
+    let root = git(dir, &["rev-parse", "--show-toplevel"]).map_err(|e| {
+        Error::Refused(format!(
+            "{flag}: {} is not in a git repository ({e}); run dyno ab from a clone of dyno, \
+             or build the base yourself and give --base PATH",
+            dir.display()
+        ))
+    })?;
+    let commit = git(
+        Path::new(&root),
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .ok()
+    .filter(|c| !c.is_empty())
+    .ok_or_else(|| {
+        Error::Refused(format!(
+            "{flag}: no such commit in {root}; give a commit, branch or tag (`git log --oneline` \
+             lists them)"
+        ))
+    })?;
+    Ok((PathBuf::from(root), commit))
+}
+
+/// The binary of `rev` and its commit: from the cache, else built
+/// (cargo's progress on stderr) and cached. `say` tells the user what
+/// happens.
+pub fn binary(
+    paths: &Paths,
+    dir: &Path,
+    rev: &str,
+    say: &dyn Fn(&str),
+) -> crate::Result<(PathBuf, String)> {
+    let (root, commit) = resolve(dir, rev)?;
+    let bin = cached(paths, &commit);
+    let short = &commit[..commit.len().min(12)];
+    if bin.is_file() {
+        say(&format!(
+            "--base-rev {rev}: the build of {short} from {}",
+            bin.display()
+        ));
+        return Ok((bin, commit));
+    }
+    let flag = format!("--base-rev {rev}");
+    let work = builds(paths).join(format!("src-{commit}"));
+    let target = builds(paths).join("target");
+    std::fs::create_dir_all(builds(paths))
+        .map_err(|e| Error::Refused(format!("{flag}: making {}: {e}", builds(paths).display())))?;
+    // A worktree left by a build that was stopped.
+    let _ = git(
+        &root,
+        &["worktree", "remove", "--force", &work.to_string_lossy()],
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    git(
+        &root,
+        &[
+            "worktree",
+            "add",
+            "--detach",
+            "--force",
+            &work.to_string_lossy(),
+            &commit,
+        ],
+    )
+    .map_err(|e| Error::Refused(format!("{flag}: git worktree add {}: {e}", work.display())))?;
+    say(&format!(
+        "--base-rev {rev}: building {short} in {} (cargo build --release; the first build takes \
+         many minutes, later revisions reuse {})",
+        work.display(),
+        target.display()
+    ));
+    let built = Command::new("cargo")
+        .args(["build", "--release", "--locked", "-p", "dyno"])
+        .current_dir(&work)
+        .env("CARGO_TARGET_DIR", &target)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status();
+    let result = match built {
+        Err(e) => Err(format!(
+            "running cargo: {e} (is Rust installed? scripts/setup.sh installs it)"
+        )),
+        Ok(s) if !s.success() => Err(format!(
+            "cargo build --release -p dyno failed at {short} ({s}); its errors are above"
+        )),
+        Ok(_) => {
+            let from = target.join("release").join("dyno");
+            let tmp = bin.with_extension("partial");
+            std::fs::create_dir_all(bin.parent().unwrap_or(&target))
+                .and_then(|()| std::fs::copy(&from, &tmp))
+                .and_then(|_| std::fs::rename(&tmp, &bin))
+                .map_err(|e| format!("keeping {} as {}: {e}", from.display(), bin.display()))
+        }
+    };
+    let _ = git(
+        &root,
+        &["worktree", "remove", "--force", &work.to_string_lossy()],
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = result {
+        refuse!("{flag}: {e}");
+    }
+    Ok((bin, commit))
+}
