@@ -559,6 +559,11 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             copies: None,
         }),
         Base::Revision(rev) => {
+            // A bad filter is said before minutes of building.
+            if let Some(f) = &req.filter {
+                let (specs, _) = crate::suites::load_specs(&lab.paths)?;
+                dyno_spec::check_filter(&specs, f)?;
+            }
             let here = std::env::current_dir().map_err(|e| {
                 Error::Refused(format!("--base-rev {rev}: the current folder: {e}"))
             })?;
