@@ -568,28 +568,9 @@ mod tests {
 
     #[test]
     fn a_fitted_time_is_robust_to_interrupted_samples() {
-        // Recorded on this machine: modexp in bytecode, 100/200/300 calls,
-        // with the first rounds interrupted (one 100-call sample took
-        // 63.5 ms). OLS gave -4.8 µs per call; the samples say ~10 µs.
-        let samples = [
-            (100, 1_073_966),
-            (200, 9_135_677),
-            (300, 18_224_848),
-            (100, 63_511_924),
-            (200, 2_202_198),
-            (300, 5_164_182),
-            (100, 1_170_901),
-            (200, 2_181_188),
-            (300, 3_113_570),
-            (100, 1_072_883),
-            (200, 2_134_225),
-            (300, 3_215_012),
-        ];
+        // OLS gave -4.8 µs per call; the samples say ~10 µs.
         let mut r = result("precompile-bytecode/modexp/x", -4820.0, 33_000.0);
-        r.samples = samples
-            .iter()
-            .map(|&(iters, ns)| dyno_format::Sample { iters, ns })
-            .collect();
+        r.samples = fixture::interrupted_fit_samples();
         let e = Estimate::of(&r).unwrap();
         assert!((9_000.0..12_000.0).contains(&e.value), "{e:?}");
         assert!(e.lower <= e.value && e.value <= e.upper);

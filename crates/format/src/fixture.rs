@@ -156,3 +156,27 @@ pub fn wrong(mut r: BenchResult) -> BenchResult {
     });
     r
 }
+
+/// Samples recorded on dyno's 2-core VM: modexp in bytecode, 100, 200 and
+/// 300 calls a sample, the first rounds interrupted by the scheduler (one
+/// 100-call sample took 63.5 ms). Their OLS slope is -4.8 µs per call;
+/// the samples say about 10 µs (decisions D9).
+pub fn interrupted_fit_samples() -> Vec<Sample> {
+    [
+        (100, 1_073_966),
+        (200, 9_135_677),
+        (300, 18_224_848),
+        (100, 63_511_924),
+        (200, 2_202_198),
+        (300, 5_164_182),
+        (100, 1_170_901),
+        (200, 2_181_188),
+        (300, 3_113_570),
+        (100, 1_072_883),
+        (200, 2_134_225),
+        (300, 3_215_012),
+    ]
+    .into_iter()
+    .map(|(iters, ns)| Sample { iters, ns })
+    .collect()
+}

@@ -212,6 +212,29 @@ impl Page {
         self.body.push_str(s);
     }
 
+    /// A table of text rows, the first the header; the cells whose column
+    /// `text` says read as text, the rest as numbers.
+    fn text_table(&mut self, rows: &[Vec<String>], text: impl Fn(usize, usize) -> bool) {
+        self.push("<div class=\"scroll\"><table class=\"num\"><thead><tr>");
+        for c in &rows[0] {
+            let _ = write!(self.body, "<th>{}</th>", esc(c));
+        }
+        self.push("</tr></thead><tbody>");
+        for r in &rows[1..] {
+            self.push("<tr>");
+            for (k, c) in r.iter().enumerate() {
+                let class = if text(k, r.len()) {
+                    " class=\"txt\""
+                } else {
+                    ""
+                };
+                let _ = write!(self.body, "<td{class}>{}</td>", esc(c));
+            }
+            self.push("</tr>");
+        }
+        self.push("</tbody></table></div>");
+    }
+
     fn open(&mut self, id: &str, title: &str) {
         self.toc.push((id.to_string(), title.to_string()));
         let _ = write!(self.body, "<section id=\"{id}\"><h2>{}</h2>", esc(title));

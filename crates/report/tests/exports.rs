@@ -196,27 +196,10 @@ fn parse_gobench(text: &str) -> (BTreeMap<String, String>, Vec<String>, Vec<Line
 /// out negative: every view shows the robust slope, about 10 µs.
 #[test]
 fn every_view_shows_the_robust_slope_not_a_negative_ols_one() {
-    let samples = [
-        (100, 1_073_966),
-        (200, 9_135_677),
-        (300, 18_224_848),
-        (100, 63_511_924),
-        (200, 2_202_198),
-        (300, 5_164_182),
-        (100, 1_170_901),
-        (200, 2_181_188),
-        (300, 3_113_570),
-        (100, 1_072_883),
-        (200, 2_134_225),
-        (300, 3_215_012),
-    ];
     let mut r =
         dyno_format::fixture::result("precompile-bytecode/modexp/x", "revm", Some(10_000.0));
     r.mode = Some(dyno_format::Mode::LinearFit);
-    r.samples = samples
-        .iter()
-        .map(|&(iters, ns)| dyno_format::Sample { iters, ns })
-        .collect();
+    r.samples = dyno_format::fixture::interrupted_fit_samples();
     let interval = |lower, upper| dyno_stats::Interval {
         lower,
         upper,

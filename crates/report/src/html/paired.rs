@@ -13,26 +13,8 @@ impl Page {
         if multi {
             self.run_heading(run);
         }
-        let rows = crate::paired::rows(run);
-        self.push("<div class=\"scroll\"><table class=\"num\"><thead><tr>");
-        for c in &rows[0] {
-            let _ = write!(self.body, "<th>{}</th>", esc(c));
-        }
-        self.push("</tr></thead><tbody>");
-        for r in &rows[1..] {
-            self.push("<tr>");
-            for (k, c) in r.iter().enumerate() {
-                // The id, the implementation and the verdict read as text.
-                let class = if k < 2 || k + 1 == r.len() {
-                    " class=\"txt\""
-                } else {
-                    ""
-                };
-                let _ = write!(self.body, "<td{class}>{}</td>", esc(c));
-            }
-            self.push("</tr>");
-        }
-        self.push("</tbody></table></div>");
+        // The id, the implementation and the verdict read as text.
+        self.text_table(&crate::paired::rows(run), |k, n| k < 2 || k + 1 == n);
         for line in crate::paired::explain(run) {
             let _ = write!(self.body, "<p class=\"muted small\">{}</p>", esc(&line));
         }

@@ -30,21 +30,8 @@ impl Page {
             self.run_heading(run);
         }
         for (_, rows) in crate::replay::tables(run) {
-            self.push("<div class=\"scroll\"><table class=\"num\"><thead><tr>");
-            for c in &rows[0] {
-                let _ = write!(self.body, "<th>{}</th>", esc(c));
-            }
-            self.push("</tr></thead><tbody>");
-            for r in &rows[1..] {
-                self.push("<tr>");
-                for (k, c) in r.iter().enumerate() {
-                    // The id and the client read as text, the figures as numbers.
-                    let class = if k < 2 { " class=\"txt\"" } else { "" };
-                    let _ = write!(self.body, "<td{class}>{}</td>", esc(c));
-                }
-                self.push("</tr>");
-            }
-            self.push("</tbody></table></div>");
+            // The id and the client read as text, the figures as numbers.
+            self.text_table(&rows, |k, _| k < 2);
         }
         let legend: String = PARTS
             .iter()
