@@ -153,8 +153,16 @@ fn footer(t: &GasTable<'_>) -> Vec<String> {
         let noop = t.noop_ns.as_ref().map_or(String::new(), |n| {
             format!(" (the no-op loop alone: {})", time(n))
         });
+        let with = t.rows.iter().filter(|r| r.bytecode_ns.is_some()).count();
+        let how = if paired == with {
+            format!("each paired with that control timed beside every sample{noop}")
+        } else {
+            format!(
+                "{paired} of {with} paired with that control timed beside every sample, the rest against the no-op loop's own result{noop}"
+            )
+        };
         lines.push(format!(
-            "ns bytecode = one STATICCALL in revm beyond the same loop calling IDENTITY with no input: {paired} of them paired with that control timed beside each sample, the rest against the no-op loop's own result{noop}; ≈0: its interval includes zero, not told apart from the control"
+            "ns bytecode = one STATICCALL in revm beyond the same loop calling IDENTITY with no input, {how}; ≈0: its interval includes zero, not told apart from the control"
         ));
         lines.push(
             "bytecode gas = ns bytecode × 3000 / ns bytecode(ECRECOVER), every precompile timed through the EVM".into(),
@@ -341,6 +349,10 @@ mod tests {
         assert!(text.contains("31.0 µs [30.4 µs, 31.6 µs]"), "{text}");
         assert!(!text.contains("31.0 µs [30.4 µs, 31.6 µs] ≈0"), "{text}");
         assert!(text.contains("-1.16 [-3.90–1.60]"), "{text}");
+        assert!(
+            text.contains("with no input, each paired with that control"),
+            "{text}"
+        );
         let md = render(&t, Format::Markdown);
         assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 3);
         let csv = render(&t, Format::Csv);
