@@ -318,13 +318,14 @@ struct Planned {
     implementation: String,
 }
 
-/// The benchmarks to compare: what the filter (or the default suites)
-/// selects that both workers offer.
-fn plan(lab: &Lab, req: &Request, a: &Side, b: &Side) -> crate::Result<Vec<Planned>> {
-    let (specs, _) = crate::suites::load_specs(&lab.paths)?;
-    if let Some(f) = &req.filter {
-        dyno_spec::check_filter(&specs, f)?;
-    }
+/// The benchmarks to compare: what the filter (checked by the caller) or
+/// the default suites select in `specs` that both workers offer.
+fn plan(
+    specs: &[dyno_spec::Spec],
+    req: &Request,
+    a: &Side,
+    b: &Side,
+) -> crate::Result<Vec<Planned>> {
     let hello = |s: &Side| {
         s.pool
             .borrow_mut()
@@ -338,7 +339,7 @@ fn plan(lab: &Lab, req: &Request, a: &Side, b: &Side) -> crate::Result<Vec<Plann
             .iter()
             .any(|o| o.implementation == imp)
     };
-    let entries = dyno_spec::plan(&specs, req.filter.as_deref());
+    let entries = dyno_spec::plan(specs, req.filter.as_deref());
     let mut out: Vec<Planned> = entries
         .iter()
         .filter(|e| {
@@ -547,6 +548,12 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         );
     }
     let knob = Slowdown::from_env()?;
+    // The specs once, and a bad filter said before anything starts (or a
+    // base revision spends minutes building).
+    let (specs, _) = crate::suites::load_specs(&lab.paths)?;
+    if let Some(f) = &req.filter {
+        dyno_spec::check_filter(&specs, f)?;
+    }
     let say = |m: &str| {
         if !req.quiet {
             eprintln!("dyno ab: {m}");
@@ -559,11 +566,6 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             copies: None,
         }),
         Base::Revision(rev) => {
-            // A bad filter is said before minutes of building.
-            if let Some(f) = &req.filter {
-                let (specs, _) = crate::suites::load_specs(&lab.paths)?;
-                dyno_spec::check_filter(&specs, f)?;
-            }
             let here = std::env::current_dir().map_err(|e| {
                 Error::Refused(format!("--base-rev {rev}: the current folder: {e}"))
             })?;
@@ -588,7 +590,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     };
     fresh(&mut bins)?;
     let (a0, b0) = sides(lab, &req.base, bins.as_ref(), 0)?;
-    let planned = plan(lab, req, &a0, &b0)?;
+    let planned = plan(&specs, req, &a0, &b0)?;
     crate::history::check_location(&lab.paths)?;
     let interrupt = crate::interrupt::flag()?;
     let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
