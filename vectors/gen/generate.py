@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dyno test-vector generator.
 
-Writes vectors/{hash,secp256k1,p256,p384,trie,opcode,db,rlp}.json.  Every value is computed
+Writes vectors/{hash,secp256k1,p256,p384,trie,opcode,db,rlp,state}.json.  Every value is computed
 by an implementation independent of the Rust crates that dyno benchmarks and,
 where possible, cross-checked inside this script by a second independent
 implementation: any disagreement raises and nothing is written.
@@ -11,7 +11,7 @@ requirements.txt):
 
     python vectors/gen/generate.py [--out DIR] [--only NAME ...] [--fresh-random]
 
-NAME is one of: hash, secp256k1, p256, p384, trie, opcode, db, rlp.  DIR defaults to vectors/.
+NAME is one of: hash, secp256k1, p256, p384, trie, opcode, db, rlp, state.  DIR defaults to vectors/.
 
 Output is deterministic: no timestamps, sorted keys, fixed case order.  The one
 inherently random value, the "random" ECDSA signature in p256/p384.json, is
@@ -38,11 +38,12 @@ import ref_keccak  # noqa: E402
 import ref_ripemd160  # noqa: E402
 import ref_trie  # noqa: E402
 import rlp_objects  # noqa: E402
+import state_shape  # noqa: E402
 from splitmix import KNOWN_ANSWER_SEED0, seq  # noqa: E402
 
 VECTORS_DIR = HERE.parent
 GENERATOR_PATH = "vectors/gen/generate.py"
-NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode", "db", "rlp")
+NAMES = ("hash", "secp256k1", "p256", "p384", "trie", "opcode", "db", "rlp", "state")
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 KECCAK_EMPTY = bytes.fromhex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
@@ -858,10 +859,120 @@ def gen_rlp(**_):
     )
     return {"provenance": prov, "cases": cases}
 
+
+# --------------------------------------------------------------------------
+# state: the generated state of the state-access suite (vectors/gen/state_shape.py)
+
+STATE_SIZES = (1000, 10000, 100000, 1000000)
+
+
+def state_root(n, storage_of, keccak=None):
+    """State root of the generated state of n accounts, with its counts.
+
+    storage_of(i, n) -> (storage root, slot count) of contract i.
+    """
+    import rlp
+
+    keccak = keccak or keccak256
+    pairs = []
+    contracts = slots = code_bytes = 0
+    for i in range(n):
+        address, nonce, balance = state_shape.account(keccak, i)
+        if state_shape.is_contract(i):
+            code = state_shape.code(i)
+            storage_root, k = storage_of(i, n)
+            code_hash = keccak(code)
+            contracts += 1
+            slots += k
+            code_bytes += len(code)
+        else:
+            storage_root, code_hash = EMPTY_ROOT, KECCAK_EMPTY
+        pairs.append((keccak(address), rlp.encode([nonce, balance, storage_root, code_hash])))
+    root = ref_trie.trie_root(pairs, keccak)
+    return root, {"accounts": n, "contracts": contracts, "slots": slots, "code_bytes": code_bytes}
+
+
+def storage_pairs(i, n, keccak=None):
+    import rlp
+
+    keccak = keccak or keccak256
+    out = []
+    for j in range(state_shape.slot_count(keccak, i, n)):
+        key, value = state_shape.slot(keccak, i, j)
+        out.append((keccak(key), rlp.encode(value)))
+    return out
+
+
+def gen_state(state_sizes=None):
+    import rlp
+    from trie import HexaryTrie
+
+    state_sizes = state_sizes or STATE_SIZES
+    check_keccak_kat()
+    timings = {}
+    # The Zipf table: the least and the greatest draw.
+    check(state_shape.ZIPF_TOTAL > 0, "zipf table")
+    cache = {}
+
+    def storage_of(i, n):
+        k = (i, n) if i == 0 else i
+        if k not in cache:
+            pairs = storage_pairs(i, n)
+            cache[k] = (ref_trie.trie_root(pairs, keccak256), len(pairs))
+        return cache[k]
+
+    # Cross-check on the smallest size: py-trie's HexaryTrie, filled by inserts in account order
+    # (storage tries too), against the one-pass reference root.
+    small = min(state_sizes)
+    t0 = time.perf_counter()
+    accounts = HexaryTrie(db={})
+    for i in range(small):
+        address, nonce, balance = state_shape.account(keccak256, i)
+        storage_root, code_hash = EMPTY_ROOT, KECCAK_EMPTY
+        if state_shape.is_contract(i):
+            st = HexaryTrie(db={})
+            for key, value in storage_pairs(i, small):
+                st[key] = value
+            storage_root, code_hash = st.root_hash, keccak256(state_shape.code(i))
+        value = rlp.encode([nonce, balance, storage_root, code_hash])
+        check(value == ref_trie.rlp_encode([nonce, balance, storage_root, code_hash]), f"account {i}: RLP differs")
+        accounts[keccak256(address)] = value
+    check(ref_keccak.keccak256(state_shape.account(keccak256, 1)[0]) == keccak256(state_shape.account(keccak256, 1)[0]),
+          "address keccak")
+    timings["py_trie_cross_check_s"] = time.perf_counter() - t0
+
+    sizes = []
+    for n in sorted(state_sizes):
+        t0 = time.perf_counter()
+        root, counts = state_root(n, storage_of)
+        if n == small:
+            check(root == accounts.root_hash, f"state of {n}: reference root {root.hex()} != py-trie's")
+        timings[f"root_{n}_s"] = time.perf_counter() - t0
+        print(f"state of {n} accounts: root {root.hex()} in {timings[f'root_{n}_s']:.1f} s", flush=True)
+        sizes.append({**counts, "root": hx(root)})
+
+    prov = provenance(
+        "state",
+        [lib("rlp", "encoding"), lib("pycryptodome", "keccak256"), lib("trie", "py-trie HexaryTrie")],
+        [
+            f"the state of {small} accounts built twice, byte-identical root: by py-trie's HexaryTrie (inserts in "
+            "account order, every storage trie too) and by the one-pass Yellow Paper root of vectors/gen/ref_trie.py",
+            "every other size by the one-pass root; account and slot values RLP-encoded by pyrlp, checked against "
+            "ref_trie's encoder on the cross-checked size",
+            "shares no code with dyno's Rust generator (crates/state/src/shape.rs) or the Go adapter's, whose stores "
+            "are checked against these roots before any timing",
+        ],
+        "The generated state of the state-access suite, version "
+        f"{state_shape.VERSION}: " + " ".join(state_shape.__doc__.split("\n\n", 1)[1].split()),
+    )
+    return {"provenance": prov, "version": state_shape.VERSION, "sizes": sizes}, timings
+
 # --------------------------------------------------------------------------
 
 
-def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_sizes=DB_SIZES):
+def generate(
+    name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_sizes=DB_SIZES, state_sizes=None
+):
     """Return (document, info) for one file."""
     if name == "hash":
         return gen_hash(), {}
@@ -877,6 +988,8 @@ def generate(name, previous_dir=VECTORS_DIR, account_counts=ACCOUNT_COUNTS, db_s
         return gen_db(db_sizes=db_sizes)
     if name == "rlp":
         return gen_rlp(), {}
+    if name == "state":
+        return gen_state(state_sizes=state_sizes)
     raise ValueError(f"unknown vector file {name!r}")
 
 

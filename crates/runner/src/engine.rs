@@ -233,7 +233,7 @@ impl<T: Timer> Engine<T> {
         };
         m.mode = Some(mode);
 
-        let plan = self.plan(mode, warm.fastest_ns);
+        let plan = self.plan(mode, warm.fastest_ns, w.max_iters());
         for &iters in &plan {
             if self.stopped() {
                 m.incomplete_reason = Some(format!(
@@ -341,7 +341,9 @@ impl<T: Timer> Engine<T> {
             }
             // Keep each warm-up batch well under the remaining warm-up time.
             if dt < (s.min_sample_ns as f64) * 10.0 {
-                batch = batch.saturating_mul(2);
+                batch = batch
+                    .saturating_mul(2)
+                    .min(w.max_iters().unwrap_or(u64::MAX));
             }
         }
         let basis = if long.is_empty() { &all } else { &long };
@@ -358,8 +360,10 @@ impl<T: Timer> Engine<T> {
     /// Batch sizes of every sample, in the order they will run, from a lower
     /// bound on one operation's cost. Batches get a 10% margin so that a
     /// sample lasts at least `min_sample_ns` even if the machine slows a
-    /// little after warm-up.
-    fn plan(&self, mode: Mode, fastest_ns: f64) -> Vec<u64> {
+    /// little after warm-up. No batch exceeds `max` (the workload's
+    /// limit), whatever that does to a sample's length.
+    fn plan(&self, mode: Mode, fastest_ns: f64, max: Option<u64>) -> Vec<u64> {
+        let max = max.unwrap_or(u64::MAX).max(1);
         let s = &self.settings;
         let est = (fastest_ns / 1.1).max(0.1);
         let budget = s.measurement_ns as f64;
@@ -372,12 +376,13 @@ impl<T: Timer> Engine<T> {
         match mode {
             Mode::Single => vec![1; count(est)],
             Mode::Batched => {
-                let b = (s.min_sample_ns as f64 / est).ceil().max(1.0) as u64;
+                let b = ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64).min(max);
                 vec![b; count(b as f64 * est)]
             }
             Mode::LinearFit => {
                 let k = s.fit_sizes.max(3) as u64;
-                let b = (s.min_sample_ns as f64 / est).ceil().max(1.0) as u64;
+                let b =
+                    ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64).min((max / k).max(1));
                 let mean_batch = b as f64 * (k + 1) as f64 / 2.0;
                 let n = count(mean_batch * est).max(k as usize);
                 let rounds = n.div_ceil(k as usize);
@@ -493,6 +498,53 @@ pub(crate) mod tests {
         let min_ns = m.samples.iter().map(|s| s.ns).min().unwrap();
         assert!(min_ns >= 1_000_000, "a sample lasted only {min_ns} ns");
         assert!(m.samples.len() >= 10);
+    }
+
+    /// A workload limited to `max` iterations a run, recording the most it
+    /// was asked for.
+    struct Capped<W> {
+        inner: W,
+        max: u64,
+        most: u64,
+    }
+
+    impl<W: Workload> Workload for Capped<W> {
+        fn verify(&mut self) -> Result<(), dyno_workload::Mismatch> {
+            self.inner.verify()
+        }
+        fn run(&mut self, iters: u64) {
+            self.most = self.most.max(iters);
+            self.inner.run(iters);
+        }
+        fn cases(&self) -> usize {
+            self.inner.cases()
+        }
+        fn fitted(&self) -> bool {
+            true
+        }
+        fn max_iters(&self) -> Option<u64> {
+            Some(self.max)
+        }
+    }
+
+    #[test]
+    fn no_batch_exceeds_the_workloads_limit() {
+        // 200 ns an iteration wants 5 000 a sample; the workload has 40.
+        let (engine, w) = simulated(false, |_, _| 200);
+        let mut capped = Capped {
+            inner: w,
+            max: 40,
+            most: 0,
+        };
+        let m = engine.measure(&mut capped);
+        assert_eq!(capped.most, 40, "warm-up, samples and the allocation run");
+        let sizes: std::collections::BTreeSet<u64> = m.samples.iter().map(|s| s.iters).collect();
+        assert_eq!(
+            sizes,
+            [8, 16, 24, 32, 40].into(),
+            "five sizes up to the limit"
+        );
+        assert!(close(m.fit.unwrap().slope, 200.0));
     }
 
     #[test]
@@ -706,11 +758,17 @@ pub(crate) mod tests {
         assert_eq!(settings(false, None, &clock).max_samples, MAX_SAMPLES);
         for mode in [Mode::Single, Mode::Batched, Mode::LinearFit] {
             let engine = Engine::with_timer(s.clone(), SimClock::default());
-            assert!(engine.plan(mode, 1_000_000.0).len() >= 20_000, "{mode:?}");
+            assert!(
+                engine.plan(mode, 1_000_000.0, None).len() >= 20_000,
+                "{mode:?}"
+            );
             let mut by_hand = sim_settings(false);
             (by_hand.min_samples, by_hand.max_samples) = (12_000, 10_000);
             let engine = Engine::with_timer(by_hand, SimClock::default());
-            assert!(engine.plan(mode, 1_000_000.0).len() >= 12_000, "{mode:?}");
+            assert!(
+                engine.plan(mode, 1_000_000.0, None).len() >= 12_000,
+                "{mode:?}"
+            );
         }
     }
 
@@ -718,7 +776,7 @@ pub(crate) mod tests {
     fn fit_plans_interleave_at_least_three_sizes() {
         let engine = Engine::with_timer(sim_settings(true), SimClock::default());
         // 220 ns with the 10% margin sizes for 200 ns: b ≈ 1 ms / 200 ns.
-        let plan = engine.plan(Mode::LinearFit, 220.0);
+        let plan = engine.plan(Mode::LinearFit, 220.0, None);
         let b = plan[0];
         assert_eq!(&plan[..3], &[b, 2 * b, 3 * b]);
         assert!((5_000..=5_001).contains(&b), "{b}");

@@ -134,6 +134,10 @@ impl Workload for Slowed {
         self.inner.fitted()
     }
 
+    fn max_iters(&self) -> Option<u64> {
+        self.inner.max_iters()
+    }
+
     fn facts(&self) -> Vec<(&'static str, Param)> {
         let mut facts = self.inner.facts();
         facts.push(("test_slowdown", Param::Float(self.factor)));

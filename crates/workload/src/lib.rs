@@ -40,6 +40,13 @@ pub trait Workload {
         false
     }
 
+    /// The most iterations one `run` (or `time`) may take: a loop that
+    /// needs a fresh key per iteration has only so many. The engine keeps
+    /// every warm-up batch and sample at or below it. `None`: no limit.
+    fn max_iters(&self) -> Option<u64> {
+        None
+    }
+
     /// Facts the workload learned while verifying, recorded with the
     /// result's parameters: the gas one operation costs by the EVM's own
     /// accounting, say. Called after measuring.
