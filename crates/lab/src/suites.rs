@@ -22,6 +22,7 @@ pub const SUITES: &[fn() -> Vec<BenchDef>] = &[
     dyno_micro::rlp::defs,
     dyno_micro::jsonrpc::defs,
     dyno_db::catalog,
+    dyno_state::defs,
     dyno_net::bench::defs,
     dyno_pow::bench::defs,
 ];
@@ -111,6 +112,7 @@ mod tests {
             .into_iter()
             .chain(dyno_evm::catalog())
             .chain(dyno_db::catalog())
+            .chain(dyno_state::defs())
             .chain(dyno_net::bench::defs())
             .chain(dyno_pow::bench::defs())
             .map(|d| key(&d))

@@ -233,7 +233,7 @@ impl<T: Timer> Engine<T> {
         };
         m.mode = Some(mode);
 
-        let plan = self.plan(mode, warm.fastest_ns, w.max_iters());
+        let plan = self.plan(mode, warm.fastest_ns, (w.min_iters(), w.max_iters()));
         for &iters in &plan {
             if self.stopped() {
                 m.incomplete_reason = Some(format!(
@@ -360,10 +360,12 @@ impl<T: Timer> Engine<T> {
     /// Batch sizes of every sample, in the order they will run, from a lower
     /// bound on one operation's cost. Batches get a 10% margin so that a
     /// sample lasts at least `min_sample_ns` even if the machine slows a
-    /// little after warm-up. No batch exceeds `max` (the workload's
-    /// limit), whatever that does to a sample's length.
-    fn plan(&self, mode: Mode, fastest_ns: f64, max: Option<u64>) -> Vec<u64> {
-        let max = max.unwrap_or(u64::MAX).max(1);
+    /// little after warm-up. `limits` are the workload's least and most
+    /// iterations a batch: no batch exceeds the most, and the least raises
+    /// the smallest batch as far as the most allows.
+    fn plan(&self, mode: Mode, fastest_ns: f64, limits: (Option<u64>, Option<u64>)) -> Vec<u64> {
+        let max = limits.1.unwrap_or(u64::MAX).max(1);
+        let min = limits.0.unwrap_or(1);
         let s = &self.settings;
         let est = (fastest_ns / 1.1).max(0.1);
         let budget = s.measurement_ns as f64;
@@ -376,13 +378,16 @@ impl<T: Timer> Engine<T> {
         match mode {
             Mode::Single => vec![1; count(est)],
             Mode::Batched => {
-                let b = ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64).min(max);
+                let b = ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64)
+                    .max(min)
+                    .min(max);
                 vec![b; count(b as f64 * est)]
             }
             Mode::LinearFit => {
                 let k = s.fit_sizes.max(3) as u64;
-                let b =
-                    ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64).min((max / k).max(1));
+                let b = ((s.min_sample_ns as f64 / est).ceil().max(1.0) as u64)
+                    .max(min)
+                    .min((max / k).max(1));
                 let mean_batch = b as f64 * (k + 1) as f64 / 2.0;
                 let n = count(mean_batch * est).max(k as usize);
                 let rounds = n.div_ceil(k as usize);
@@ -545,6 +550,13 @@ pub(crate) mod tests {
             "five sizes up to the limit"
         );
         assert!(close(m.fit.unwrap().slope, 200.0));
+        // A slow operation with a least batch: the sizes start there.
+        let engine = Engine::with_timer(sim_settings(true), SimClock::default());
+        let plan = engine.plan(Mode::LinearFit, 5_000_000.0, (Some(100), Some(512)));
+        let sizes: std::collections::BTreeSet<u64> = plan.into_iter().collect();
+        assert_eq!(sizes, [100, 200, 300].into());
+        let plan = engine.plan(Mode::LinearFit, 5_000_000.0, (Some(400), Some(512)));
+        assert_eq!(plan.iter().max(), Some(&510), "the most wins: {plan:?}");
     }
 
     #[test]
@@ -759,14 +771,14 @@ pub(crate) mod tests {
         for mode in [Mode::Single, Mode::Batched, Mode::LinearFit] {
             let engine = Engine::with_timer(s.clone(), SimClock::default());
             assert!(
-                engine.plan(mode, 1_000_000.0, None).len() >= 20_000,
+                engine.plan(mode, 1_000_000.0, (None, None)).len() >= 20_000,
                 "{mode:?}"
             );
             let mut by_hand = sim_settings(false);
             (by_hand.min_samples, by_hand.max_samples) = (12_000, 10_000);
             let engine = Engine::with_timer(by_hand, SimClock::default());
             assert!(
-                engine.plan(mode, 1_000_000.0, None).len() >= 12_000,
+                engine.plan(mode, 1_000_000.0, (None, None)).len() >= 12_000,
                 "{mode:?}"
             );
         }
@@ -776,7 +788,7 @@ pub(crate) mod tests {
     fn fit_plans_interleave_at_least_three_sizes() {
         let engine = Engine::with_timer(sim_settings(true), SimClock::default());
         // 220 ns with the 10% margin sizes for 200 ns: b ≈ 1 ms / 200 ns.
-        let plan = engine.plan(Mode::LinearFit, 220.0, None);
+        let plan = engine.plan(Mode::LinearFit, 220.0, (None, None));
         let b = plan[0];
         assert_eq!(&plan[..3], &[b, 2 * b, 3 * b]);
         assert!((5_000..=5_001).contains(&b), "{b}");

@@ -138,6 +138,10 @@ impl Workload for Slowed {
         self.inner.max_iters()
     }
 
+    fn min_iters(&self) -> Option<u64> {
+        self.inner.min_iters()
+    }
+
     fn facts(&self) -> Vec<(&'static str, Param)> {
         let mut facts = self.inner.facts();
         facts.push(("test_slowdown", Param::Float(self.factor)));

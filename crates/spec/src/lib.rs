@@ -84,6 +84,10 @@ pub struct BenchSpec {
     pub target: Option<TargetSpec>,
     /// The `group/op` whose workload this bench measures, when not its own.
     pub workload: Option<Located<String>>,
+    /// Run only when a filter names one of its inputs exactly
+    /// (`dyno run 'state/*/10000000'`): for inputs too costly for a run of
+    /// the whole suite.
+    pub explicit: bool,
 }
 
 impl BenchSpec {
@@ -162,6 +166,8 @@ struct RawBench {
     threshold: Option<Spanned<toml::Value>>,
     target: Option<Spanned<toml::Table>>,
     workload: Option<Spanned<String>>,
+    #[serde(default)]
+    explicit: bool,
 }
 
 /// Line number (1-based) of a byte offset.
@@ -268,6 +274,7 @@ impl Spec {
                 threshold,
                 target,
                 workload,
+                explicit: b.explicit,
             });
         }
         Ok(Spec {

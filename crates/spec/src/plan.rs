@@ -206,6 +206,15 @@ pub fn plan(specs: &[Spec], filter: Option<&str>) -> Vec<PlanEntry> {
                 if !patterns.is_empty() && !patterns.iter().any(|p| matches(p, &id, &groups)) {
                     continue;
                 }
+                // An explicit bench runs only when a pattern that selects it
+                // names its input exactly.
+                if b.explicit
+                    && !patterns.iter().any(|p| {
+                        matches(p, &id, &groups) && p.rsplit('/').next() == Some(&input.value)
+                    })
+                {
+                    continue;
+                }
                 for imp in &b.impls {
                     out.push(PlanEntry {
                         id: id.clone(),

@@ -243,3 +243,31 @@ fn a_borrowed_workload_is_checked_and_a_bad_one_named_with_its_line() {
         "{err}"
     );
 }
+
+/// An explicit bench (a costly input) joins a run only when a filter names
+/// its input exactly; its other inputs and every other caller of `plan`
+/// (no filter, a group, a wildcard) leave it out.
+#[test]
+fn an_explicit_bench_runs_only_when_its_input_is_named() {
+    let text = GOOD.to_string()
+        + r#"
+[[bench]]
+op = "keccak256"
+inputs = ["1MiB"]
+impls = ["sha3"]
+explicit = true
+"#;
+    let spec = parse(&text).unwrap();
+    let specs = [spec];
+    let ids = |filter: Option<&str>| -> Vec<String> {
+        plan(&specs, filter).into_iter().map(|e| e.id).collect()
+    };
+    let big = "hash/keccak256/1MiB".to_string();
+    assert!(!ids(None).contains(&big));
+    assert!(!ids(Some("hash")).contains(&big));
+    assert!(!ids(Some("hash/keccak256")).contains(&big));
+    assert!(!ids(Some("hash/*/*")).contains(&big));
+    assert_eq!(ids(Some("hash/*/1MiB")), vec![big.clone()]);
+    assert_eq!(ids(Some("hash/keccak256/1MiB")), vec![big]);
+    assert_eq!(ids(Some("hash/keccak256")).len(), 4, "the others as before");
+}

@@ -1,7 +1,13 @@
 //! The OS page cache: warm (the state's pages read before, as a node that
-//! has run a while has them) or dropped before every sample
-//! (`/proc/sys/vm/drop_caches`, which needs root), and the major page
-//! faults that show which one a sample saw.
+//! has run a while has them) or evicted before every sample, and the major
+//! page faults that show which one a sample saw.
+//!
+//! Eviction is `posix_fadvise(DONTNEED)` on every file of the state's
+//! store, after the store is closed (a page a process maps is never
+//! evicted) and its writes are flushed: only the state leaves memory. The
+//! system-wide `/proc/sys/vm/drop_caches` would also evict dyno's own code
+//! and libraries, whose page faults would then be timed as if they were
+//! the state's, and it needs root (docs/decisions.md, D21).
 
 use std::path::Path;
 
@@ -10,8 +16,8 @@ use std::path::Path;
 pub enum Cache {
     /// The pages stay cached between samples.
     Warm,
-    /// Written back and dropped before every sample, the store closed and
-    /// reopened around the drop (pages a process maps are not dropped).
+    /// The state's pages evicted before every sample (the store closed,
+    /// evicted and reopened).
     Dropped,
 }
 
@@ -27,43 +33,31 @@ impl Cache {
     /// In words, for results.
     pub fn about(self) -> &'static str {
         match self {
-            Self::Warm => "OS page cache warm (the state's pages read before every sample)",
+            Self::Warm => "OS page cache warm (the state's pages read in earlier samples)",
             Self::Dropped => {
-                "OS page cache dropped before every sample (sync, then 3 > /proc/sys/vm/drop_caches; the store reopened)"
+                "the state's pages evicted from the OS page cache before every sample \
+                 (store closed, posix_fadvise DONTNEED on its files, store reopened)"
             }
         }
     }
 }
 
-/// Where the kernel takes the request.
-pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
-
-/// Why the page cache cannot be dropped here, if it cannot: not root, or
-/// the file is not writable (a container's read-only /proc/sys).
-pub fn cannot_drop() -> Option<String> {
-    cannot_drop_at(Path::new(DROP_CACHES))
-}
-
-fn cannot_drop_at(path: &Path) -> Option<String> {
-    if !rustix::process::geteuid().is_root() {
-        return Some(format!(
-            "dropping the page cache needs root ({} is root-only); run dyno as root for the -dropped ids",
-            path.display()
-        ));
+/// Evict every file under `dir` from the page cache (after writing back
+/// what is dirty); the files must not be mapped by this process.
+pub fn evict(dir: &Path) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if !path.is_file() {
+            continue;
+        }
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        file.sync_all()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)
+            .map_err(|e| format!("{}: posix_fadvise: {e}", path.display()))?;
     }
-    match std::fs::OpenOptions::new().write(true).open(path) {
-        Ok(_) => None,
-        Err(e) => Some(format!(
-            "cannot write {} ({e}): this system does not let dyno drop the page cache",
-            path.display()
-        )),
-    }
-}
-
-/// Write dirty pages back and drop the clean ones.
-pub fn drop_now() -> Result<(), String> {
-    rustix::fs::sync();
-    std::fs::write(DROP_CACHES, "3\n").map_err(|e| format!("{DROP_CACHES}: {e}"))
+    Ok(())
 }
 
 /// This process's major page faults so far (pages read from disk), from
@@ -80,9 +74,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_missing_control_file_is_a_reason_not_a_panic() {
-        let reason = cannot_drop_at(Path::new("/nonexistent/drop_caches"));
-        assert!(reason.is_some());
+    fn a_missing_folder_is_a_reason_not_a_panic() {
+        let e = evict(Path::new("/nonexistent/state")).unwrap_err();
+        assert!(e.contains("/nonexistent/state"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The state in MDBX (the `libmdbx` crate, libmdbx's C built from source),
 //! the engine reth and Erigon keep their state in: one table, the flat
 //! layout of [`crate::layout`], opened as the db suite opens MDBX
-//! (`SafeNoSync`, no write map; the OS page cache is its only cache).
+//! (`SafeNoSync`, no write map; the OS page cache is its only cache), with
+//! readahead off as reth and Erigon open theirs.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -17,7 +18,7 @@ use crate::store::{Reader, StateError, StateStore};
 pub const NAME: &str = "mdbx";
 /// What it is, recorded with every result.
 pub const LIBRARY: &str = "libmdbx 0.9.0 over mdbx-sys 14.4.0 (libmdbx C 0.14), one table, \
-                           SafeNoSync, no write map, the OS page cache its only cache";
+                           SafeNoSync, no write map, readahead off, the OS page cache its only cache";
 
 fn err(what: &'static str) -> impl FnOnce(libmdbx::Error) -> StateError {
     move |e| StateError::Engine {
@@ -43,6 +44,10 @@ pub fn open(dir: &Path) -> Result<Box<dyn StateStore>, StateError> {
             growth_step: Some(256 << 20),
             shrink_threshold: None,
         }),
+        // Hashed keys have no locality: readahead would fill memory with
+        // pages no read wants (reth and Erigon turn it off too), and would
+        // refill an evicted state at open.
+        no_rdahead: true,
         ..Default::default()
     };
     let db = Database::open_with_options(dir, options).map_err(err("open"))?;

@@ -47,6 +47,13 @@ pub trait Workload {
         None
     }
 
+    /// The fewest iterations a sample should take, where a sample's own
+    /// fixed cost is large and noisy; [`Workload::max_iters`] wins over it.
+    /// `None`: the engine sizes samples by time alone.
+    fn min_iters(&self) -> Option<u64> {
+        None
+    }
+
     /// Facts the workload learned while verifying, recorded with the
     /// result's parameters: the gas one operation costs by the EVM's own
     /// accounting, say. Called after measuring.
