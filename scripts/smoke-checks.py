@@ -3,7 +3,7 @@
 exits non-zero with what is wrong.
 
 Usage: scripts/smoke-checks.py CHECK RUN.json [MORE]
-  (CHECK: runtimes, engines, net_pow, memory, load, replay; recorded RUN.json chain.json;
+  (CHECK: runtimes, engines, state, net_pow, memory, load, replay; recorded RUN.json chain.json;
   ab AA.json KNOB.json KNOB_EXIT)
 """
 
@@ -59,6 +59,22 @@ def engines(path: str) -> None:
         sys.exit(
             f"missing engines {sorted(missing)}; not verified {wrong}; "
             f"durability not stated {unstated}; complete {run['run']['complete']}"
+        )
+
+
+def state(path: str) -> None:
+    run = read_run(path)
+    results = [r for r in run["results"] if r["id"].startswith("state/")]
+    ids = {r["id"] for r in results}
+    wrong = [r["id"] for r in results if r["verification"]["status"] != "passed"]
+    no_gas = [r["id"] for r in results if "gas_per_op" not in r["parameters"]]
+    inputs = {i.split("/")[2] for i in ids}
+    print(f"state ids measured: {len(ids)} ({', '.join(sorted(inputs))})", file=sys.stderr)
+    complete = run["run"]["complete"]
+    if len(ids) != 36 or inputs != {"10000", "10000-dropped"} or wrong or no_gas or not complete:
+        sys.exit(
+            f"expected 18 accesses x 2 cache states, got {len(ids)}; not verified {wrong}; "
+            f"no gas {no_gas}; complete {complete}"
         )
 
 
@@ -279,6 +295,7 @@ def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
 CHECKS = {
     "runtimes": runtimes,
     "engines": engines,
+    "state": state,
     "net_pow": net_pow,
     "memory": memory,
     "load": load,
