@@ -276,7 +276,7 @@ pub fn keys(a: &Access, n: u64) -> Vec<(B256, U256)> {
             shape::picks("eoas", POOL, n - n.div_ceil(shape::CONTRACT_EVERY))
                 .into_iter()
                 .map(|m| (m / per) * shape::CONTRACT_EVERY + m % per + 1)
-                .map(|i| shape::account(i))
+                .map(shape::account)
                 .map(|acc| (word(&acc.address), acc.balance))
                 .collect()
         }

@@ -147,16 +147,19 @@ impl StateStore for Memory {
 /// Pairs written per transaction while loading.
 const BATCH: usize = 100_000;
 
+/// Key-value pairs as a store takes them.
+pub type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// Storage root of contract `i` in a state of `n` accounts, and its slots'
 /// pairs in the layout.
-fn storage(i: u64, n: u64, hashed: &B256) -> (B256, Vec<(Vec<u8>, Vec<u8>)>) {
+fn storage(i: u64, n: u64, hashed: &B256) -> (B256, Pairs) {
     let mut slots: Vec<(B256, Vec<u8>)> = (0..shape::slot_count(i, n))
         .map(|j| {
             let (key, value) = shape::slot(i, j);
             (layout::hash_slot(&key), layout::encode_value(&value))
         })
         .collect();
-    slots.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    slots.sort_unstable_by_key(|s| s.0);
     let mut hb = HashBuilder::default();
     for (k, v) in &slots {
         hb.add_leaf(Nibbles::unpack(k), v);
@@ -175,7 +178,7 @@ fn storage(i: u64, n: u64, hashed: &B256) -> (B256, Vec<(Vec<u8>, Vec<u8>)>) {
 
 /// Every pair of account `i` of a state of `n` accounts: the account, its
 /// code and its storage.
-pub fn account_pairs(i: u64, n: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+pub fn account_pairs(i: u64, n: u64) -> Pairs {
     let a = shape::account(i);
     let hashed = keccak256(a.address);
     let mut out = Vec::new();

@@ -19,16 +19,21 @@ fn a_state_in_mdbx_is_written_once_checked_and_measured() {
     let root = tempfile::tempdir().unwrap();
     let want = dyno_state::vectors::root(&ctx, n).unwrap();
     let mut said = Vec::new();
-    let (s, dir) =
-        store::open_state("mdbx-test", mdbx::open, root.path(), n, &want, &mut |l| said.push(l))
-            .unwrap();
-    assert!(said.iter().any(|l| l.starts_with("wrote the state")), "{said:?}");
+    let (s, dir) = store::open_state("mdbx-test", mdbx::open, root.path(), n, &want, &mut |l| {
+        said.push(l)
+    })
+    .unwrap();
+    assert!(
+        said.iter().any(|l| l.starts_with("wrote the state")),
+        "{said:?}"
+    );
     drop(s);
     // Reused: no second write.
     let mut again = Vec::new();
-    let (s, _) =
-        store::open_state("mdbx-test", mdbx::open, root.path(), n, &want, &mut |l| again.push(l))
-            .unwrap();
+    let (s, _) = store::open_state("mdbx-test", mdbx::open, root.path(), n, &want, &mut |l| {
+        again.push(l)
+    })
+    .unwrap();
     assert!(again.iter().all(|l| !l.starts_with("writing")), "{again:?}");
 
     let data = dir.join("db");
@@ -64,6 +69,9 @@ fn a_state_in_mdbx_is_written_once_checked_and_measured() {
         .find(|(k, _)| *k == "major_faults_per_op")
         .map(|(_, v)| v.to_json().as_f64().unwrap());
     if cache::major_faults().is_some() {
-        assert!(faults.unwrap() > 0.0, "evicted pages are read again: {faults:?}");
+        assert!(
+            faults.unwrap() > 0.0,
+            "evicted pages are read again: {faults:?}"
+        );
     }
 }
