@@ -7,7 +7,7 @@ use crate::dataset::{self, LOAD_BATCH, VERSION};
 
 /// Turns `engine`'s own error, met while doing `what`, into a [`DbError`]:
 /// `store.get(k).map_err(engine_error("redb", "get"))`.
-pub(crate) fn engine_error<E: std::fmt::Display>(
+pub fn engine_error<E: std::fmt::Display>(
     engine: &'static str,
     what: &'static str,
 ) -> impl FnOnce(E) -> DbError {

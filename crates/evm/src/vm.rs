@@ -51,6 +51,35 @@ pub fn slot_value(slot: u64) -> U256 {
     (U256::from(1) << 64) + U256::from(slot)
 }
 
+/// An Osaka EVM over `db` with the lab's limits lifted: no per-transaction
+/// gas cap (EIP-7825), a block gas limit of `u64::MAX`, base fee zero, no
+/// nonce check. The opcode, bytecode and state loops all run on it.
+pub fn lab_evm<DB: revm::Database>(db: DB) -> MainnetEvm<Context<BlockEnv, TxEnv, CfgEnv, DB>> {
+    Context::mainnet()
+        .modify_cfg_chained(|cfg| {
+            cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
+            cfg.tx_gas_limit_cap = Some(u64::MAX);
+            cfg.disable_nonce_check = true;
+        })
+        .modify_block_chained(|b| {
+            b.gas_limit = u64::MAX;
+            b.basefee = 0;
+        })
+        .with_db(db)
+        .build_mainnet()
+}
+
+/// A call from `caller` to `target` with [`GAS_LIMIT`] at gas price zero;
+/// the caller sets data and value.
+pub fn lab_tx(caller: Address, target: Address) -> TxEnv {
+    TxEnv::builder()
+        .caller(caller)
+        .kind(TxKind::Call(target))
+        .gas_limit(GAS_LIMIT)
+        .gas_price(0)
+        .build_fill()
+}
+
 /// What one call did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
@@ -105,25 +134,10 @@ impl Vm {
                 ..AccountInfo::default()
             },
         );
-        let evm = Context::mainnet()
-            .modify_cfg_chained(|cfg| {
-                cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
-                cfg.tx_gas_limit_cap = Some(u64::MAX);
-                cfg.disable_nonce_check = true;
-            })
-            .modify_block_chained(|b| {
-                b.gas_limit = u64::MAX;
-                b.basefee = 0;
-            })
-            .with_db(db)
-            .build_mainnet();
-        let tx = TxEnv::builder()
-            .caller(CALLER)
-            .kind(TxKind::Call(TARGET))
-            .gas_limit(GAS_LIMIT)
-            .gas_price(0)
-            .build_fill();
-        Self { evm, tx }
+        Self {
+            evm: lab_evm(db),
+            tx: lab_tx(CALLER, TARGET),
+        }
     }
 
     /// A transaction from [`CALLER`] with the gas limit and zero gas price

@@ -11,28 +11,22 @@
 use std::cell::Cell;
 
 use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
+use revm::ExecuteEvm;
 use revm::context::result::ResultAndState;
-use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database_interface::{DBErrorMarker, Database};
-use revm::primitives::hardfork::SpecId;
-use revm::primitives::{TxKind, address};
 use revm::state::{AccountInfo, Bytecode};
-use revm::{ExecuteEvm, MainBuilder, MainContext};
 
 use crate::layout::{self, StoredAccount};
 use crate::shape;
 use crate::store::Reader;
 
-/// Who sends every transaction (not in the generated state).
-pub const CALLER: Address = address!("0x00000000000000000000000000000000000ca11e");
+/// Who sends every transaction (not in the generated state): the lab's caller.
+pub const CALLER: Address = dyno_evm::vm::CALLER;
 
 /// Where the program runs: the token's address.
 pub fn target() -> Address {
     shape::account(0).address
 }
-
-/// The gas every call gets: far above any loop dyno runs.
-pub const GAS_LIMIT: u64 = 1 << 40;
 
 /// A read the store could not answer (an engine error or a value that
 /// does not decode).
@@ -157,26 +151,9 @@ pub fn execute(
     calldata: Bytes,
     reads: &Cell<u64>,
 ) -> (Result<ResultAndState, String>, u64) {
-    let db = StateDb::new(reader, program, reads);
-    let mut evm = Context::mainnet()
-        .modify_cfg_chained(|cfg: &mut CfgEnv| {
-            cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
-            cfg.tx_gas_limit_cap = Some(u64::MAX);
-            cfg.disable_nonce_check = true;
-        })
-        .modify_block_chained(|b: &mut BlockEnv| {
-            b.gas_limit = u64::MAX;
-            b.basefee = 0;
-        })
-        .with_db(db)
-        .build_mainnet();
-    let tx = TxEnv::builder()
-        .caller(CALLER)
-        .kind(TxKind::Call(target()))
-        .gas_limit(GAS_LIMIT)
-        .gas_price(0)
-        .data(calldata)
-        .build_fill();
+    let mut evm = dyno_evm::vm::lab_evm(StateDb::new(reader, program, reads));
+    let mut tx = dyno_evm::vm::lab_tx(CALLER, target());
+    tx.data = calldata;
     let t0 = std::time::Instant::now();
     let r = evm.transact(tx);
     let ns = t0.elapsed().as_nanos() as u64;

@@ -21,11 +21,7 @@ pub const LIBRARY: &str = "libmdbx 0.9.0 over mdbx-sys 14.4.0 (libmdbx C 0.14), 
                            SafeNoSync, no write map, readahead off, the OS page cache its only cache";
 
 fn err(what: &'static str) -> impl FnOnce(libmdbx::Error) -> StateError {
-    move |e| StateError::Engine {
-        engine: NAME,
-        what,
-        reason: e.to_string(),
-    }
+    move |e| dyno_db::store::engine_error(NAME, what)(e).into()
 }
 
 /// An open MDBX environment holding a state.

@@ -11,30 +11,18 @@ use std::time::Instant;
 use alloy_primitives::{B256, keccak256};
 use alloy_trie::{HashBuilder, Nibbles};
 
+use dyno_db::store::DbError;
+
 use crate::layout::{self, EMPTY_ROOT, KECCAK_EMPTY, StoredAccount};
 use crate::shape::{self, VERSION};
 
 /// What went wrong with a state's store.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    /// The engine reported an error.
-    #[error("{engine}: {what}: {reason}")]
-    Engine {
-        /// The engine's name.
-        engine: &'static str,
-        /// What dyno asked it to do.
-        what: &'static str,
-        /// The engine's message.
-        reason: String,
-    },
-    /// A file or folder could not be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
+    /// The engine reported an error, or a file or folder could not be read
+    /// or written (the db suite's errors, shared).
+    #[error(transparent)]
+    Db(#[from] DbError),
     /// Too little free disk for the state asked for; nothing was written.
     #[error(
         "the state of {accounts} accounts needs about {} MB at {}, and {} MB are free there \
@@ -346,7 +334,7 @@ pub fn free_bytes(dir: &Path) -> Result<u64, StateError> {
     while !at.exists() {
         at = at.parent().unwrap_or(Path::new("/"));
     }
-    let s = rustix::fs::statvfs(at).map_err(|e| StateError::Io {
+    let s = rustix::fs::statvfs(at).map_err(|e| DbError::Io {
         path: at.to_path_buf(),
         source: e.into(),
     })?;
@@ -354,9 +342,12 @@ pub fn free_bytes(dir: &Path) -> Result<u64, StateError> {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateError + '_ {
-    move |source| StateError::Io {
-        path: path.to_path_buf(),
-        source,
+    move |source| {
+        DbError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
     }
 }
 
