@@ -619,6 +619,13 @@ pub(crate) struct GasArgs {
     #[arg(long, value_name = "RUN.json", conflicts_with_all = ["quick", "samples", "out"])]
     pub(crate) from: Option<PathBuf>,
 
+    /// Price state access instead (docs/state.md): run the state suite (or
+    /// price --from's state/ results) against every schedule in
+    /// specs/gas/state/schedules.toml, ECRECOVER = 3000 and 60 MGas/s (or
+    /// --anchor's throughput), with each access's growth with state size.
+    #[arg(long)]
+    pub(crate) state: bool,
+
     #[command(flatten)]
     pub(crate) output: Output,
 }
@@ -636,7 +643,8 @@ ECRECOVER; MGas/s = nominal gas / ns direct; the pricing flag.
 Examples:
   dyno gas --quick
   dyno gas --anchor arith --format csv > gas.csv
-  dyno gas --from dyno-results/<run>.json --fork prague";
+  dyno gas --from dyno-results/<run>.json --fork prague
+  dyno gas --state --quick                   state access against its schedules";
 
 /// `60mgas` (or `60`) or `arith`.
 fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {

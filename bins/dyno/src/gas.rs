@@ -9,7 +9,8 @@ use crate::cli::GasArgs;
 use crate::print_stdout;
 
 pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
-    // Check the fork first: a typo should not cost a minute of measuring.
+    // Check the fork and the anchor first: a typo should not cost a minute
+    // of measuring.
     let schedule = dyno_lab::gas::schedule(lab, &args.fork)?;
     if args.factor.is_nan() || args.factor <= 1.0 {
         anyhow::bail!(
@@ -17,6 +18,14 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             args.factor
         );
     }
+    let state_mgas = match (args.state, args.anchor) {
+        (false, _) => None,
+        (true, None) => Some(60.0),
+        (true, Some(dyno_format::gas::Anchor::Throughput(m))) => Some(m),
+        (true, Some(other)) => anyhow::bail!(
+            "--anchor {other}: --state prices against a throughput (e.g. --anchor 60mgas)"
+        ),
+    };
     let (run, outcome) = match &args.from {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
@@ -28,7 +37,11 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
                      run's JSON (or price a saved run with --from)"
                 );
             }
-            let measured = dyno_lab::gas::measure(lab, &settings)?;
+            let measured = if args.state {
+                dyno_lab::gas::measure_state(lab, &settings)?
+            } else {
+                dyno_lab::gas::measure(lab, &settings)?
+            };
             measured.announce();
             history::save(&lab.paths, &measured.run, measured.file(), settings.quiet);
             let outcome = session::report_problems(&measured.run, &measured.errors, false);
@@ -36,6 +49,14 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             (measured.run, outcome?)
         }
     };
+    if let Some(mgas) = state_mgas {
+        let priced = dyno_lab::gas::price_state(lab, &run, args.factor, mgas)?;
+        print_stdout(&dyno_report::state_gas::render(
+            &priced,
+            args.output.format.into(),
+        ))?;
+        return Ok(outcome);
+    }
     let priced = dyno_lab::gas::price(lab, &run, &schedule, args.anchor, args.factor, true)?;
     for why in &priced.left_out {
         eprintln!("dyno: left out {why}");

@@ -25,6 +25,7 @@ pub mod paired;
 pub mod read;
 pub mod redact;
 pub mod replay;
+pub mod state;
 pub mod time;
 
 /// The schema version this crate writes and reads.

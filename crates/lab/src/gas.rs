@@ -62,6 +62,29 @@ pub fn price(
     })
 }
 
+/// Measure what `dyno gas --state` prices: the state suite at its
+/// default sizes (ECRECOVER, the anchor, is measured by every run).
+pub fn measure_state(lab: &Lab, how: &Settings) -> crate::Result<Measured> {
+    let (specs, catalog) = load_specs(&lab.paths)?;
+    let plan = dyno_spec::plan(&specs, Some(dyno_state::bench::GROUP));
+    session::measure(lab, plan, catalog, &lab.paths.ctx(), how)
+}
+
+/// Price `run`'s state accesses against every schedule of
+/// `specs/gas/state/schedules.toml`, with a throughput anchor of
+/// `throughput_mgas`.
+pub fn price_state(
+    lab: &Lab,
+    run: &Run,
+    factor: f64,
+    throughput_mgas: f64,
+) -> crate::Result<dyno_format::state::StatePricing> {
+    let schedules =
+        dyno_spec::state_gas::load(&lab.paths.specs).context("state-access schedules")?;
+    dyno_state::pricing::price(run, &schedules, throughput_mgas, factor)
+        .with_context(|| format!("pricing run {}", run.run.id))
+}
+
 /// What `dyno gas` measures: every precompile input called directly (its
 /// baseline implementation) and through bytecode, and the opcodes. Each
 /// group is named: a group's name selects that group only, so

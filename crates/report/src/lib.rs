@@ -20,6 +20,7 @@ pub mod memory;
 pub mod paired;
 pub mod replay;
 mod rows;
+pub mod state_gas;
 pub use rows::one_line;
 pub mod table;
 pub mod units;

@@ -41,6 +41,7 @@ pub mod gas;
 pub mod mixes;
 mod plan;
 mod quantity;
+pub mod state_gas;
 
 pub use error::SpecError;
 pub use plan::{FilterError, Known, PlanEntry, check_filter, plan};

@@ -375,6 +375,72 @@ fn gas_prices_a_run_against_ecrecover_and_the_schedule() {
         stdout.contains("ecrecover (0x1)") && stdout.contains("MGas/s"),
         "{stdout}"
     );
+
+    // The same run has no state access to price: a usage error, with what
+    // to run.
+    let state = dyno(
+        &["gas", "--state", "--from", out.to_str().unwrap()],
+        tmp.path(),
+    );
+    assert_eq!(state.status.code(), Some(2));
+    assert!(
+        text(&state.stderr).contains("dyno run state"),
+        "{}",
+        text(&state.stderr)
+    );
+}
+
+/// `dyno gas --state` on a run of two accesses at 10⁴ accounts: every
+/// schedule's price beside calculated gas, in JSON.
+#[cfg(feature = "db-engines")]
+#[test]
+fn gas_prices_state_access_against_every_schedule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run.json");
+    let run = Command::new(bin())
+        .env("DYNO_NO_STORE", "1")
+        .env("DYNO_STATE_DIR", tmp.path().join("state"))
+        .env("DYNO_SPECS", repo().join("specs"))
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .current_dir(tmp.path())
+        .args([
+            "run",
+            "state/sload-cold/1000?,state/balance-cold/1000?",
+            "--quick",
+            "-q",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let json = dyno(
+        &[
+            "gas",
+            "--state",
+            "--from",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let sload = rows.iter().find(|r| r["access"] == "sload-cold").unwrap();
+    assert_eq!(sload["accounts"], 10_000);
+    assert_eq!(sload["cache"], "warm");
+    assert_eq!(sload["loop_gas"], 2164);
+    let prices: Vec<(&str, u64)> = sload["nominal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["schedule"].as_str().unwrap(), n["gas"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(prices[..2], [("osaka", 2100), ("eip-8038", 2100)]);
+    assert!(sload["calculated_gas"]["value"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["throughput_mgas"], 60.0);
 }
 
 #[test]
@@ -390,6 +456,10 @@ fn gas_refuses_bad_flags_with_advice() {
     let anchor = dyno(&["gas", "--anchor", "fast"], tmp.path());
     assert_eq!(anchor.status.code(), Some(2));
     assert!(text(&anchor.stderr).contains("60mgas"));
+    // --state prices against a throughput, refused before any measuring.
+    let anchor = dyno(&["gas", "--state", "--anchor", "arith"], tmp.path());
+    assert_eq!(anchor.status.code(), Some(2));
+    assert!(text(&anchor.stderr).contains("--state prices against a throughput"));
 }
 
 /// The regression of 8c7ba3a, end to end: `dyno gas --quick` measured no
