@@ -6,6 +6,20 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The suffix of a state id's input whose samples each began with the
+/// state's pages evicted (`state/sload-cold/1000000-dropped`).
+pub const EVICTED_SUFFIX: &str = "-dropped";
+
+/// What a state id's input names: the accounts, and whether the page cache
+/// was evicted (`1000000` → (10⁶, false), `1000000-dropped` → (10⁶, true)).
+pub fn input_parts(input: &str) -> Option<(u64, bool)> {
+    let (n, evicted) = match input.strip_suffix(EVICTED_SUFFIX) {
+        Some(n) => (n, true),
+        None => (input, false),
+    };
+    Some((n.parse().ok()?, evicted))
+}
+
 use crate::gas::{Estimate, Pricing};
 
 /// One access at one size and cache state.

@@ -25,6 +25,7 @@ mod memory;
 mod paired;
 mod replay;
 mod runs;
+mod state;
 mod svg;
 mod trend;
 
@@ -35,7 +36,7 @@ use runs::*;
 pub use trend::{Trend, TrendPoint, trends};
 
 use assets::{CSS, SCRIPT};
-use charts::{Bar, BarValue, GasPoint, PALETTE, Pricing, TrendPx, shorten};
+use charts::{Bar, BarValue, GasPoint, PALETTE, Pricing, SizeSeries, TrendPx, shorten};
 use svg::esc;
 
 /// Everything one page shows.
@@ -135,6 +136,19 @@ pub fn render(input: &HtmlInput<'_>) -> String {
             if let Some(g) = ri.gas.as_ref().filter(|g| !g.rows.is_empty()) {
                 page.gas(ri.run, g, multi);
             }
+        }
+        page.close();
+    }
+    if runs.iter().any(|r| state::has_state(r.run)) {
+        page.open("state", "State access against state size");
+        page.push(
+            "<p class=\"lede\">What one access costs as the generated state grows (docs/state.md), \
+             log–log: one chart per access kind, a line per implementation and page-cache state \
+             (dashed: the state's pages evicted before every sample). Points at the fit's slope, \
+             whiskers over its 95% interval; hover a point for the figures.</p>",
+        );
+        for ri in runs.iter().filter(|r| state::has_state(r.run)) {
+            page.state(ri.run, multi);
         }
         page.close();
     }

@@ -369,11 +369,8 @@ pub fn input(n: u64, cache: Cache) -> String {
 
 /// The size and cache state an id's input names.
 pub fn parse_input(input: &str) -> Option<(u64, Cache)> {
-    let (n, cache) = match input.strip_suffix(Cache::Dropped.suffix()) {
-        Some(n) => (n, Cache::Dropped),
-        None => (input, Cache::Warm),
-    };
-    Some((n.parse().ok()?, cache))
+    let (n, evicted) = dyno_format::state::input_parts(input)?;
+    Some((n, if evicted { Cache::Dropped } else { Cache::Warm }))
 }
 
 /// Every benchmark of the suite: each access at each size (the default

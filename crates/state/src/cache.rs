@@ -26,7 +26,7 @@ impl Cache {
     pub fn suffix(self) -> &'static str {
         match self {
             Self::Warm => "",
-            Self::Dropped => "-dropped",
+            Self::Dropped => dyno_format::state::EVICTED_SUFFIX,
         }
     }
 

@@ -105,6 +105,8 @@ svg.chart .trend-line{fill:none;stroke:var(--accent);stroke-width:2}
 svg.chart .trend-pt{fill:var(--accent);stroke:var(--bg);stroke-width:1.5}
 .f0,.b0{fill:var(--c0);background:var(--c0)}.f1,.b1{fill:var(--c1);background:var(--c1)}.f2,.b2{fill:var(--c2);background:var(--c2)}.f3,.b3{fill:var(--c3);background:var(--c3)}
 .f4,.b4{fill:var(--c4);background:var(--c4)}.f5,.b5{fill:var(--c5);background:var(--c5)}.f6,.b6{fill:var(--c6);background:var(--c6)}.f7,.b7{fill:var(--c7);background:var(--c7)}
+svg.chart .size-line{fill:none;stroke-width:2}svg.chart .size-line.dashed{stroke-dasharray:6 4}
+.l0{stroke:var(--c0)}.l1{stroke:var(--c1)}.l2{stroke:var(--c2)}.l3{stroke:var(--c3)}.l4{stroke:var(--c4)}.l5{stroke:var(--c5)}.l6{stroke:var(--c6)}.l7{stroke:var(--c7)}
 .plots{display:grid;grid-template-columns:1fr;gap:18px}
 figure.plot{margin:0;border:1px solid var(--line);border-radius:8px;background:#fff;padding:8px}
 figure.plot svg{width:100%;height:auto;max-width:1100px;display:block;margin:0 auto}

@@ -692,3 +692,115 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
         out
     }
 }
+
+/// One line of a [`size_chart`]: an implementation under one condition.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct SizeSeries {
+    /// In the legend: `revm, warm`.
+    pub(super) label: String,
+    /// Colour index into the palette.
+    pub(super) colour: usize,
+    /// Dashed (the evicted page cache).
+    pub(super) dashed: bool,
+    /// `(size, value, lower, upper, tip)`, in size order.
+    pub(super) points: Vec<(f64, f64, f64, f64, String)>,
+}
+
+/// Cost against size on log–log axes: one line per series, each point
+/// with its 95% interval, a legend under the plot.
+pub(super) fn size_chart(title: &str, series: &[SizeSeries], width: f64) -> String {
+    let tw = if width.is_finite() {
+        width.clamp(320.0, 4000.0)
+    } else {
+        HALF
+    };
+    let legend_rows = series.len().div_ceil(2) as f64;
+    let (l, r, t, b) = (70.0, 20.0, 24.0, 40.0 + 18.0 * legend_rows);
+    let h = 240.0 + 18.0 * legend_rows;
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for (x, y, lo, hi, _) in all() {
+        if drawable(*x) {
+            x_lo = x_lo.min(*x);
+            x_hi = x_hi.max(*x);
+        }
+        for v in [y, lo, hi] {
+            if drawable(*v) {
+                y_lo = y_lo.min(*v);
+                y_hi = y_hi.max(*v);
+            }
+        }
+    }
+    let xs = Scale::log(x_lo, x_hi, l + 10.0, tw - r - 10.0);
+    let ys = Scale::log(y_lo, y_hi, h - b, t);
+    let mut s = Svg::new(tw, h, title);
+    for v in ys.ticks_max(6) {
+        let y = ys.px(v);
+        s.line(l, y, tw - r, y, "grid");
+        s.text(l - 6.0, y + 4.0, "end", "tick", &tick_duration(v));
+    }
+    for v in xs.ticks_max(6) {
+        let x = xs.px(v);
+        s.line(x, t, x, h - b, "grid");
+        s.text(x, h - b + 16.0, "middle", "tick", &tick_count(v));
+    }
+    s.line(l, t, l, h - b, "axis");
+    s.line(l, h - b, tw - r, h - b, "axis");
+    s.vtext(16.0, (t + h - b) / 2.0, "axis-title", "per access");
+    s.text(tw - r, t - 2.0, "end", "muted", "x: accounts in the state");
+    for sr in series {
+        let class = format!(
+            "size-line l{}{}",
+            sr.colour % PALETTE,
+            if sr.dashed { " dashed" } else { "" }
+        );
+        let line: Vec<(f64, f64)> = sr
+            .points
+            .iter()
+            .filter(|p| drawable(p.1))
+            .map(|p| (xs.px(p.0), ys.px(p.1)))
+            .collect();
+        if line.len() > 1 {
+            s.path(&line, false, &class);
+        }
+        for (x, y, lo, hi, tip) in &sr.points {
+            if !drawable(*y) {
+                continue;
+            }
+            if drawable(*lo) && drawable(*hi) {
+                s.vbar_error(xs.px(*x), ys.px(*lo), ys.px(*hi), 3.0);
+            }
+            s.circle(
+                xs.px(*x),
+                ys.px(*y),
+                4.0,
+                &format!("f{}", sr.colour % PALETTE),
+                Some(tip),
+            );
+        }
+    }
+    // The legend: two entries a row, under the axis labels.
+    for (i, sr) in series.iter().enumerate() {
+        let (col, row) = ((i % 2) as f64, (i / 2) as f64);
+        let x = l + col * (tw - l - r) / 2.0;
+        let y = h - b + 34.0 + 18.0 * row;
+        s.line(
+            x,
+            y - 4.0,
+            x + 22.0,
+            y - 4.0,
+            &format!(
+                "size-line l{}{}",
+                sr.colour % PALETTE,
+                if sr.dashed { " dashed" } else { "" }
+            ),
+        );
+        s.text(x + 28.0, y, "start", "tick", &shorten(&sr.label, 40));
+    }
+    s.finish()
+}

@@ -617,3 +617,58 @@ fn an_ab_run_gets_its_table_the_noise_and_each_benchmarks_passes() {
     let plain_run = run();
     assert!(!page(vec![plain(&plain_run)], Vec::new()).contains("id=\"ab\""));
 }
+
+/// A run of two accesses at three sizes, warm and evicted: one chart per
+/// access with a line per page-cache state, every size on the x axis, and
+/// no state section for a run without state results.
+#[test]
+fn state_access_is_drawn_against_state_size() {
+    let mut results = Vec::new();
+    for access in ["sload-cold", "balance-cold"] {
+        for (n, ns) in [(10_000u64, 900.0), (100_000, 1_000.0), (1_000_000, 1_100.0)] {
+            results.push(result(
+                &format!("state/{access}/{n}"),
+                "revm",
+                true,
+                Some(ns),
+            ));
+            results.push(result(
+                &format!("state/{access}/{n}-dropped"),
+                "revm",
+                true,
+                Some(ns * 40.0),
+            ));
+        }
+    }
+    let r = fixture::run("s", results);
+    let html = page(vec![plain(&r)], Vec::new());
+    assert!(html.contains("id=\"state\""), "the section");
+    let section = &html[html.find("id=\"state\"").unwrap()..];
+    let charts: Vec<&str> = svgs(section)
+        .into_iter()
+        .filter(|s| s.contains("per access against accounts"))
+        .collect();
+    assert_eq!(charts.len(), 2, "one chart per access");
+    for svg in charts {
+        assert_eq!(
+            svg.matches("class=\"size-line l").count(),
+            4,
+            "two lines, two legend keys"
+        );
+        assert_eq!(
+            svg.matches("size-line l1 dashed").count(),
+            2,
+            "evicted is dashed"
+        );
+        for tick in ["10k", "100k", "1M"] {
+            assert!(svg.contains(&format!(">{tick}<")), "x tick {tick}: {svg}");
+        }
+        assert!(svg.contains("revm, warm") && svg.contains("revm, evicted"));
+        assert!(!svg.contains("NaN"));
+    }
+    let other = fixture::run(
+        "o",
+        vec![result("hash/keccak256/32B", "sha3", true, Some(50.0))],
+    );
+    assert!(!page(vec![plain(&other)], Vec::new()).contains("id=\"state\""));
+}
