@@ -66,15 +66,22 @@ def state(path: str) -> None:
     run = read_run(path)
     results = [r for r in run["results"] if r["id"].startswith("state/")]
     ids = {r["id"] for r in results}
+    impls = {r["implementation"]["name"] for r in results}
     wrong = [r["id"] for r in results if r["verification"]["status"] != "passed"]
-    no_gas = [r["id"] for r in results if "gas_per_op" not in r["parameters"]]
+    no_gas = [
+        r["id"]
+        for r in results
+        if r["implementation"]["name"] == "revm" and "gas_per_op" not in r["parameters"]
+    ]
     inputs = {i.split("/")[2] for i in ids}
-    print(f"state ids measured: {len(ids)} ({', '.join(sorted(inputs))})", file=sys.stderr)
+    measured = f"{len(ids)} ({', '.join(sorted(inputs))}) on {', '.join(sorted(impls))}"
+    print(f"state ids measured: {measured}", file=sys.stderr)
     complete = run["run"]["complete"]
-    if len(ids) != 36 or inputs != {"10000", "10000-dropped"} or wrong or no_gas or not complete:
+    shape = len(ids) == 36 and len(results) == 72 and impls == {"revm", "geth"}
+    if not shape or inputs != {"10000", "10000-dropped"} or wrong or no_gas or not complete:
         sys.exit(
-            f"expected 18 accesses x 2 cache states, got {len(ids)}; not verified {wrong}; "
-            f"no gas {no_gas}; complete {complete}"
+            f"expected 18 accesses x 2 cache states x revm and geth, got {len(results)} results "
+            f"on {sorted(impls)}; not verified {wrong}; no gas {no_gas}; complete {complete}"
         )
 
 

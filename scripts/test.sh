@@ -234,10 +234,12 @@ runtime_smokes() {
   python3 scripts/smoke-checks.py engines "$smoke/db.json"
   echo "storage-engine smoke run passed"
 
-  part "state access: dyno run state at 10^4 accounts, page cache warm and evicted (docs/state.md)"
-  # Writes the 10^4-account state into MDBX once (its root checked against
-  # vectors/state.json); every access is verified before and while it is timed.
-  "$dyno" run 'state/*/10000,state/*/10000-dropped' --quick -q --out "$smoke/state.json" >"$smoke/state.txt"
+  part "state access: dyno run state at 10^4 accounts, revm over MDBX and geth's state stack, page cache warm and evicted (docs/state.md)"
+  # Writes the 10^4-account state into MDBX and into geth's Pebble once (each
+  # root checked against vectors/state.json); every access is verified
+  # before and while it is timed.
+  "$dyno" run 'state/*/10000,state/*/10000-dropped' --impl revm,geth --quick -q \
+    --out "$smoke/state.json" >"$smoke/state.txt"
   python3 scripts/smoke-checks.py state "$smoke/state.json"
   echo "state-access smoke run passed"
 
@@ -257,7 +259,7 @@ runtime_smokes() {
   sed -n '/^Memory:/,/^$/p' "$smoke/mem.txt" >&2
   python3 scripts/smoke-checks.py memory "$smoke/mem.json"
 }
-job smokes "smoke runs: every default suite, then crypto and hash on every runtime, db on five engines, state access at 10^4 accounts, net and pow, mem" runtime_smokes
+job smokes "smoke runs: every default suite, then crypto and hash on every runtime, db on five engines, state access at 10^4 accounts (revm and geth), net and pow, mem" runtime_smokes
 
 # The load tests in `cargo test` and the load run start the pinned geth.
 await geth

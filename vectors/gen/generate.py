@@ -863,7 +863,7 @@ def gen_rlp(**_):
 # --------------------------------------------------------------------------
 # state: the generated state of the state-access suite (vectors/gen/state_shape.py)
 
-STATE_SIZES = (1000, 10000, 100000, 1000000)
+STATE_SIZES = (1000, 10000, 100000, 1000000, 10000000)
 
 
 def state_root(n, storage_of, keccak=None):

@@ -38,6 +38,7 @@ pub struct AdapterWorkload {
     heap_peak: Option<u64>,
     alloc_bytes: Option<u64>,
     alloc_count: Option<u64>,
+    max_iters: Option<u64>,
 }
 
 impl std::fmt::Debug for AdapterWorkload {
@@ -156,7 +157,15 @@ impl AdapterWorkload {
             heap_peak: None,
             alloc_bytes: None,
             alloc_count: None,
+            max_iters: None,
         })
+    }
+
+    /// Limit every run to `max` iterations: the id's cases hold only so
+    /// many fresh keys (a state-access loop's).
+    pub fn with_max_iters(mut self, max: Option<u64>) -> Self {
+        self.max_iters = max;
+        self
     }
 
     fn sample(&mut self, iters: u64) -> Result<u64, String> {
@@ -236,6 +245,10 @@ impl Workload for AdapterWorkload {
 
     fn min_warmup_ns(&self) -> u64 {
         self.min_warmup_ns
+    }
+
+    fn max_iters(&self) -> Option<u64> {
+        self.max_iters
     }
 
     fn pid(&self) -> Option<u32> {

@@ -305,7 +305,8 @@ fn prepare(
         cases,
         &check,
         crate::adapters::jit_warmup_ns(quick),
-    )?;
+    )?
+    .with_max_iters(crate::cases::max_iters(workload));
     Ok(Box::new(w))
 }
 

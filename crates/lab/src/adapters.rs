@@ -299,7 +299,8 @@ fn adapter_job(
                 cases,
                 &check,
                 jit_warmup_ns(quick),
-            )?;
+            )?
+            .with_max_iters(cases::max_iters(&id_owned));
             Ok(Box::new(w) as Box<dyn dyno_workload::Workload>)
         }),
     }

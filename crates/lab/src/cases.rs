@@ -51,6 +51,12 @@ pub fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The most iterations one run of `id` may take on a worker: its cases
+/// hold only so many fresh keys (the state suite's loops).
+pub fn max_iters(id: &str) -> Option<u64> {
+    dyno_state::cases::max_iters(id)
+}
+
 /// dyno's own check of an output a worker returned.
 pub fn check(
     id: &str,
@@ -82,7 +88,9 @@ mod tests {
             let large_body = id.starts_with("jsonrpc/") && !id.ends_with("/100");
             let large_trie = id.starts_with("trie/state-root/") && !id.ends_with("/100");
             // The db and full-dataset cases name this machine's data folders.
-            let db = id.starts_with("db/") || id == "pow/hashimoto-full/epoch0";
+            let db = id.starts_with("db/")
+                || id.starts_with("state/")
+                || id == "pow/hashimoto-full/epoch0";
             if big || large_body || large_trie || db {
                 continue;
             }
@@ -112,7 +120,7 @@ mod tests {
             vectors: root().join("vectors"),
         };
         let ids = ids();
-        assert_eq!(ids.len(), 236, "{ids:?}");
+        assert_eq!(ids.len(), 236 + 18 * 4 * 2, "{ids:?}");
         for id in &ids {
             assert!(
                 cases(&ctx, id).is_some(),

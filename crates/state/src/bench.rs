@@ -397,7 +397,7 @@ pub fn defs_for(engine: Engine) -> Vec<BenchDef> {
                     build: Box::new(move |ctx| {
                         build(ctx, &engine, a, n, cache, &store::root_dir())
                     }),
-                    cases: None,
+                    cases: Some(crate::cases::cases),
                 });
             }
         }

@@ -16,6 +16,7 @@
 pub mod access;
 pub mod bench;
 pub mod cache;
+pub mod cases;
 pub mod database;
 pub mod layout;
 #[cfg(feature = "engines")]

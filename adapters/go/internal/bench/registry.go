@@ -67,6 +67,14 @@ func newRegistry() *protocol.Registry {
 			add(o.id, e.name, LibGeth, prepareDB(e, o.op, o.k))
 		}
 	}
+	// State access on go-ethereum's own state stack (state.go).
+	for _, a := range StateAccesses {
+		for _, n := range StateSizes {
+			for _, suffix := range []string{"", "-dropped"} {
+				add("state/"+a+"/"+n+suffix, ImplStateGeth, LibGeth, prepareState)
+			}
+		}
+	}
 	// devp2p: eth/69 messages with eth/protocols/eth's packets, snappy,
 	// p2p/rlpx (net.go).
 	for _, m := range NetMessages {
