@@ -37,6 +37,15 @@ type Failing interface {
 	Err() error
 }
 
+// Staged is a Bench with set-up before each sample that must not be timed
+// (dropping a state's pages from the OS page cache): the worker calls
+// Stage before starting its clock for every sample, and answers the run
+// with Stage's error if it fails.
+type Staged interface {
+	Bench
+	Stage() error
+}
+
 // Case is one case of a prepare request: raw JSON fields.
 type Case struct {
 	Input    map[string]json.RawMessage `json:"input"`

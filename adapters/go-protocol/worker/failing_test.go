@@ -68,3 +68,35 @@ func TestCloserClosed(t *testing.T) {
 		t.Fatalf("failed run: closed %d times, reply %s", b.closed, buf.Bytes())
 	}
 }
+
+// stagedBench counts its stages and loops, and fails to stage when told.
+type stagedBench struct {
+	stages, loops int
+	fail          error
+}
+
+func (b *stagedBench) Loop(int) { b.loops++ }
+
+func (b *stagedBench) Stage() error {
+	b.stages++
+	return b.fail
+}
+
+// TestRunStagesEverySample: a Staged benchmark is staged once before each
+// sample (outside the clock), and a failed stage answers the run with its
+// error.
+func TestRunStagesEverySample(t *testing.T) {
+	w, buf := newTestWorker()
+	b := &stagedBench{}
+	w.current = b
+	if r := ask(t, w, buf, []byte(`{"type":"run","iterations":5,"samples":3}`)); str(r["type"]) != "samples" {
+		t.Fatalf("run: %s", buf.Bytes())
+	}
+	if b.stages != 3 || b.loops != 3 {
+		t.Fatalf("%d stages, %d loops for 3 samples", b.stages, b.loops)
+	}
+	b.fail = errors.New("cannot evict")
+	if r := ask(t, w, buf, []byte(`{"type":"run","iterations":5,"samples":3}`)); str(r["type"]) != "error" || str(r["message"]) != "cannot evict" {
+		t.Fatalf("run with a failing stage: %s", buf.Bytes())
+	}
+}

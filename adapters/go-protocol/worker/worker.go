@@ -264,7 +264,13 @@ func measure(b protocol.Bench, iterations, samples int) (ns []int64, before, aft
 	ns = make([]int64, samples)
 	before, after = new(runtime.MemStats), new(runtime.MemStats)
 	runtime.ReadMemStats(before)
+	staged, _ := b.(protocol.Staged)
 	for s := range ns {
+		if staged != nil {
+			if err := staged.Stage(); err != nil {
+				return nil, nil, nil, err
+			}
+		}
 		t0 := time.Now()
 		b.Loop(iterations)
 		ns[s] = int64(time.Since(t0))

@@ -11,6 +11,7 @@ import "dyno/adapters/go-protocol/protocol"
 type (
 	Bench    = protocol.Bench
 	Failing  = protocol.Failing
+	Staged   = protocol.Staged
 	Case     = protocol.Case
 	Field    = protocol.Field
 	Hex      = protocol.Hex

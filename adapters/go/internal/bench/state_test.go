@@ -97,6 +97,9 @@ func TestStateProgramsRunOnGethsState(t *testing.T) {
 	want := new(big.Int).Add(v0.Big(), v1.Big())
 	for _, evicted := range []bool{false, true} {
 		l.evicted = evicted
+		if err := l.Stage(); err != nil {
+			t.Fatal(err)
+		}
 		out, err := l.call(2)
 		if err != nil {
 			t.Fatal(err)
