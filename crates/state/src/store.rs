@@ -70,8 +70,8 @@ pub trait StateStore: std::fmt::Debug {
 /// Opens (creating if needed) an engine's store in a folder.
 pub type Open = fn(&Path) -> Result<Box<dyn StateStore>, StateError>;
 
-/// A state held in memory: for tests, and the floor a disk-backed state
-/// is compared with.
+/// A state held in memory: the tests' store (a store that answers wrong is
+/// one entry changed with [`Memory::set`]).
 #[derive(Debug, Default)]
 pub struct Memory {
     map: Mutex<std::collections::BTreeMap<Vec<u8>, Vec<u8>>>,
