@@ -283,8 +283,16 @@ def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
         if p["id"] != slowed and p["verdict"] in ("regressed", "improved")
     ]
     if len(caught) != 3 or others:
+        missed = [
+            f"{p['implementation']}: {p['verdict']}, {p['delta']:+.1%} "
+            f"[{p['delta_low']:+.1%}, {p['delta_high']:+.1%}], Holm p {p['p_holm']:.2g}, "
+            f"passes {[round(x['statistic'], 3) for x in p['passes']]}"
+            for p in knob["paired"]
+            if p["id"] == slowed and p["implementation"] not in caught
+        ]
         problems.append(
-            f"knob: {slowed} regressed on {sorted(caught)} (want all 3); others flagged: {others}"
+            f"knob: {slowed} regressed on {sorted(caught)} (want all 3; missed: {missed}); "
+            f"others flagged: {others}"
         )
     if knob_exit != "1":
         problems.append(f"the knob run exited {knob_exit}, not 1")
