@@ -221,6 +221,17 @@ runtime_smokes() {
       return 0
     fi
   done
+  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it and on dyno's python, go and go-etc adapters"
+  # A new folder outside the repository, as a team would write one; each
+  # check prepares every offered id with dyno's cases and checks the
+  # outputs, the error paths, a quiet stdout and the worker's clock.
+  "$dyno" adapter new python "$smoke/byo/my-adapter"
+  local a
+  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc; do
+    "$dyno" adapter check -q "$a" >"$smoke/check.txt" || { cat "$smoke/check.txt"; return 1; }
+    tail -n 1 "$smoke/check.txt"
+  done
+
   part "cross-implementation smoke run: crypto and hash, every runtime"
   "$dyno" run crypto,hash --impl all --quick -q --out "$smoke/all.json" >"$smoke/all.txt"
   python3 scripts/smoke-checks.py runtimes "$smoke/all.json"
@@ -259,7 +270,7 @@ runtime_smokes() {
   sed -n '/^Memory:/,/^$/p' "$smoke/mem.txt" >&2
   python3 scripts/smoke-checks.py memory "$smoke/mem.json"
 }
-job smokes "smoke runs: every default suite, then crypto and hash on every runtime, db on five engines, state access at 10^4 accounts (revm and geth), net and pow, mem" runtime_smokes
+job smokes "smoke runs: every default suite, adapter new and check, then crypto and hash on every runtime, db on five engines, state access at 10^4 accounts (revm and geth), net and pow, mem" runtime_smokes
 
 # The load tests in `cargo test` and the load run start the pinned geth.
 await geth

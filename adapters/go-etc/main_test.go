@@ -159,7 +159,7 @@ func TestHello(t *testing.T) {
 			t.Errorf("%s offered by %q", id, got[id])
 		}
 	}
-	if got["harness/noop/empty"] != "go-etc-noop" || len(got) != 5 {
+	if got["harness/noop/empty"] != "go-etc-noop" || got["harness/sleep/1ms"] != "go-etc-sleep" || len(got) != 6 {
 		t.Errorf("benchmarks: %v", got)
 	}
 }

@@ -1,8 +1,15 @@
 package protocol
 
+import "time"
+
 // NoopID is the id of the benchmark every adapter offers: the identity
 // operation, which measures the harness's own loop.
 const NoopID = "harness/noop/empty"
+
+// SleepID is the other harness id every adapter offers: each operation
+// sleeps 1 ms, so that `dyno adapter check` can hold the worker's clock
+// against its own (docs/adapter-protocol.md, "The harness ids").
+const SleepID = "harness/sleep/1ms"
 
 // NoLibrary is the library of a benchmark that uses none.
 const NoLibrary = "-"
@@ -28,14 +35,29 @@ func (l *noopLoop) Loop(n int) {
 	l.pos = pos
 }
 
-// AddNoop registers harness/noop/empty under the worker's own
-// implementation name (go-noop, go-etc-noop): each case's input "value"
-// (hex) is its output "value".
-func (r *Registry) AddNoop(impl string) {
-	r.Add(NoopID, impl, NoLibrary, prepareNoop)
+// sleepLoop sleeps 1 ms per operation and returns its input.
+type sleepLoop struct{ noopLoop }
+
+func (l *sleepLoop) Loop(n int) {
+	for i := 0; i < n; i++ {
+		time.Sleep(time.Millisecond)
+		l.noopLoop.Loop(1)
+	}
 }
 
-func prepareNoop(_ string, cases []Case) (*Prepared, error) {
+// AddHarness registers the two harness ids under the worker's own names,
+// prefix-noop and prefix-sleep (go-noop, go-sleep): each case's input
+// "value" (hex) is its output "value".
+func (r *Registry) AddHarness(prefix string) {
+	r.Add(NoopID, prefix+"-noop", NoLibrary, func(_ string, cases []Case) (*Prepared, error) {
+		return prepareValues(cases, func(v [][]byte) Bench { return &noopLoop{values: v} })
+	})
+	r.Add(SleepID, prefix+"-sleep", NoLibrary, func(_ string, cases []Case) (*Prepared, error) {
+		return prepareValues(cases, func(v [][]byte) Bench { return &sleepLoop{noopLoop{values: v}} })
+	})
+}
+
+func prepareValues(cases []Case, loop func([][]byte) Bench) (*Prepared, error) {
 	values := make([][]byte, len(cases))
 	for i := range cases {
 		v, err := InputHex(cases, i, "value")
@@ -44,7 +66,7 @@ func prepareNoop(_ string, cases []Case) (*Prepared, error) {
 		}
 		values[i] = v
 	}
-	b := &noopLoop{values: values}
+	b := loop(values)
 	outs, err := RunEach(b, len(values), func(int) (Output, error) {
 		return Output{{Name: "value", Value: Clone(noopSink)}}, nil
 	})

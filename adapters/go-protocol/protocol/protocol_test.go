@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
@@ -143,7 +144,7 @@ func TestRunEachAndClone(t *testing.T) {
 
 func TestNoop(t *testing.T) {
 	var r Registry
-	r.AddNoop("test-noop")
+	r.AddHarness("test")
 	cases := []Case{
 		mkCase(t, `{"value":"0x"}`, `{"value":"0x"}`),
 		mkCase(t, `{"value":"0x0102"}`, `{"value":"0x0102"}`),
@@ -168,8 +169,27 @@ func TestNoop(t *testing.T) {
 	if _, err := r.Prepare(NoopID, "test-noop", bad); err == nil {
 		t.Error("hex without 0x accepted")
 	}
-	if got := r.List(); len(got) != 1 || got[0] != (Entry{ID: NoopID, Implementation: "test-noop", Library: NoLibrary}) {
+	if got := r.List(); len(got) != 2 || got[0] != (Entry{ID: NoopID, Implementation: "test-noop", Library: NoLibrary}) ||
+		got[1] != (Entry{ID: SleepID, Implementation: "test-sleep", Library: NoLibrary}) {
 		t.Errorf("List: %v", got)
+	}
+}
+
+func TestSleepTakesAMillisecondAnOperation(t *testing.T) {
+	var r Registry
+	r.AddHarness("test")
+	cases := []Case{mkCase(t, `{"value":"0x07"}`, `{"value":"0x07"}`)}
+	p, err := r.Prepare(SleepID, "test-sleep", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Check(p, cases); m != nil {
+		t.Fatalf("mismatch %+v", m)
+	}
+	t0 := time.Now()
+	p.Bench.Loop(5)
+	if d := time.Since(t0); d < 5*time.Millisecond {
+		t.Fatalf("5 sleeps of 1 ms took %v", d)
 	}
 }
 

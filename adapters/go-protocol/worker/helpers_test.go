@@ -34,7 +34,7 @@ func testConfig() Config {
 	r.Add("test/error/prepare", "test", protocol.NoLibrary, func(string, []protocol.Case) (*protocol.Prepared, error) {
 		return nil, errors.New("no such input")
 	})
-	r.AddNoop("test-noop")
+	r.AddHarness("test")
 	return Config{
 		Name:      "dyno-adapter-test",
 		Version:   "9.8.7",

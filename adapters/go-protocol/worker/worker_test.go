@@ -39,8 +39,9 @@ func TestHello(t *testing.T) {
 	if h.Clock.Source != "time.Now (monotonic)" || h.Clock.ResolutionNs < 1 {
 		t.Fatalf("clock: %+v", h.Clock)
 	}
-	if string(r["patterns"]) != "[]" || len(h.Benchmarks) != 4 || h.Benchmarks[3].ID != "harness/noop/empty" ||
-		h.Benchmarks[3].Implementation != "test-noop" || h.Benchmarks[3].Library != "-" {
+	if string(r["patterns"]) != "[]" || len(h.Benchmarks) != 5 || h.Benchmarks[3].ID != "harness/noop/empty" ||
+		h.Benchmarks[3].Implementation != "test-noop" || h.Benchmarks[3].Library != "-" ||
+		h.Benchmarks[4].ID != "harness/sleep/1ms" || h.Benchmarks[4].Implementation != "test-sleep" {
 		t.Fatalf("benchmarks %v, patterns %s", h.Benchmarks, r["patterns"])
 	}
 	// A second hello is the same reply.

@@ -10,7 +10,7 @@ import (
 
 func noopConfig() worker.Config {
 	r := new(protocol.Registry)
-	r.AddNoop("test-noop")
+	r.AddHarness("test")
 	return worker.Config{Name: "dyno-adapter-test", Version: "0.0.0", Runtime: "go-test", Registry: r}
 }
 

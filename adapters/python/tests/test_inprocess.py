@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 
+import dyno_protocol
+import dyno_protocol.worker
 import pytest
 from conftest import corrupt, hash_requests, loop_code, nist_requests, prepare, secp256k1_requests
 
-from dyno_adapter import registry, worker
+from dyno_adapter import registry
 from dyno_adapter.secp256k1 import der_signature
+from dyno_adapter.worker import ADAPTER
 
 
 def handle(msg: dict, state: dict) -> dict:
-    return worker.handle(json.dumps(msg).encode(), state)
+    return dyno_protocol.handle(json.dumps(msg).encode(), state, ADAPTER)
 
 
 HASHES = [
@@ -46,7 +49,7 @@ def test_vectors_prepare_and_corrupted_mismatch(req):
     for out, case in zip(reply["outputs"], req["cases"], strict=True):
         assert set(out) == set(case["expected"])
         for k, v in case["expected"].items():
-            assert worker.same(v, out[k]), (k, v, out[k])
+            assert dyno_protocol.same(v, out[k]), (k, v, out[k])
     samples = handle({"type": "run", "iterations": 3, "samples": 2}, state)
     assert samples["type"] == "samples" and len(samples["ns"]) == 2
 
@@ -163,10 +166,10 @@ def test_noop_identity():
 
 
 def test_patterns_match_one_segment():
-    assert registry.matches("hash/keccak256/*", "hash/keccak256/32B")
-    assert not registry.matches("hash/keccak256/*", "hash/keccak256/32B/x")
-    assert not registry.matches("hash/keccak256/*", "hash/sha256/32B")
-    assert not registry.matches("precompile/bn254-add/*", "precompile/bn254-add")
+    assert dyno_protocol.matches("hash/keccak256/*", "hash/keccak256/32B")
+    assert not dyno_protocol.matches("hash/keccak256/*", "hash/keccak256/32B/x")
+    assert not dyno_protocol.matches("hash/keccak256/*", "hash/sha256/32B")
+    assert not dyno_protocol.matches("precompile/bn254-add/*", "precompile/bn254-add")
 
 
 def test_der_signature():
@@ -176,15 +179,15 @@ def test_der_signature():
 
 
 def test_same_is_type_strict():
-    assert worker.same("0xAB", "0xab")
-    assert not worker.same(True, 1)
-    assert not worker.same(0, False)
-    assert worker.same(1, 1)
+    assert dyno_protocol.same("0xAB", "0xab")
+    assert not dyno_protocol.same(True, 1)
+    assert not dyno_protocol.same(0, False)
+    assert dyno_protocol.same(1, 1)
 
 
 def test_timed_loop_cycles_through_cases():
     seen = []
-    ns, pos, _sink = worker.timed(seen.append, [0, 1, 2], 1, 4, 2)
+    ns, pos, _sink = dyno_protocol.worker.timed(seen.append, [0, 1, 2], 1, 4, 2)
     assert seen == [1, 2, 0, 1, 2, 0, 1, 2] and pos == 0 and len(ns) == 2
 
 
@@ -250,7 +253,7 @@ def test_modexp():
 def test_sha256_and_ripemd160_precompiles():
     out = _call("precompile/sha256/x", "hashlib", "0x")["outputs"][0]["output"]
     assert out == "0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    if registry.matches("precompile/ripemd160/*", "precompile/ripemd160/x") and any(
+    if dyno_protocol.matches("precompile/ripemd160/*", "precompile/ripemd160/x") and any(
         f.pattern == "precompile/ripemd160/*" for f in registry.families()
     ):
         out = _call("precompile/ripemd160/x", "hashlib", "0x")["outputs"][0]["output"]
@@ -288,7 +291,7 @@ def test_bytecode_identity_prepare_run_and_mismatch():
 
 
 def test_bytecode_noop_control_is_listed_and_runs():
-    h = worker.hello({"type": "hello", "protocol": 1})
+    h = dyno_protocol.worker.hello(ADAPTER)
     assert {
         "id": "precompile-bytecode/noop/identity-empty",
         "implementation": "py-evm",
@@ -366,6 +369,6 @@ def test_bytecode_timed_loop_is_one_call_per_sample():
         calls.append((arg, n))
         return arg
 
-    ns, pos, sink = worker.timed_loop(loop, ["a", "b", "c"], 1, 7, 4)
+    ns, pos, sink = dyno_protocol.worker.timed_loop(loop, ["a", "b", "c"], 1, 7, 4)
     assert len(ns) == 4 and pos == 2 and sink == "b"
     assert calls == [("b", 7), ("c", 7), ("a", 7), ("b", 7)]

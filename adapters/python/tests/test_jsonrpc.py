@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import dyno_protocol
 from conftest import corrupt, prepare
 
-from dyno_adapter import worker
+from dyno_adapter.worker import ADAPTER
 
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 
@@ -48,7 +49,7 @@ def ref_digest(logs: list[dict]) -> str:
 
 
 def handle(msg: dict, state: dict) -> dict:
-    return worker.handle(json.dumps(msg).encode(), state)
+    return dyno_protocol.handle(json.dumps(msg).encode(), state, ADAPTER)
 
 
 def test_getlogs_raw():

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 
+import dyno_protocol
 import pytest
 from conftest import corrupt, prepare
 
-from dyno_adapter import registry, rlp_generic, worker
+from dyno_adapter import registry, rlp_generic
+from dyno_adapter.worker import ADAPTER
 
 # EIP-155's example: nonce 9, gas price 20 gwei, gas 21000, to 0x3535..., 1 ether,
 # no data, v = 37 (chain id 1), r, s.
@@ -93,7 +95,7 @@ NESTED_COUNTS["digest"] = ref_digest(NESTED_TREE)
 
 
 def handle(msg: dict, state: dict) -> dict:
-    return worker.handle(json.dumps(msg).encode(), state)
+    return dyno_protocol.handle(json.dumps(msg).encode(), state, ADAPTER)
 
 
 def decode_req(name: str, cases: list[tuple[str, dict]]) -> dict:

@@ -65,6 +65,13 @@ pub(crate) struct Global {
     /// leave it off).
     #[arg(long, global = true)]
     pub(crate) no_store: bool,
+
+    /// An adapter folder that lives anywhere (a team's own implementation;
+    /// `dyno adapter new` writes one), used beside dyno's own adapters;
+    /// repeatable. Also DYNO_ADAPTERS, a `:`-separated list of folders.
+    /// `dyno setup --adapter DIR` installs it.
+    #[arg(long = "adapter", global = true, value_name = "DIR")]
+    pub(crate) adapters: Vec<PathBuf>,
 }
 
 impl Global {
@@ -75,6 +82,7 @@ impl Global {
             vectors: self.vectors.clone(),
             store: self.store.clone(),
             no_store: self.no_store,
+            adapters: self.adapters.clone(),
         }
     }
 }
@@ -124,6 +132,9 @@ pub(crate) enum Command {
     /// Serve this dyno's own benchmarks over the adapter protocol on stdin
     /// and stdout (what `dyno ab` starts on each side).
     Worker,
+    /// Bring your own implementation: write a new adapter folder from a
+    /// template (`new`), or check that one speaks the protocol (`check`).
+    Adapter(AdapterArgs),
     /// Named, versioned baselines kept in the history: save one from a run,
     /// list them, show one, export or import it as a JSON file.
     Baseline(BaselineArgs),
@@ -778,6 +789,49 @@ Examples:
   dyno baseline show main
   dyno baseline export main -o baselines/main.json     commit it
   dyno baseline import baselines/main.json             on another machine";
+
+#[derive(Debug, Args)]
+#[command(after_help = ADAPTER_HELP)]
+pub(crate) struct AdapterArgs {
+    #[command(subcommand)]
+    pub(crate) action: AdapterAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AdapterAction {
+    /// Check that the adapter in DIR conforms to the protocol: install it
+    /// (if needed), then hello, every offered id prepared with dyno's
+    /// cases and its outputs checked, the error paths, a quiet stdout, the
+    /// end of input, its empty loop's cost and its clock against a sleep.
+    /// Exit 1 if any check fails.
+    Check {
+        /// The adapter's folder (the one holding `setup`).
+        dir: PathBuf,
+        /// Do not echo `setup`'s output.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Write a new adapter into DIR (which must not exist or be empty; its
+    /// name is the adapter's): the protocol loop from the runtime's
+    /// protocol library, one example benchmark (hash/sha256 from the
+    /// standard library), its test, `setup` and the hashed lockfiles. It
+    /// passes `dyno adapter check` as written.
+    New {
+        /// The adapter's language: python.
+        runtime: String,
+        /// The new adapter's folder; its name is the adapter's.
+        dir: PathBuf,
+    },
+}
+
+const ADAPTER_HELP: &str = "\
+Examples:
+  dyno adapter new python ../my-adapter     a Python adapter, ready to edit
+  dyno adapter check ../my-adapter          does it speak the protocol?
+  dyno run hash/sha256 --adapter ../my-adapter --impl my-adapter-sha256,sha2
+  dyno adapter check adapters/go            dyno's own adapters pass it too
+
+The walk-through: docs/own-adapter.md. The protocol: docs/adapter-protocol.md.";
 
 #[derive(Debug, Args)]
 #[command(after_help = BASELINE_HELP)]

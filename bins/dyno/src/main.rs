@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod ab;
+mod adapter;
 mod baseline;
 mod check;
 mod cli;
@@ -88,6 +89,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
             dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
             Ok(Outcome::Ok)
         }
+        Command::Adapter(args) => adapter::adapter(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),
         Command::Check(args) => check::check(lab, args, color),
         Command::Compare(args) => check::compare(lab, args, color),

@@ -21,6 +21,6 @@ pub(crate) fn doctor(lab: &Lab, args: &DoctorArgs) -> anyhow::Result<Outcome> {
         )))?;
         return Ok(Outcome::Ok);
     }
-    print_stdout(&dyno_lab::setup::doctor(lab, args.ids))?;
+    print_stdout(&dyno_lab::setup::doctor(lab, args.ids)?)?;
     Ok(Outcome::Ok)
 }

@@ -35,12 +35,18 @@ const SHARED: &str = "shared";
 /// One runtime's adapter: its sources and where its worker is installed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Adapter {
-    /// The runtime, the folder's name: `go`, `java`, `python`, `node`.
+    /// Its name, the folder's: `go`, `java`, `python`, `node`, or an
+    /// external adapter's folder name (`scala-adapter`).
     pub runtime: String,
-    /// `adapters/<runtime>`.
+    /// `adapters/<runtime>`, or an external adapter's folder.
     pub dir: PathBuf,
-    /// `<cache>/adapters/<runtime>`: what `setup` installs.
+    /// `<cache>/adapters/<runtime>` (an external adapter's:
+    /// `<cache>/adapters/external/<name>-<digest of its path>`): what
+    /// `setup` installs.
     pub home: PathBuf,
+    /// True for an adapter folder given with `--adapter` or
+    /// `DYNO_ADAPTERS`, not one of dyno's own.
+    pub external: bool,
     /// How to start its worker, when not `home/run`: a dyno binary's
     /// `dyno worker` (`dyno ab`).
     pub launch: Option<Launch>,
@@ -93,6 +99,40 @@ pub enum SetupError {
     },
 }
 
+/// Why a folder is not an adapter dyno can use.
+#[derive(Debug, thiserror::Error)]
+pub enum AdapterError {
+    /// The folder does not exist.
+    #[error("adapter folder {}: {source}; give the folder that holds the adapter's `setup`", dir.display())]
+    Missing {
+        /// The folder as given.
+        dir: PathBuf,
+        /// Why it could not be read.
+        source: std::io::Error,
+    },
+    /// It is a file.
+    #[error("adapter folder {}: not a folder; give the folder that holds the adapter's `setup`", dir.display())]
+    NotAFolder {
+        /// The path as given.
+        dir: PathBuf,
+    },
+    /// It has no `setup` script.
+    #[error(
+        "adapter folder {}: no `setup` script; an adapter folder holds `setup`, which installs the worker into the folder it is given and writes `run` there (docs/adapter-protocol.md, \"Layout of an adapter\"; `dyno adapter new` writes one)",
+        dir.display()
+    )]
+    NoSetup {
+        /// The folder as given.
+        dir: PathBuf,
+    },
+    /// Its name cannot name an adapter.
+    #[error("adapter folder {}: its name must be letters, digits, `.`, `_` or `-`; rename the folder", dir.display())]
+    Name {
+        /// The folder as given.
+        dir: PathBuf,
+    },
+}
+
 /// The adapters under `root` (each folder with a `setup` script), installed
 /// under `cache/adapters/`, sorted by runtime.
 pub fn discover(root: &Path, cache: &Path) -> Vec<Adapter> {
@@ -116,6 +156,7 @@ pub fn discover_into(root: &Path, homes: &Path) -> Vec<Adapter> {
                 home: homes.join(&runtime),
                 dir: std::fs::canonicalize(&dir).unwrap_or(dir),
                 runtime,
+                external: false,
                 launch: None,
             })
         })
@@ -137,7 +178,60 @@ impl Adapter {
             runtime: runtime.into(),
             dir: home.clone(),
             home,
+            external: false,
             launch: Some(launch),
+        }
+    }
+
+    /// The adapter in folder `dir`, which lives anywhere (`--adapter`),
+    /// installed under `cache/adapters/external/`. The folder must exist
+    /// and hold a `setup` script; its name (letters, digits, `.`, `_`,
+    /// `-`) is the adapter's.
+    pub fn external(dir: &Path, cache: &Path) -> Result<Self, AdapterError> {
+        let shown = dir.to_path_buf();
+        let abs = std::fs::canonicalize(dir).map_err(|source| AdapterError::Missing {
+            dir: shown.clone(),
+            source,
+        })?;
+        if !abs.is_dir() {
+            return Err(AdapterError::NotAFolder { dir: shown });
+        }
+        if !abs.join("setup").is_file() {
+            return Err(AdapterError::NoSetup { dir: shown });
+        }
+        let name = abs
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| {
+                !n.is_empty()
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+            })
+            .ok_or_else(|| AdapterError::Name { dir: shown.clone() })?
+            .to_string();
+        let tag: String = Sha256::digest(abs.as_os_str().as_encoded_bytes())
+            .iter()
+            .take(4)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(Self {
+            home: cache
+                .join("adapters")
+                .join("external")
+                .join(format!("{name}-{tag}")),
+            dir: abs,
+            runtime: name,
+            external: true,
+            launch: None,
+        })
+    }
+
+    /// How messages name it: the runtime, and an external adapter's folder.
+    pub fn label(&self) -> String {
+        if self.external {
+            format!("{} ({})", self.runtime, self.dir.display())
+        } else {
+            self.runtime.clone()
         }
     }
 
@@ -218,7 +312,7 @@ impl Adapter {
         let start = Instant::now();
         let script = self.dir.join("setup");
         std::fs::create_dir_all(&self.home).map_err(|source| SetupError::Spawn {
-            runtime: self.runtime.clone(),
+            runtime: self.label(),
             path: self.home.clone(),
             source,
         })?;
@@ -231,7 +325,7 @@ impl Adapter {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|source| SetupError::Spawn {
-                runtime: self.runtime.clone(),
+                runtime: self.label(),
                 path: script.clone(),
                 source,
             })?;
@@ -261,11 +355,27 @@ impl Adapter {
             echo(&out);
         }
         let status = child.wait().map_err(|source| SetupError::Spawn {
-            runtime: self.runtime.clone(),
+            runtime: self.label(),
             path: script.clone(),
             source,
         })?;
         match status.code() {
+            Some(0) if !self.installed() => Err(SetupError::Failed {
+                runtime: self.label(),
+                status: status.to_string(),
+                last: format!(
+                    "it wrote no {}: `setup HOME` must write HOME/run, the worker's start script",
+                    self.run_script().display()
+                ),
+            }),
+            Some(0) if !executable(&self.run_script()) => Err(SetupError::Failed {
+                runtime: self.label(),
+                status: status.to_string(),
+                last: format!(
+                    "{} is not executable: end `setup` with `chmod +x \"$1/run\"`",
+                    self.run_script().display()
+                ),
+            }),
             Some(0) => {
                 if let Ok(d) = self.source_digest() {
                     let _ = std::fs::write(self.digest_file(), d);
@@ -273,11 +383,11 @@ impl Adapter {
                 Ok(start.elapsed())
             }
             Some(RUNTIME_MISSING) => Err(SetupError::RuntimeMissing {
-                runtime: self.runtime.clone(),
+                runtime: self.label(),
                 reason: last,
             }),
             _ => Err(SetupError::Failed {
-                runtime: self.runtime.clone(),
+                runtime: self.label(),
                 status: status.to_string(),
                 last,
             }),
@@ -289,7 +399,7 @@ impl Adapter {
         if let Some(l) = &self.launch {
             if !l.program.is_file() {
                 return Err(WorkerError::NotInstalled {
-                    runtime: self.runtime.clone(),
+                    runtime: self.label(),
                     path: l.program.clone(),
                 });
             }
@@ -305,14 +415,26 @@ impl Adapter {
         }
         if !self.installed() {
             return Err(WorkerError::NotInstalled {
-                runtime: self.runtime.clone(),
+                runtime: self.label(),
+                path: self.run_script(),
+            });
+        }
+        if !executable(&self.run_script()) {
+            return Err(WorkerError::NotExecutable {
+                runtime: self.label(),
                 path: self.run_script(),
             });
         }
         let mut cmd = Command::new(self.run_script());
         cmd.current_dir(&self.home);
-        Worker::spawn(&self.runtime, cmd)
+        Worker::spawn(&self.label(), cmd)
     }
+}
+
+/// True if `path` is a file its owner may execute.
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -447,6 +569,65 @@ mod tests {
             b.start().unwrap_err(),
             WorkerError::NotInstalled { .. }
         ));
+    }
+
+    #[test]
+    fn an_external_folder_is_refused_with_what_to_fix() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("cache");
+        let err = |dir: &Path| Adapter::external(dir, &cache).unwrap_err().to_string();
+        let e = err(&t.path().join("nowhere"));
+        assert!(
+            e.starts_with("adapter folder ") && e.contains("nowhere"),
+            "{e}"
+        );
+        std::fs::write(t.path().join("file"), "").unwrap();
+        assert!(err(&t.path().join("file")).contains("not a folder"));
+        let bare = t.path().join("bare");
+        std::fs::create_dir_all(&bare).unwrap();
+        let e = err(&bare);
+        assert!(e.contains("bare") && e.contains("no `setup` script"), "{e}");
+        let odd = t.path().join("my adapter");
+        std::fs::create_dir_all(&odd).unwrap();
+        std::fs::write(odd.join("setup"), "").unwrap();
+        assert!(err(&odd).contains("rename the folder"));
+
+        // a good one: named by its folder, installed under external/,
+        // in a home of its own per path
+        let mine = t.path().join("mine");
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::write(mine.join("setup"), "").unwrap();
+        let a = Adapter::external(&mine, &cache).unwrap();
+        assert_eq!(a.runtime, "mine");
+        assert!(a.external);
+        assert!(a.home.starts_with(cache.join("adapters/external")));
+        assert!(
+            a.label()
+                .contains(&*mine.canonicalize().unwrap().to_string_lossy())
+        );
+        let other = t.path().join("elsewhere/mine");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("setup"), "").unwrap();
+        assert_ne!(Adapter::external(&other, &cache).unwrap().home, a.home);
+    }
+
+    #[test]
+    fn a_setup_that_leaves_no_runnable_run_fails_saying_what_to_fix() {
+        let t = tempfile::tempdir().unwrap();
+        let none = fake(t.path(), "none", "exit 0\n");
+        let e = none.setup(|_| {}).unwrap_err().to_string();
+        assert!(e.contains("must write HOME/run"), "{e}");
+        let plain = fake(t.path(), "plain", "printf '#!/bin/sh\\n' > \"$1/run\"\n");
+        let e = plain.setup(|_| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("not executable") && e.contains("chmod +x"),
+            "{e}"
+        );
+        // a run that lost its execute bit after setup: refused at start
+        match plain.start().unwrap_err() {
+            WorkerError::NotExecutable { path, .. } => assert_eq!(path, plain.run_script()),
+            other => panic!("{other}"),
+        }
     }
 
     #[test]

@@ -28,6 +28,14 @@ pub enum WorkerError {
         /// The start script looked for.
         path: PathBuf,
     },
+    /// Its start script cannot be executed.
+    #[error("{runtime}: {} is not executable: its `setup` must `chmod +x` it (then `dyno setup` again)", path.display())]
+    NotExecutable {
+        /// The runtime.
+        runtime: String,
+        /// The start script.
+        path: PathBuf,
+    },
     /// The process could not be started.
     #[error("{runtime}: cannot start the worker: {source}")]
     Spawn {
@@ -64,6 +72,18 @@ pub enum WorkerError {
         /// What was wrong.
         message: String,
     },
+}
+
+/// The variable that caps every wait for a reply, in seconds: the tests
+/// of a worker that never answers set it, so as not to wait minutes.
+pub const TEST_REPLY_LIMIT: &str = "DYNO_TEST_REPLY_LIMIT_SECS";
+
+/// `limit`, or less if [`TEST_REPLY_LIMIT`] says so.
+fn capped(limit: Duration) -> Duration {
+    std::env::var(TEST_REPLY_LIMIT)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(limit, |s| limit.min(Duration::from_secs(s)))
 }
 
 /// A worker process speaking the adapter protocol on its stdin and stdout.
@@ -145,7 +165,7 @@ impl Worker {
             Reply::Hello(h) if h.protocol == VERSION => w.hello = h,
             Reply::Hello(h) => {
                 return Err(w.protocol(format!(
-                    "it speaks protocol version {}, dyno speaks {VERSION}",
+                    "it speaks protocol version {}, dyno speaks {VERSION}: build it with a protocol library of version {VERSION}.x (docs/adapter-protocol.md)",
                     h.protocol
                 )));
             }
@@ -227,10 +247,25 @@ impl Worker {
     /// Send `req` and wait at most `limit` for the reply. After any error
     /// the worker is unusable ([`Worker::alive`] is false).
     pub fn request(&mut self, req: &Request, limit: Duration) -> Result<Reply, WorkerError> {
+        self.send_line(&dyno_protocol::encode(req), limit)
+    }
+
+    /// Send one raw line (which need not be a request: a conformance check
+    /// sends a malformed one) and wait at most `limit` for the reply.
+    pub fn send_line(&mut self, line: &str, limit: Duration) -> Result<Reply, WorkerError> {
+        let limit = capped(limit);
         if self.dead {
             return Err(self.died());
         }
-        let line = dyno_protocol::encode(req);
+        // Nothing may come between one reply and the next request: a line
+        // here is output the worker printed outside the protocol.
+        if let Ok(stray) = self.lines.try_recv() {
+            self.dead = true;
+            let shown: String = stray.chars().take(200).collect();
+            return Err(self.protocol(format!(
+                "it printed on stdout outside a reply: {shown:?}; stdout carries protocol lines only (write diagnostics to stderr)"
+            )));
+        }
         let sent = match self.stdin.as_mut() {
             Some(stdin) => stdin
                 .write_all(line.as_bytes())
@@ -259,6 +294,36 @@ impl Worker {
                 })
             }
         }
+    }
+}
+
+impl Worker {
+    /// Close stdin, as the orchestrator does at the end, and wait at most
+    /// `limit` for the worker to exit: how it exited (`None`: it had not,
+    /// and was killed), and any lines it printed on stdout after its last
+    /// reply.
+    pub fn close(mut self, limit: Duration) -> (Option<std::process::ExitStatus>, Vec<String>) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break None;
+                }
+            }
+        };
+        // the reader thread ends at the pipe's end
+        let mut stray = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+            stray.push(line);
+        }
+        (status, stray)
     }
 }
 
@@ -348,6 +413,21 @@ pub(crate) mod tests {
         );
         let e = Worker::spawn("x", cmd).unwrap_err();
         assert!(e.to_string().contains("version 9"), "{e}");
+
+        // a reply, then a debug line: caught before the next request
+        let mut w = Worker::spawn(
+            "sh",
+            sh_worker(&[r#"echo '{"type":"samples","ns":[5]}'; echo 'debug: done'"#]),
+        )
+        .unwrap();
+        w.request(&RUN_ONE, Duration::from_secs(5)).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let e = w.request(&RUN_ONE, Duration::from_secs(5)).unwrap_err();
+        assert!(
+            e.to_string().contains(r#"outside a reply: "debug: done""#),
+            "{e}"
+        );
+        assert!(!w.alive());
 
         let mut cmd = Command::new("bash");
         cmd.arg("-c").arg("echo 'cannot load library' >&2; exit 1");

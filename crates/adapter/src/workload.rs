@@ -13,9 +13,30 @@ use crate::pool::Pool;
 /// dyno's own check of one output: `Err((field, expected, actual))`.
 pub type Checker = Box<dyn Fn(&Case, &Map<String, Value>) -> Result<(), (String, String, String)>>;
 
-/// Longest wait for a `prepare` (parsing and checking every case once; a
-/// pure-Python pairing takes seconds).
-const PREPARE_LIMIT: Duration = Duration::from_secs(600);
+/// Longest wait for a `prepare` unless the id asks for more ([`Limits`]):
+/// parsing and checking every case once (a pure-Python pairing takes
+/// seconds).
+pub const PREPARE_LIMIT: Duration = Duration::from_secs(600);
+
+/// What one id may take on a worker beyond the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest wait for its `prepare` (a state id's worker may write
+    /// the whole state first).
+    pub prepare: Duration,
+    /// The most iterations one run may take: its cases hold only so many
+    /// fresh keys (a state-access loop's).
+    pub max_iters: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            prepare: PREPARE_LIMIT,
+            max_iters: None,
+        }
+    }
+}
 
 /// Longest wait for one sample: batches are sized to a few milliseconds,
 /// but the slowest operations (seconds each) are fitted over batches of
@@ -70,7 +91,8 @@ impl AdapterWorkload {
     /// that is missing, dies or refuses the id gives a [`BuildError`]; a
     /// wrong output is kept as the workload's verification verdict (the
     /// engine then records it as a failed verification, never a timing).
-    /// A JIT runtime's worker is warmed up for at least `jit_warmup_ns`.
+    /// A JIT runtime's worker is warmed up for at least `jit_warmup_ns`;
+    /// `limits` bound the prepare's wait and every run's iterations.
     pub fn prepare(
         pool: Rc<RefCell<Pool>>,
         id: &str,
@@ -78,6 +100,7 @@ impl AdapterWorkload {
         cases: Vec<Case>,
         check: &Checker,
         jit_warmup_ns: u64,
+        limits: Limits,
     ) -> Result<Self, BuildError> {
         let runtime = pool.borrow().adapter().runtime.clone();
         let (reply, hello) = {
@@ -92,11 +115,18 @@ impl AdapterWorkload {
                 cases: cases.clone(),
             };
             let reply = w
-                .request(&req, PREPARE_LIMIT)
+                .request(&req, limits.prepare)
                 .map_err(|e| adapter_error(&runtime, strip(&runtime, e)))?;
             (reply, hello)
         };
         let verdict = match reply {
+            Reply::Prepared { id: got, .. } if got != id => {
+                pool.borrow_mut().stop();
+                return Err(adapter_error(
+                    &runtime,
+                    format!("protocol error: asked to prepare {id}, it answered for {got}"),
+                ));
+            }
             Reply::Prepared { outputs, .. } if outputs.len() != cases.len() => Err(Mismatch {
                 case: "all".into(),
                 expected: format!("{} outputs", cases.len()),
@@ -157,15 +187,8 @@ impl AdapterWorkload {
             heap_peak: None,
             alloc_bytes: None,
             alloc_count: None,
-            max_iters: None,
+            max_iters: limits.max_iters,
         })
-    }
-
-    /// Limit every run to `max` iterations: the id's cases hold only so
-    /// many fresh keys (a state-access loop's).
-    pub fn with_max_iters(mut self, max: Option<u64>) -> Self {
-        self.max_iters = max;
-        self
     }
 
     fn sample(&mut self, iters: u64) -> Result<u64, String> {

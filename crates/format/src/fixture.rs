@@ -71,6 +71,7 @@ pub fn run(id: &str, results: Vec<BenchResult>) -> Run {
         clients: Vec::new(),
         paired: Vec::new(),
         noise: None,
+        adapters: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 pub use dyno_stats::{Interval, LinearFit, Outliers, Stat, Summary};
 use serde::{Deserialize, Serialize};
 
+pub mod adapter;
 pub mod baseline;
 pub mod destination;
 #[cfg(any(test, feature = "fixture"))]
@@ -69,6 +70,10 @@ pub struct Run {
     /// How noisy the machine was while this run measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<noise::Noise>,
+    /// The adapters whose workers measured in this run, and where each
+    /// came from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adapters: Vec<adapter::AdapterRecord>,
 }
 
 /// Run metadata.

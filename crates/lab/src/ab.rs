@@ -209,7 +209,7 @@ fn sides(
             ))
         }
         Base::Adapter { runtime, home } => {
-            let installed = crate::adapters::adapters(&lab.paths)
+            let installed = crate::adapters::adapters(&lab.paths)?
                 .into_iter()
                 .find(|a| &a.runtime == runtime)
                 .ok_or_else(|| {
@@ -305,8 +305,8 @@ fn prepare(
         cases,
         &check,
         crate::adapters::jit_warmup_ns(quick),
-    )?
-    .with_max_iters(crate::cases::max_iters(workload));
+        crate::cases::limits(workload),
+    )?;
     Ok(Box::new(w))
 }
 

@@ -14,6 +14,7 @@ use dyno_workload::{BuildError, Ctx};
 
 use crate::cases;
 use crate::paths::Paths;
+use crate::refuse;
 
 /// The runtimes that have adapters.
 pub const RUNTIMES: [&str; 4] = ["go", "java", "node", "python"];
@@ -24,9 +25,52 @@ pub fn jit_warmup_ns(quick: bool) -> u64 {
     if quick { 500_000_000 } else { 2_000_000_000 }
 }
 
-/// Every adapter under `paths.adapters`, installed under `paths.cache`.
-pub fn adapters(paths: &Paths) -> Vec<Adapter> {
-    dyno_adapter::discover(&paths.adapters, &paths.cache)
+/// dyno's own adapters (under `paths.adapters`), then the external
+/// folders (`--adapter`, `DYNO_ADAPTERS`), each installed under
+/// `paths.cache`. An external folder that is not an adapter, or two
+/// adapters of one name, are refused, naming the folders.
+pub fn adapters(paths: &Paths) -> crate::Result<Vec<Adapter>> {
+    let mut all = dyno_adapter::discover(&paths.adapters, &paths.cache);
+    for dir in &paths.external {
+        let a = Adapter::external(dir, &paths.cache)
+            .map_err(|e| crate::Error::Refused(e.to_string()))?;
+        if all.iter().any(|b| b.dir == a.dir) {
+            continue; // given twice, or one of dyno's own named again
+        }
+        if let Some(b) = all.iter().find(|b| b.runtime == a.runtime) {
+            refuse!(
+                "two adapters are named {:?}: {} and {}; an adapter is named by its folder, so rename one folder",
+                a.runtime,
+                b.dir.display(),
+                a.dir.display()
+            );
+        }
+        all.push(a);
+    }
+    Ok(all)
+}
+
+/// What a run records of an adapter whose worker measured in it.
+pub fn record(
+    a: &Adapter,
+    hello: &Hello,
+    implementations: Vec<String>,
+) -> dyno_format::adapter::AdapterRecord {
+    dyno_format::adapter::AdapterRecord {
+        name: a.runtime.clone(),
+        external: a.external,
+        dir: if a.external {
+            a.dir.display().to_string()
+        } else {
+            format!("adapters/{}", a.runtime)
+        },
+        adapter: format!("{} {}", hello.adapter.name, hello.adapter.version),
+        runtime: format!("{} {}", hello.runtime.name, hello.runtime.version),
+        protocol: hello.protocol,
+        source_digest: a.source_digest().ok(),
+        stale: a.installed() && a.stale(),
+        implementations,
+    }
 }
 
 /// The dev nodes dyno can start (`paths.nodes`), installed under
@@ -71,8 +115,13 @@ impl Selection {
     }
 
     /// True if `implementation` of `runtime` is selected.
+    /// A name given may be an implementation's or an adapter's (an
+    /// external adapter's folder name selects all it offers).
     pub fn wants(&self, runtime: &str, implementation: &str) -> bool {
-        self.all || self.runtimes.contains(runtime) || self.names.contains(implementation)
+        self.all
+            || self.runtimes.contains(runtime)
+            || self.names.contains(implementation)
+            || self.names.contains(runtime)
     }
 
     /// True if an adapter's workers must be started to know (a runtime
@@ -98,8 +147,9 @@ pub struct Started {
 /// install, a runtime skipped and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
-    /// The adapter's sources changed since `dyno setup` installed it.
-    Stale(String),
+    /// The adapter's sources changed since `dyno setup` installed it: its
+    /// name, and the command that reinstalls it.
+    Stale(String, String),
     /// The runtime is not installed, or its worker did not start.
     Skipped {
         /// The runtime.
@@ -110,17 +160,26 @@ pub enum Notice {
 }
 
 /// Start the adapters `sel` may need. One that is not installed or fails
-/// to start is skipped, with a [`Notice`] saying why.
-pub fn start(paths: &Paths, sel: &Selection) -> (Vec<Started>, Vec<Notice>) {
-    let mut out = Vec::new();
+/// to start is skipped, with a [`Notice`] saying why. Two adapters that
+/// offer one implementation name are refused, naming both folders.
+pub fn start(paths: &Paths, sel: &Selection) -> crate::Result<(Vec<Started>, Vec<Notice>)> {
+    let mut out: Vec<Started> = Vec::new();
     let mut notices = Vec::new();
-    for a in adapters(paths) {
+    for a in adapters(paths)? {
         if !sel.may_want(&a.runtime) {
             continue;
         }
         let runtime = a.runtime.clone();
+        let setup = setup_command(&a);
+        if a.external && !a.installed() {
+            notices.push(Notice::Skipped {
+                runtime,
+                reason: format!("not installed: run `{setup}`"),
+            });
+            continue;
+        }
         if a.installed() && a.stale() {
-            notices.push(Notice::Stale(runtime.clone()));
+            notices.push(Notice::Stale(runtime.clone(), setup));
         }
         let mut pool = Pool::new(a);
         match pool.hello() {
@@ -137,7 +196,33 @@ pub fn start(paths: &Paths, sel: &Selection) -> (Vec<Started>, Vec<Notice>) {
             }),
         }
     }
-    (out, notices)
+    let mut seen: std::collections::BTreeMap<&str, &Started> = std::collections::BTreeMap::new();
+    for s in &out {
+        for o in s.hello.benchmarks.iter().chain(&s.hello.patterns) {
+            match seen.get(o.implementation.as_str()) {
+                Some(other) if !std::ptr::eq(*other, s) => refuse!(
+                    "two adapters offer the implementation {:?}: {} and {}; implementation names are unique across adapters (docs/adapter-protocol.md, \"hello\"), so rename it in one of them",
+                    o.implementation,
+                    other.pool.borrow().adapter().dir.display(),
+                    s.pool.borrow().adapter().dir.display()
+                ),
+                _ => {
+                    seen.insert(&o.implementation, s);
+                }
+            }
+        }
+    }
+    Ok((out, notices))
+}
+
+/// The command that installs `a`: `dyno setup go`, or for an external
+/// adapter `dyno setup --adapter DIR`.
+pub fn setup_command(a: &Adapter) -> String {
+    if a.external {
+        format!("dyno setup --adapter {}", a.dir.display())
+    } else {
+        format!("dyno setup {}", a.runtime)
+    }
 }
 
 /// The plan's jobs with the selected adapters' implementations added: for
@@ -299,8 +384,8 @@ fn adapter_job(
                 cases,
                 &check,
                 jit_warmup_ns(quick),
-            )?
-            .with_max_iters(cases::max_iters(&id_owned));
+                cases::limits(&id_owned),
+            )?;
             Ok(Box::new(w) as Box<dyn dyno_workload::Workload>)
         }),
     }

@@ -28,7 +28,7 @@ fn exported() -> &'static [(String, AdapterCases)] {
 
 /// The cases of `id` for an adapter, or `None` if no definition exports it.
 pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
-    if id == NOOP_ID {
+    if id == NOOP_ID || id == dyno_protocol::SLEEP_ID {
         return Some(Ok(dyno_protocol::noop_cases()));
     }
     let (_, f) = exported().iter().find(|(known, _)| known == id)?;
@@ -51,10 +51,16 @@ pub fn parameters(id: &str, implementation: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The most iterations one run of `id` may take on a worker: its cases
-/// hold only so many fresh keys (the state suite's loops).
-pub fn max_iters(id: &str) -> Option<u64> {
-    dyno_state::cases::max_iters(id)
+/// What one run of `id` may take on a worker: the state suite's worker
+/// may write the state in its prepare, and its cases hold only so many
+/// fresh keys.
+pub fn limits(id: &str) -> dyno_adapter::Limits {
+    let default = dyno_adapter::Limits::default();
+    dyno_adapter::Limits {
+        prepare: dyno_state::cases::prepare_limit(id)
+            .map_or(default.prepare, |l| l.max(default.prepare)),
+        max_iters: dyno_state::cases::max_iters(id),
+    }
 }
 
 /// dyno's own check of an output a worker returned.
@@ -73,6 +79,21 @@ mod tests {
 
     fn root() -> PathBuf {
         PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+    }
+
+    #[test]
+    fn a_state_id_may_write_its_state_in_prepare_and_runs_at_most_its_keys() {
+        let big = limits("state/sload-cold/10000000-dropped");
+        assert_eq!(big.prepare, std::time::Duration::from_secs(3000));
+        assert_eq!(big.max_iters, Some(512));
+        // Small states keep the default wait, never a shorter one.
+        let small = limits("state/sload-cold/10000");
+        assert_eq!(small.prepare, dyno_adapter::PREPARE_LIMIT);
+        assert_eq!(small.max_iters, Some(512));
+        assert_eq!(
+            limits("hash/keccak256/32B"),
+            dyno_adapter::Limits::default()
+        );
     }
 
     /// The fixture every adapter's tests replay: one `prepare` request per

@@ -30,9 +30,12 @@ pub struct Paths {
     pub vectors: PathBuf,
     /// Compiled contracts: `$DYNO_CONTRACTS`, else `contracts/build`.
     pub contracts: PathBuf,
-    /// The adapters' sources: `$DYNO_ADAPTERS`, else `./adapters`, else
-    /// the repository's.
+    /// dyno's own adapters' sources: `$DYNO_ADAPTER_ROOT`, else
+    /// `./adapters`, else the repository's.
     pub adapters: PathBuf,
+    /// Adapter folders that live anywhere: `--adapter DIR` (each), then
+    /// `$DYNO_ADAPTERS` (a path list, `:`-separated).
+    pub external: Vec<PathBuf>,
     /// The dev nodes' set-up: `$DYNO_NODES`, else `./nodes`, else the
     /// repository's.
     pub nodes: PathBuf,
@@ -54,6 +57,8 @@ pub struct Flags {
     pub vectors: Option<PathBuf>,
     pub store: Option<String>,
     pub no_store: bool,
+    /// `--adapter DIR`, each.
+    pub adapters: Vec<PathBuf>,
 }
 
 /// The environment variables behind [`Flags`].
@@ -61,6 +66,7 @@ pub const ENV_SPECS: &str = "DYNO_SPECS";
 pub const ENV_VECTORS: &str = "DYNO_VECTORS";
 pub const ENV_STORE: &str = "DYNO_STORE";
 pub const ENV_NO_STORE: &str = "DYNO_NO_STORE";
+pub const ENV_ADAPTERS: &str = "DYNO_ADAPTERS";
 
 impl Paths {
     /// From the flags, each unset one filled from its environment variable
@@ -107,9 +113,15 @@ impl Paths {
             contracts: set("DYNO_CONTRACTS")
                 .map_or_else(|| data_dir(None, "contracts").join("build"), PathBuf::from),
             adapters: data_dir(
-                set("DYNO_ADAPTERS").map(PathBuf::from).as_deref(),
+                set("DYNO_ADAPTER_ROOT").map(PathBuf::from).as_deref(),
                 "adapters",
             ),
+            external: flags
+                .adapters
+                .into_iter()
+                .chain(set(ENV_ADAPTERS).iter().flat_map(std::env::split_paths))
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect(),
             nodes: data_dir(set("DYNO_NODES").map(PathBuf::from).as_deref(), "nodes"),
             cache: dyno_node::cache_dir(),
             store,
@@ -201,5 +213,25 @@ mod tests {
             .to_string();
         assert!(e.starts_with("DYNO_NO_STORE=\"maybe\""), "{e}");
         assert!(!e.contains("--no-store"), "{e}");
+    }
+
+    #[test]
+    fn external_adapters_come_from_each_flag_then_the_path_list() {
+        let external = |flags, env: &[(&str, &str)]| from(flags, env).unwrap().external;
+        assert!(external(Flags::default(), &[]).is_empty());
+        assert!(external(Flags::default(), &[(ENV_ADAPTERS, "")]).is_empty());
+        let flags = Flags {
+            adapters: vec!["flag-a".into(), "flag-b".into()],
+            ..Flags::default()
+        };
+        assert_eq!(
+            external(flags, &[(ENV_ADAPTERS, "/x/env-a::env-b")]),
+            [
+                PathBuf::from("flag-a"),
+                "flag-b".into(),
+                "/x/env-a".into(),
+                "env-b".into()
+            ]
+        );
     }
 }

@@ -87,7 +87,7 @@ pub fn select_and_measure(
         }
     }
     let ctx = lab.paths.ctx();
-    let (started, notices) = adapters::start(&lab.paths, &sel);
+    let (started, notices) = adapters::start(&lab.paths, &sel)?;
     say(&notices, how.quiet);
     check_impls(&sel, &catalog, &started)?;
     let rust_plan: Vec<_> = plan
@@ -117,7 +117,22 @@ pub fn select_and_measure(
             what.filter.unwrap_or("the default suites")
         );
     }
-    let measured = measure_jobs(lab, jobs, how);
+    let records: Vec<_> = started
+        .iter()
+        .filter_map(|s| {
+            let pool = s.pool.borrow();
+            let a = pool.adapter();
+            let mut used: Vec<String> = jobs
+                .iter()
+                .filter(|j| j.implementation.runtime == a.runtime)
+                .map(|j| j.implementation.name.clone())
+                .collect();
+            used.sort();
+            used.dedup();
+            (!used.is_empty()).then(|| adapters::record(a, &s.hello, used))
+        })
+        .collect();
+    let measured = measure_with(lab, jobs, how, records);
     drop(started);
     measured
 }
@@ -160,10 +175,10 @@ fn reference_job(
 fn say(notices: &[adapters::Notice], quiet: bool) {
     for n in notices {
         match n {
-            adapters::Notice::Stale(_) if quiet => {}
-            adapters::Notice::Stale(runtime) => eprintln!(
+            adapters::Notice::Stale(..) if quiet => {}
+            adapters::Notice::Stale(runtime, setup) => eprintln!(
                 "dyno: warning: the {runtime} adapter changed since `dyno setup` installed it; \
-                 run `dyno setup` to rebuild"
+                 run `{setup}` to rebuild"
             ),
             adapters::Notice::Skipped { runtime, reason } => {
                 let line = dyno_report::one_line(reason);
@@ -287,13 +302,30 @@ pub fn measure(
 
 /// [`measure`] for jobs already built.
 pub fn measure_jobs(lab: &Lab, jobs: Vec<Job>, how: &Settings) -> crate::Result<Measured> {
+    measure_with(lab, jobs, how, Vec::new())
+}
+
+/// [`measure_jobs`], recording the adapters whose workers take part (and
+/// their runtimes' versions in the environment).
+fn measure_with(
+    lab: &Lab,
+    jobs: Vec<Job>,
+    how: &Settings,
+    adapters: Vec<dyno_format::adapter::AdapterRecord>,
+) -> crate::Result<Measured> {
     let clock = dyno_runner::clock::calibrate();
     dyno_runner::clock::check(&clock)?;
     let settings = dyno_runner::settings(how.quick, how.samples.map(|n| n as usize), &clock);
-    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let mut environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    for a in &adapters {
+        environment
+            .runtimes
+            .insert(a.name.clone(), a.runtime.clone());
+    }
     let invocation = lab.build.invocation();
     let engine = Engine::new(settings.clone()).with_stop(crate::interrupt::flag()?);
     let mut run = dyno_runner::new_run(invocation, settings, environment);
+    run.adapters = adapters;
     let mut saving = Saving::new(how.out.clone(), &run.run.id)?;
 
     let probe = dyno_runner::noise::Probe::start();

@@ -9,18 +9,24 @@ use dyno_protocol::{NOOP_ID, Reply, Request};
 use crate::paths::{Lab, Paths};
 use crate::refuse;
 
-/// Run every selected adapter's `setup`. A missing runtime is skipped with
-/// its reason; a failed build is an error once the others are done.
+/// Run every selected adapter's `setup`: those named, else the external
+/// ones when `--adapter` gave any, else all of dyno's own and the dev
+/// nodes. A missing runtime is skipped with its reason; a failed build is
+/// an error once the others are done.
 pub fn setup(paths: &Paths, runtimes: &[String], quiet: bool) -> crate::Result<()> {
-    let mut all = crate::adapters::adapters(paths);
+    let mut all = crate::adapters::adapters(paths)?;
     all.extend(crate::adapters::nodes(paths));
     check_names(runtimes, &all)?;
+    let only_external = runtimes.is_empty() && all.iter().any(|a| a.external);
     let mut failed = Vec::new();
-    for a in all
-        .iter()
-        .filter(|a| runtimes.is_empty() || runtimes.contains(&a.runtime))
-    {
-        eprintln!("dyno setup: {} → {}", a.runtime, a.home.display());
+    for a in all.iter().filter(|a| {
+        if runtimes.is_empty() {
+            a.external || !only_external
+        } else {
+            runtimes.contains(&a.runtime)
+        }
+    }) {
+        eprintln!("dyno setup: {} → {}", a.label(), a.home.display());
         let tag = a.runtime.clone();
         match a.setup(|line| {
             if !quiet {
@@ -95,7 +101,7 @@ pub fn noise(total: std::time::Duration) -> String {
     out
 }
 
-pub fn doctor(lab: &Lab, every_id: bool) -> String {
+pub fn doctor(lab: &Lab, every_id: bool) -> crate::Result<String> {
     let exported = crate::cases::ids();
     let mut out = String::new();
     let rust_ids = crate::suites::catalog().len();
@@ -105,10 +111,17 @@ pub fn doctor(lab: &Lab, every_id: bool) -> String {
         lab.build.rustc,
         exported.len()
     );
-    for a in crate::adapters::adapters(&lab.paths) {
+    for a in crate::adapters::adapters(&lab.paths)? {
         let _ = write!(out, "{:<8} ", a.runtime);
+        if a.external {
+            let _ = write!(out, "(external: {}) ", a.dir.display());
+        }
         if !a.installed() {
-            let _ = writeln!(out, "not installed: run `dyno setup {}`", a.runtime);
+            let _ = writeln!(
+                out,
+                "not installed: run `{}`",
+                crate::adapters::setup_command(&a)
+            );
             continue;
         }
         let t0 = Instant::now();
@@ -131,9 +144,12 @@ pub fn doctor(lab: &Lab, every_id: bool) -> String {
             h.adapter.version,
             if h.jit { ", JIT" } else { "" },
             if a.stale() {
-                ", OUT OF DATE: run `dyno setup`"
+                format!(
+                    ", OUT OF DATE: run `{}`",
+                    crate::adapters::setup_command(&a)
+                )
             } else {
-                ""
+                String::new()
             }
         );
         if !h.runtime.flags.is_empty() {
@@ -186,7 +202,7 @@ pub fn doctor(lab: &Lab, every_id: bool) -> String {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// Median wall time of a one-iteration `run` of the empty operation, and

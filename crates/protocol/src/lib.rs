@@ -17,6 +17,11 @@ pub const VERSION: u32 = 1;
 /// The id every adapter offers: the identity operation, for measuring the
 /// adapter's own loop and clock cost.
 pub const NOOP_ID: &str = "harness/noop/empty";
+/// Every worker's clock check: each operation sleeps 1 ms with the
+/// runtime's own sleep and returns its input (the cases of [`NOOP_ID`]).
+/// `dyno adapter check` times it from outside to see that the worker's
+/// nanoseconds are nanoseconds.
+pub const SLEEP_ID: &str = "harness/sleep/1ms";
 
 /// One input of a benchmark and the output it must give. Field names are
 /// fixed per family (see the case schemas in the protocol document); byte

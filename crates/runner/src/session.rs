@@ -114,6 +114,7 @@ pub fn new_run(invocation: Invocation, settings: Settings, environment: Environm
         clients: Vec::new(),
         paired: Vec::new(),
         noise: None,
+        adapters: Vec::new(),
     }
 }
 

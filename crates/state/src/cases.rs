@@ -44,6 +44,17 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
     }))
 }
 
+/// The longest a worker may take to prepare a state id: it may write the
+/// state first. geth's stack wrote 10⁶ accounts in about 30 s here and
+/// 10⁷ in more than ten minutes (docs/state.md); 300 µs per account
+/// leaves room for a slower disk.
+pub fn prepare_limit(id: &str) -> Option<std::time::Duration> {
+    let rest = id.strip_prefix(GROUP)?.strip_prefix('/')?;
+    let (_, input) = rest.split_once('/')?;
+    let (n, _) = parse_input(input)?;
+    Some(std::time::Duration::from_micros(n.saturating_mul(300)))
+}
+
 /// The most iterations one run of a state id may take: its keys.
 pub fn max_iters(id: &str) -> Option<u64> {
     id.strip_prefix(GROUP)?
@@ -75,6 +86,12 @@ mod tests {
             Some(access::POOL as u64)
         );
         assert_eq!(max_iters("stateful/x/y"), None);
+        assert_eq!(
+            prepare_limit("state/balance/10000000-dropped"),
+            Some(std::time::Duration::from_secs(3000))
+        );
+        assert_eq!(prepare_limit("state/balance/x"), None);
+        assert_eq!(prepare_limit("hash/keccak256/32B"), None);
         assert_eq!(max_iters("hash/keccak256/32B"), None);
         // A size the vectors do not hold: an error naming the file.
         let e = cases(&ctx, "state/sload-cold/12345").unwrap().unwrap_err();

@@ -32,6 +32,6 @@ func newRegistry() *protocol.Registry {
 	r.Add(IDHashimotoFull, ImplCoreGeth, LibGeth, prepareHashimotoFull)
 	r.Add(IDVerifyHeader, ImplCoreGeth, LibGeth, prepareVerifyHeader)
 	r.Add(IDEtchashEpoch, ImplCoreGeth, LibGeth, prepareEtchashEpoch)
-	r.AddNoop(ImplNoop)
+	r.AddHarness("go-etc")
 	return r
 }

@@ -91,7 +91,7 @@ func newRegistry() *protocol.Registry {
 			add("block/validate/"+m+"M-"+k, ImplGeth, LibGeth, prepareBlockValidate)
 		}
 	}
-	r.AddNoop(ImplNoop)
+	r.AddHarness("go")
 	// hello's patterns: the second segment names the precompile.
 	r.AddPattern("precompile/*/*", ImplPrecomp, LibGeth, func(id string, cases []Case) (*Prepared, error) {
 		return preparePrecompile(strings.Split(id, "/")[1], cases)

@@ -30,7 +30,7 @@ Python, minutes for 8,000,000 rounds) and p256verify (Osaka only).
 
 from __future__ import annotations
 
-from dyno_adapter.spec import Bench, BenchError, Family, hexfield
+from dyno_protocol import Bench, BenchError, Family, hexfield
 
 GROUP = "precompile-bytecode"
 NOOP_ID = f"{GROUP}/noop/identity-empty"

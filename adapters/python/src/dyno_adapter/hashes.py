@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from dyno_adapter.spec import Bench, BenchError, Family, hexfield, tohex
+from dyno_protocol import Bench, BenchError, Family, hexfield, tohex
 
 SIZES = ("1B", "32B", "1KiB", "100KiB")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from dyno_adapter.spec import Bench, BenchError, Family, field, tohex
+from dyno_protocol import Bench, BenchError, Family, field, tohex
 
 SIZES = ("100", "1000", "5000")
 

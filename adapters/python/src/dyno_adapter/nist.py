@@ -6,7 +6,7 @@ so outputs are compared exactly with `expected` like every other signer.
 
 from __future__ import annotations
 
-from dyno_adapter.spec import Bench, BenchError, Family, hexfield, tohex
+from dyno_protocol import Bench, BenchError, Family, hexfield, tohex
 
 CURVES = {"p256": 32, "p384": 48}
 

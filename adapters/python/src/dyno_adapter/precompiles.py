@@ -18,7 +18,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from dyno_adapter.spec import Bench, BenchError, Family, field, hexfield, tohex
+from dyno_protocol import Bench, BenchError, Family, field, hexfield, tohex
 
 
 class PrecompileError(Exception):

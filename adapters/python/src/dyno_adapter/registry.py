@@ -1,21 +1,22 @@
-"""Every (id pattern, implementation) the worker offers."""
+"""Every (id pattern, implementation) the adapter offers (the protocol library
+adds the harness ids)."""
 
 from __future__ import annotations
 
 import importlib.util
 from functools import cache
 
+from dyno_protocol import BenchError, Family
+
 from dyno_adapter import (
     bytecode,
     hashes,
     jsonrpc,
     nist,
-    noop,
     precompiles,
     rlp_generic,
     secp256k1,
 )
-from dyno_adapter.spec import BenchError, Family
 
 # library (distribution) name -> import name, to leave out what is not installed
 MODULES = {
@@ -29,12 +30,6 @@ MODULES = {
     "py-evm": "eth",
     "rlp": "rlp",
 }
-
-
-def matches(pattern: str, id_: str) -> bool:
-    """`*` matches exactly one whole path segment."""
-    p, i = pattern.split("/"), id_.split("/")
-    return len(p) == len(i) and all(a == "*" or a == b for a, b in zip(p, i, strict=True))
 
 
 def _available(f: Family) -> bool:
@@ -59,17 +54,5 @@ def families() -> tuple[Family, ...]:
         + bytecode.families()
         + jsonrpc.families()
         + rlp_generic.families()
-        + noop.families()
     )
     return tuple(f for f in all_ if _available(f))
-
-
-def find(id_: str, implementation: str | None) -> Family:
-    for f in families():
-        if matches(f.pattern, id_) and (
-            implementation is None or f.implementation == implementation
-        ):
-            return f
-    if implementation is None:
-        raise BenchError(f"unknown id {id_}")
-    raise BenchError(f"unknown id {id_} for implementation {implementation}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dyno_adapter.spec import Bench, BenchError, Family, field, hexfield, tohex, unhex
+from dyno_protocol import Bench, BenchError, Family, field, hexfield, tohex, unhex
 
 INPUTS = (
     "tiny-account",

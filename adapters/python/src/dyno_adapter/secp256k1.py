@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dyno_adapter.spec import Bench, BenchError, Family, field, hexfield, tohex
+from dyno_protocol import Bench, BenchError, Family, field, hexfield, tohex
 
 SIGN = "crypto/secp256k1-sign/recid-direct"
 VERIFY = "crypto/secp256k1-verify/valid"

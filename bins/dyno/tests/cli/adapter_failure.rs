@@ -2,7 +2,7 @@
 //! that fail: a worker killed mid-run, a worker that cannot start, and a
 //! runtime that is not installed. The adapters are toys written in Python 3
 //! (which every machine dyno supports has), built in a temporary folder and
-//! found through `DYNO_ADAPTERS`; they echo the expected outputs (dyno checks
+//! found through `DYNO_ADAPTER_ROOT`; they echo the expected outputs (dyno checks
 //! outputs itself) and report `iterations * 100 + 1000` ns per sample,
 //! sleeping that long so that dyno's own warm-up clock sees the same time.
 
@@ -118,7 +118,8 @@ fn dyno(root: &Path, args: &[&str]) -> Output {
         .env("DYNO_NO_STORE", "1")
         .args(args)
         .current_dir(repo())
-        .env("DYNO_ADAPTERS", root.join("adapters"))
+        .env("DYNO_ADAPTER_ROOT", root.join("adapters"))
+        .env_remove("DYNO_ADAPTERS")
         .env("DYNO_CACHE", root.join("cache"))
         .env_remove("DYNO_SPECS")
         .env_remove("DYNO_VECTORS")

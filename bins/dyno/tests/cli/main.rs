@@ -4,6 +4,7 @@
 mod ab;
 mod adapter_failure;
 mod bad_inputs;
+mod external_adapter;
 mod gate;
 mod helpers;
 mod instructions;

@@ -1,4 +1,4 @@
-"""What an implementation provides for one benchmark id."""
+"""What an implementation provides for one benchmark id, and the hex helpers."""
 
 from __future__ import annotations
 
