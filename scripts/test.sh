@@ -221,13 +221,13 @@ runtime_smokes() {
       return 0
     fi
   done
-  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it and on dyno's python, go and go-etc adapters"
+  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it and on dyno's python, go, go-etc and node adapters"
   # A new folder outside the repository, as a team would write one; each
   # check prepares every offered id with dyno's cases and checks the
   # outputs, the error paths, a quiet stdout and the worker's clock.
   "$dyno" adapter new python "$smoke/byo/my-adapter"
   local a
-  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc; do
+  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc adapters/node; do
     "$dyno" adapter check -q "$a" >"$smoke/check.txt" || { cat "$smoke/check.txt"; return 1; }
     tail -n 1 "$smoke/check.txt"
   done

@@ -12,7 +12,7 @@
 // genesis state root each time: `root` resets the state, so every run
 // starts from the same state, as dyno's and the Go adapter's do.
 
-import { fromHex, toHex } from './hex.js';
+import { fromHex, toHex } from 'dyno-protocol';
 
 let libs = null;
 

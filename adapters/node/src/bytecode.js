@@ -10,7 +10,7 @@
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { PRECOMPILES } from './ethereumjs.js';
-import { fromHex, toHex } from './hex.js';
+import { fromHex, toHex } from 'dyno-protocol';
 
 export const GROUP = 'precompile-bytecode';
 export const NOOP_ID = `${GROUP}/noop/identity-empty`;

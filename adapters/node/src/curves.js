@@ -9,7 +9,7 @@
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { p256, p384 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { fromHex, fromHexLen, bytesToBigInt, toHex } from './hex.js';
+import { fromHex, fromHexLen, bytesToBigInt, toHex } from 'dyno-protocol';
 
 export let sink;
 

@@ -3,7 +3,7 @@
 // with a Common at the Osaka hardfork. Loaded lazily: only a worker that
 // prepares one of these ids pays for importing the EVM.
 
-import { fromHex, fromHexLen, toHex } from './hex.js';
+import { fromHex, fromHexLen, toHex } from 'dyno-protocol';
 
 export let sink;
 

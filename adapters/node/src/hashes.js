@@ -10,7 +10,7 @@ import { blake2b, blake2s } from '@noble/hashes/blake2.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { fromHex, toHex } from './hex.js';
+import { fromHex, toHex } from 'dyno-protocol';
 
 export let sink;
 

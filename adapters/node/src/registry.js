@@ -1,5 +1,6 @@
-// Which (id, implementation) pairs this worker offers, and the kind (parse,
-// call, timed loop, encode) behind each.
+// Which (id, implementation) pairs this adapter offers, and the kind (parse,
+// call, timed loop, encode) behind each (the protocol library adds the
+// harness ids).
 
 import { blockKinds } from './block.js';
 import { bytecodeKinds, bytecodePatterns } from './bytecode.js';
@@ -8,37 +9,7 @@ import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
 import { hashKinds } from './hashes.js';
 import { rlpKinds } from './rlp.js';
 import { trieKinds } from './trie.js';
-import { fromHex, toHex } from './hex.js';
-
-export const NOOP_ID = 'harness/noop/empty';
-
-export let sink;
-
-// The identity operation: the adapter's own per-iteration loop cost.
-function loopNoop(cs, p, n) {
-  const len = cs.length;
-  for (let k = 0; k < n; k++) {
-    sink = cs[p];
-    if (++p === len) p = 0;
-  }
-  return p;
-}
-
-const noopKind = {
-  implementation: 'node-noop',
-  library: '-',
-  parse: (i) => fromHex(i.value, 'value'),
-  call: (v) => v,
-  loop: loopNoop,
-  encode: (v) => ({ value: toHex(v) }),
-};
-
-/** True if `pattern` (where `*` is one whole segment) covers `id`. */
-export function covers(pattern, id) {
-  const have = pattern.split('/');
-  const want = id.split('/');
-  return have.length === want.length && have.every((h, i) => h === '*' || h === want[i]);
-}
+import { covers } from 'dyno-protocol';
 
 export class Registry {
   constructor() {
@@ -46,7 +17,7 @@ export class Registry {
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
     this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns()];
-    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), ...blockKinds(), [NOOP_ID, noopKind]]) {
+    for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), ...blockKinds()]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);
     }

@@ -4,7 +4,7 @@
 // prepares one of these ids imports the library.
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { fromHex, toHex } from './hex.js';
+import { fromHex, toHex } from 'dyno-protocol';
 
 export let sink;
 

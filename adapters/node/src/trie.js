@@ -6,7 +6,7 @@
 // key inside `put`), one awaited `put` per pair in input order, then `root()`.
 // Loaded lazily: only a worker that prepares one of these ids imports them.
 
-import { fromHexLen, toHex } from './hex.js';
+import { fromHexLen, toHex } from 'dyno-protocol';
 
 export let sink;
 

@@ -8,10 +8,11 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { Worker } from '../src/worker.js';
+import { Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { prepareCase } from '../src/block.js';
 
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');

@@ -6,10 +6,11 @@ import { after, test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { calldata, expectedReturn } from '../src/bytecode.js';
 import { PRECOMPILES } from '../src/ethereumjs.js';
-import { Worker } from '../src/worker.js';
+import { Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { loopCode } from './helpers.js';
 
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 const hello = worker.hello();
 

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { p256, p384 } from '@noble/curves/nist.js';
-import { Worker } from '../src/worker.js';
+import { covers, Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { corrupt, FIXTURE, fixtureRequests } from './helpers.js';
 
 const lines = fixtureRequests();
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 
 const isRandomSigner = (id, impl) => impl === 'node-crypto' && /^crypto\/p(256|384)-sign\//.test(id);
@@ -27,9 +28,16 @@ test(`fixture ${FIXTURE}`, () => {
   assert.ok(lines.every((l) => l.type === 'prepare'));
 });
 
+const offers = (() => {
+  const h = worker.hello();
+  return [...h.benchmarks, ...h.patterns];
+})();
+/** Every implementation the worker offers for `id`, by exact id or pattern. */
+const implementationsOf = (id) => [...new Set(offers.filter((o) => covers(o.id, id)).map((o) => o.implementation))];
+
 describe('fixture replay', () => {
   for (const [n, line] of (lines ?? []).entries()) {
-    const impls = worker.registry.implementationsOf(line.id);
+    const impls = implementationsOf(line.id);
     if (impls.length === 0) {
       test(`line ${n + 1} ${line.id}: not offered, error`, async () => {
         for (const implementation of [line.implementation, 'noble', 'node-crypto', 'ethereumjs']) {

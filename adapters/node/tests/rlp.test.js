@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RLP_INPUTS, rlpKinds } from '../src/rlp.js';
-import { Worker } from '../src/worker.js';
+import { Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { seq } from './helpers.js';
 
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { RLP } from '@ethereumjs/rlp';
 import { Account, bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import { Worker } from '../src/worker.js';
+import { Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { REPO, seq } from './helpers.js';
 
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 
 const vectors = JSON.parse(readFileSync(join(REPO, 'vectors/trie.json'), 'utf8'));

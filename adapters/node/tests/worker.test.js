@@ -6,11 +6,12 @@ import { after, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { p256, p384 } from '@noble/curves/nist.js';
-import { covers } from '../src/registry.js';
-import { attributeGc, Worker } from '../src/worker.js';
+
+import { attributeGc, covers, Worker } from 'dyno-protocol';
+import { adapter } from '../src/adapter.js';
 import { corrupt, seq, vectorRequests } from './helpers.js';
 
-const worker = new Worker();
+const worker = new Worker(adapter);
 after(() => worker.close());
 
 const hello = worker.hello();
@@ -119,7 +120,7 @@ test('unknown ids, implementations and bad inputs are errors', async () => {
 });
 
 test('run needs a successful prepare and valid counts', async () => {
-  const fresh = new Worker();
+  const fresh = new Worker(adapter);
   try {
     assert.equal((await fresh.handle({ type: 'run', iterations: 1, samples: 1 })).type, 'error');
     const bad = corrupt(requests.get('hash/sha256/32B')).req;

@@ -1,22 +1,15 @@
 // The protocol state machine: one request object in, one reply object out.
 
-import { readFileSync } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { Registry } from './registry.js';
+import { harnessKinds } from './harness.js';
 
 export const PROTOCOL = 1;
 
-const ADAPTER = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-
-/** The version a dependency's own package.json states, read at run time. */
-function packageVersion(name) {
-  if (name === 'node:crypto') return `OpenSSL ${process.versions.openssl}`;
-  try {
-    const url = new URL(`../node_modules/${name}/package.json`, import.meta.url);
-    return JSON.parse(readFileSync(url, 'utf8')).version;
-  } catch {
-    return 'unknown';
-  }
+/** True if `pattern` (where `*` is one whole segment) covers `id`. */
+export function covers(pattern, id) {
+  const have = pattern.split('/');
+  const want = id.split('/');
+  return have.length === want.length && have.every((h, i) => h === '*' || h === want[i]);
 }
 
 /** Smallest non-zero step between two reads of the clock, in ns. */
@@ -52,7 +45,7 @@ export function attributeGc(entries, w0, w1) {
 
 /** Compare one encoded output value with the expected one. Hex strings are
  * compared without regard to case; everything else strictly. */
-function same(expected, actual) {
+export function same(expected, actual) {
   if (typeof expected === 'string' && typeof actual === 'string') {
     return expected.toLowerCase() === actual.toLowerCase();
   }
@@ -60,8 +53,12 @@ function same(expected, actual) {
 }
 
 export class Worker {
-  constructor() {
-    this.registry = new Registry();
+  /** `adapter`: { name, version, prefix, registry, libraries } (see index.js);
+   * its registry has find(id, implementation), benchmarks() and
+   * patternOffers(); libraries() returns name -> version. */
+  constructor(adapter) {
+    this.adapter = adapter;
+    this.harness = new Map(harnessKinds(adapter.prefix));
     this.current = null;
     this.gcEntries = [];
     this.observer = new PerformanceObserver((list) => {
@@ -93,19 +90,28 @@ export class Worker {
   }
 
   hello() {
-    const libraries = {};
-    for (const name of this.registry.libraryNames()) libraries[name] = packageVersion(name);
+    const benchmarks = this.adapter.registry.benchmarks();
+    for (const [id, kind] of this.harness) {
+      benchmarks.push({ id, implementation: kind.implementation, library: kind.library });
+    }
     return {
       type: 'hello',
       protocol: PROTOCOL,
       runtime: { name: 'node', version: process.version, v8: process.versions.v8, flags: [...process.execArgv] },
-      adapter: { name: ADAPTER.name, version: ADAPTER.version },
-      libraries,
+      adapter: { name: this.adapter.name, version: this.adapter.version },
+      libraries: this.adapter.libraries ? this.adapter.libraries() : {},
       clock: { source: 'process.hrtime.bigint', resolution_ns: clockResolution() },
       jit: true,
-      benchmarks: this.registry.benchmarks(),
-      patterns: this.registry.patternOffers(),
+      benchmarks,
+      patterns: this.adapter.registry.patternOffers(),
     };
+  }
+
+  /** The kind for (id, implementation): the harness's, else the adapter's. */
+  find(id, implementation) {
+    const h = this.harness.get(id);
+    if (h && h.implementation === implementation) return h;
+    return this.adapter.registry.find(id, implementation);
   }
 
   async prepare(req) {
@@ -115,7 +121,7 @@ export class Worker {
       throw new ProtocolError('prepare: id and implementation must be strings');
     }
     if (!Array.isArray(cases) || cases.length === 0) throw new ProtocolError('prepare: cases must be a non-empty array');
-    const kind = this.registry.find(id, implementation);
+    const kind = this.find(id, implementation);
     if (kind === undefined) throw new ProtocolError(`unknown id ${id} for implementation ${implementation}`);
     // A kind's set-up before its cases are parsed; bytecode mode deploys
     // the loop program the cases carry.
