@@ -250,6 +250,31 @@ def recorded(path: str, manifest_path: str) -> None:
     )
 
 
+def byo(path: str) -> None:
+    """`dyno run crypto/secp256k1-recover --adapter examples/scala-adapter
+    --impl scala-example,libsecp256k1,geth`: the external adapter beside the
+    others, every one verified and measured, and its provenance recorded."""
+    run = read_run(path)
+    want = {"scala-example", "libsecp256k1", "geth"}
+    done = {
+        r["implementation"]["name"]
+        for r in run["results"]
+        if r["id"] == "crypto/secp256k1-recover/valid"
+        and r["verification"]["status"] == "passed"
+        and r["incomplete_reason"] is None
+        and r["samples"]
+    }
+    ext = [a for a in run.get("adapters", []) if a["name"] == "scala-adapter"]
+    problems = []
+    if want - done:
+        problems.append(f"not measured and verified: {sorted(want - done)}")
+    if not ext or not ext[0]["external"] or not ext[0]["source_digest"]:
+        problems.append(f"no external provenance for scala-adapter: {run.get('adapters')}")
+    if problems:
+        sys.exit("; ".join(problems))
+    print(f"external adapter: {ext[0]['adapter']} from {ext[0]['dir']}", file=sys.stderr)
+
+
 def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
     """`dyno ab --base (this dyno)`: an A/A, then the knob slowing one id by 25%."""
     problems = []
@@ -317,6 +342,7 @@ CHECKS = {
     "replay": replay,
     "recorded": recorded,
     "ab": ab,
+    "byo": byo,
 }
 
 

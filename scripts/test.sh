@@ -94,8 +94,10 @@ go_runtimes() {
   runtime_test adapters/go-etc "$cache/adapters/go-etc"
 }
 java_runtime() {
-  part "adapter tests: java"
+  part "adapter tests: java (and the JVM protocol library's)"
   runtime_test adapters/java "$cache/adapters/java"
+  part "the Scala example adapter's tests (examples/scala-adapter)"
+  runtime_test examples/scala-adapter "$cache/examples/scala-adapter"
 }
 node_runtimes() {
   part "adapter tests: node"
@@ -125,7 +127,7 @@ python_runtime() {
 job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
 job geth "geth's build (Go module proxy) and its dev-node test" geth_node
 job go "the go and go-etc adapters' set-up and tests (after geth's build)" go_runtimes
-job java "the java adapter's set-up and tests" java_runtime
+job java "the java adapter's and the Scala example's set-up and tests" java_runtime
 job node "the node adapter's, anvil's, hardhat's and the contracts' set-up and tests" node_runtimes
 job python "the python adapter's and the vector generator's set-up and tests, ruff on scripts/" python_runtime
 
@@ -221,16 +223,22 @@ runtime_smokes() {
       return 0
     fi
   done
-  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it and on dyno's python, go, go-etc and node adapters"
+  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it, on each of dyno's adapters and on the Scala example"
   # A new folder outside the repository, as a team would write one; each
   # check prepares every offered id with dyno's cases and checks the
   # outputs, the error paths, a quiet stdout and the worker's clock.
   "$dyno" adapter new python "$smoke/byo/my-adapter"
   local a
-  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc adapters/node; do
+  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc adapters/node \
+    adapters/java examples/scala-adapter; do
     "$dyno" adapter check -q "$a" >"$smoke/check.txt" || { cat "$smoke/check.txt"; return 1; }
     tail -n 1 "$smoke/check.txt"
   done
+  part "bring your own adapter: the Scala example beside libsecp256k1 and geth (dyno run --adapter)"
+  "$dyno" run crypto/secp256k1-recover --adapter examples/scala-adapter \
+    --impl scala-example,libsecp256k1,geth --quick -q --out "$smoke/byo.json" >"$smoke/byo.txt"
+  cat "$smoke/byo.txt" >&2
+  python3 scripts/smoke-checks.py byo "$smoke/byo.json"
 
   part "cross-implementation smoke run: crypto and hash, every runtime"
   "$dyno" run crypto,hash --impl all --quick -q --out "$smoke/all.json" >"$smoke/all.txt"

@@ -21,4 +21,4 @@ mod workload;
 pub use adapter::{Adapter, Launch, RUNTIME_MISSING, SetupError, discover, discover_into};
 pub use pool::Pool;
 pub use worker::{HELLO_LIMIT, TEST_REPLY_LIMIT, Worker, WorkerError};
-pub use workload::{AdapterWorkload, Checker, Limits, PREPARE_LIMIT};
+pub use workload::{AdapterWorkload, Checker, Limits, PREPARE_LIMIT, RUN_LIMIT};

@@ -41,7 +41,7 @@ impl Default for Limits {
 /// Longest wait for one sample: batches are sized to a few milliseconds,
 /// but the slowest operations (seconds each) are fitted over batches of
 /// one to three.
-const RUN_LIMIT: Duration = Duration::from_secs(300);
+pub const RUN_LIMIT: Duration = Duration::from_secs(300);
 
 /// A benchmark prepared on a worker: verified there and here, then timed
 /// by the worker's own clock, one `run` request per sample.

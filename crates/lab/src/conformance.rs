@@ -394,29 +394,73 @@ fn needs_data(id: &str) -> bool {
     id.starts_with("db/") || id.starts_with("state/") || id.starts_with("pow/hashimoto-full/")
 }
 
-/// Prepare and run every pair with dyno's cases, checking every output;
-/// a worker that dies is replaced for the next pair.
+/// The shared fixture every adapter's own tests replay
+/// (`adapters/testdata/prepare.jsonl`): id → its cases (at most three,
+/// inputs of at most 8 KiB but for one 100 KiB hash), plus the harness
+/// ids' cases.
+fn fixture(lab: &Lab) -> Result<std::collections::BTreeMap<String, Vec<Case>>, String> {
+    let rel = "testdata/prepare.jsonl";
+    let mut path = lab.paths.adapters.join(rel);
+    if !path.is_file() {
+        // dyno's own adapters moved elsewhere (DYNO_ADAPTER_ROOT): the
+        // repository's fixture
+        path = crate::paths::data_dir(None, "adapters").join(rel);
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = std::collections::BTreeMap::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        match dyno_protocol::decode::<Request>(line) {
+            Ok(Request::Prepare { id, cases, .. }) => {
+                out.insert(id, cases);
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "{}:{}: not a prepare request",
+                    path.display(),
+                    n + 1
+                ));
+            }
+            Err(e) => return Err(format!("{}:{}: {e}", path.display(), n + 1)),
+        }
+    }
+    for id in [NOOP_ID, SLEEP_ID] {
+        out.insert(id.to_string(), dyno_protocol::noop_cases());
+    }
+    Ok(out)
+}
+
+/// Prepare and run every pair that the shared fixture has cases for,
+/// checking every output; a worker that dies is replaced for the next
+/// pair. Larger inputs of the same families are left to `dyno run`, which
+/// verifies each before timing it.
 fn prepares(run: &mut Run<'_>, w: Worker, pairs: &[(String, Offer, bool)]) {
-    let ctx = run.lab.paths.ctx();
+    let fixture = match fixture(run.lab) {
+        Ok(f) => f,
+        Err(e) => {
+            run.add(
+                "prepare",
+                Outcome::Fail,
+                PREPARE,
+                format!("the shared fixture: {e}"),
+            );
+            return;
+        }
+    };
     let mut current = Some(w);
     let (mut good, mut failed, mut skipped, mut refused) = (0, 0, Vec::new(), 0);
+    let mut larger = Vec::new();
     for (id, offer, by_pattern) in pairs {
         if needs_data(id) {
             skipped.push(id.clone());
             continue;
         }
-        let cases = match crate::cases::cases(&ctx, id) {
-            Some(Ok(c)) => c,
-            Some(Err(e)) => {
-                run.add(
-                    "prepare",
-                    Outcome::Skip,
-                    PREPARE,
-                    format!("{id}: dyno has no cases here: {}", one_line(&e.to_string())),
-                );
-                continue;
-            }
-            None => continue,
+        let Some(cases) = fixture.get(id).cloned() else {
+            larger.push(id.clone());
+            continue;
         };
         if !current.as_mut().is_some_and(Worker::alive) {
             drop(current.take());
@@ -460,8 +504,9 @@ fn prepares(run: &mut Run<'_>, w: Worker, pairs: &[(String, Offer, bool)]) {
             }
         }
     }
-    let mut detail =
-        format!("{good} pairs prepared with dyno's cases, every output checked by dyno, then run");
+    let mut detail = format!(
+        "{good} pairs prepared with the shared fixture's cases, every output checked by dyno, then run once"
+    );
     if refused > 0 {
         let _ = write!(
             detail,
@@ -478,6 +523,19 @@ fn prepares(run: &mut Run<'_>, w: Worker, pairs: &[(String, Offer, bool)]) {
         PREPARE,
         detail,
     );
+    if !larger.is_empty() {
+        run.add(
+            "prepare",
+            Outcome::Skip,
+            PREPARE,
+            format!(
+                "{} pairs ({} ids) have inputs larger than the shared fixture's ({}...): `dyno run ID --impl NAME` verifies them before timing",
+                larger.len(),
+                larger.iter().collect::<std::collections::BTreeSet<_>>().len(),
+                larger[0]
+            ),
+        );
+    }
     if !skipped.is_empty() {
         run.add(
             "prepare",
@@ -572,15 +630,17 @@ fn one(
         }
         Err(e) => return Err(Failure::Protocol(PREPARE, one_line(&e.to_string()))),
     }
+    // One operation: a state root of 10⁵ accounts takes a pure-JS trie
+    // tens of seconds on a busy 2-core machine, so the wait is `dyno run`'s.
     let run = Request::Run {
         iterations: 1,
-        samples: 2,
+        samples: 1,
     };
-    match w.request(&run, LIMIT) {
-        Ok(Reply::Samples { ns, .. }) if ns.len() == 2 => Ok(()),
+    match w.request(&run, dyno_adapter::RUN_LIMIT) {
+        Ok(Reply::Samples { ns, .. }) if ns.len() == 1 => Ok(()),
         Ok(Reply::Samples { ns, .. }) => Err(Failure::Protocol(
             RUN,
-            format!("asked for 2 samples, got {}", ns.len()),
+            format!("asked for 1 sample, got {}", ns.len()),
         )),
         Ok(other) => Err(Failure::Protocol(
             RUN,
@@ -631,19 +691,14 @@ fn errors(run: &mut Run<'_>, h: &Hello, pairs: &[(String, Offer, bool)]) {
         record(run, "unknown id", verdict);
     }
     // a case it cannot parse: an error, not a verdict
-    let ctx = run.lab.paths.ctx();
+    let fixture = fixture(run.lab).unwrap_or_default();
     let target = pairs.iter().find(|(id, _, pattern)| {
-        !pattern
-            && !id.starts_with("harness/")
-            && !needs_data(id)
-            && crate::cases::cases(&ctx, id).is_some_and(|c| c.is_ok())
+        !pattern && !id.starts_with("harness/") && fixture.contains_key(id)
     });
     if let Some((id, offer, _)) = target
         && let Some(mut w) = run.start("errors")
     {
-        let mut cases = crate::cases::cases(&ctx, id)
-            .and_then(Result::ok)
-            .unwrap_or_default();
+        let mut cases = fixture.get(id).cloned().unwrap_or_default();
         cases.truncate(1);
         for c in &mut cases {
             c.input = Map::new();

@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.util.function.Supplier;
 import org.bouncycastle.crypto.Digest;
 import org.web3j.crypto.Hash;
@@ -31,12 +33,12 @@ final class Hashes {
     }
 
     @Override
-    int size() {
+    public int size() {
       return in.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       digest.update(in[i], 0, in[i].length);
       byte[] d = new byte[digest.getDigestSize()];
       digest.doFinal(d, 0);
@@ -44,7 +46,7 @@ final class Hashes {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final Digest d = digest;
       final byte[][] data = in;
       final byte[] o = out;
@@ -73,17 +75,17 @@ final class Hashes {
     }
 
     @Override
-    int size() {
+    public int size() {
       return in.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("digest", Hex.encode(Hash.sha3(in[i])));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final byte[][] data = in;
       int p = pos;
       long acc = 0;

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -43,7 +45,7 @@ final class JsonRpc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return body.length;
     }
 
@@ -56,12 +58,12 @@ final class JsonRpc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("logs", logs(i));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = body.length;
       int p = pos;
       long acc = 0;
@@ -221,7 +223,7 @@ final class JsonRpc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return body.length;
     }
 
@@ -238,7 +240,7 @@ final class JsonRpc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       Response r = read(i);
       Summary s = Summary.of(r);
       return obj()
@@ -251,7 +253,7 @@ final class JsonRpc {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = body.length;
       int p = pos;
       long acc = 0;

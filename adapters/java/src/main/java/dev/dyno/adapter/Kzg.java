@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import ethereum.ckzg4844.CKZG4844JNI;
 import ethereum.ckzg4844.CKZGException;
 import java.io.IOException;
@@ -181,17 +183,17 @@ final class Kzg {
     }
 
     @Override
-    int size() {
+    public int size() {
       return in.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("output", Hex.encode(call(in[i])));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final byte[][] data = in;
       int p = pos;
       long acc = 0;

@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.math.BigInteger;
 import java.util.function.Supplier;
 import org.bouncycastle.asn1.x9.X9ECParameters;
@@ -64,7 +66,7 @@ final class NistBc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return msg.length;
     }
 
@@ -77,7 +79,7 @@ final class NistBc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       BigInteger[] rs = sign(i);
       return obj()
           .put("r", Hex.encode(Hex.fixed(rs[0], curve.size())))
@@ -85,7 +87,7 @@ final class NistBc {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = msg.length;
       int p = pos;
       long acc = 0;
@@ -131,7 +133,7 @@ final class NistBc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return msg.length;
     }
 
@@ -144,12 +146,12 @@ final class NistBc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("valid", verify(i));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = msg.length;
       int p = pos;
       long acc = 0;

@@ -1,7 +1,8 @@
 package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
+import dev.dyno.protocol.Benchmarks;
+import dev.dyno.protocol.Kernel;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,22 +17,16 @@ import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.digests.SHA384Digest;
 import org.bouncycastle.crypto.digests.SHA512Digest;
 
-/** Every (id, implementation) this worker can run, and how to prepare it. */
+/** Every (id, implementation) this adapter offers, and how to prepare it (the protocol library adds the harness ids). */
 final class Registry {
-  /** One benchmark entry: its id, implementation, library coordinate and kernel factory. */
-  record Entry(String id, String implementation, String library, Function<JsonNode, Kernel> make) {}
-
   static final String BC = "bouncycastle";
   static final String WEB3J = "web3j";
   /** The key of org.web3j:rlp in dyno-adapter.properties (its implementation name is web3j). */
   static final String WEB3J_RLP = "web3j-rlp";
   static final String JACKSON = "jackson";
-  static final String NOOP = "java-noop";
   static final String KZG = "jc-kzg-4844";
 
-  private final Map<String, Entry> entries = new LinkedHashMap<>();
-  /** Families whose inputs come from outside files: ids with `*` standing for one path segment. */
-  private final List<Entry> patterns = new ArrayList<>();
+  private final Benchmarks benchmarks = new Benchmarks();
 
   Registry(Map<String, String> libraries) {
     String bc = libraries.getOrDefault(BC, "-");
@@ -89,50 +84,16 @@ final class Registry {
       add("rlp/encode-generic/" + in, WEB3J, web3jRlp, Rlp.Encode::new);
     }
 
-    add("harness/noop/empty", NOOP, "-", Noop::new);
-
-    patterns.add(
-        new Entry("precompile/kzg-point-evaluation/*", KZG, kzg, Kzg.PointEvaluation::new));
+    benchmarks.addPattern(
+        "precompile/kzg-point-evaluation/*", KZG, kzg, Kzg.PointEvaluation::new);
   }
 
   private void add(String id, String impl, String library, Function<JsonNode, Kernel> make) {
-    entries.put(id + "\n" + impl, new Entry(id, impl, library, make));
+    benchmarks.add(id, impl, library, make);
   }
 
-  Entry find(String id, String implementation) {
-    Entry e = entries.get(id + "\n" + implementation);
-    if (e != null) {
-      return e;
-    }
-    for (Entry p : patterns) {
-      if (p.implementation().equals(implementation) && matches(p.id(), id)) {
-        return p;
-      }
-    }
-    return null;
-  }
-
-  /** True if {@code pattern} covers {@code id}: same segments, `*` matching exactly one (non-empty). */
-  static boolean matches(String pattern, String id) {
-    String[] want = pattern.split("/", -1);
-    String[] have = id.split("/", -1);
-    if (want.length != have.length) {
-      return false;
-    }
-    for (int i = 0; i < want.length; i++) {
-      if (want[i].equals("*") ? have[i].isEmpty() : !want[i].equals(have[i])) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** hello's {@code patterns}. */
-  List<Entry> patterns() {
-    return new ArrayList<>(patterns);
-  }
-
-  List<Entry> all() {
-    return new ArrayList<>(entries.values());
+  /** What the protocol library serves. */
+  Benchmarks benchmarks() {
+    return benchmarks;
   }
 }

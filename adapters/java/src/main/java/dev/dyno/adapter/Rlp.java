@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -116,12 +118,12 @@ final class Rlp {
     }
 
     @Override
-    int size() {
+    public int size() {
       return encoded.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       RlpType root = item(RlpDecoder.decode(encoded[i]));
       byte[] again = RlpEncoder.encode(root);
       if (!Arrays.equals(again, encoded[i])) {
@@ -137,7 +139,7 @@ final class Rlp {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final byte[][] e = encoded;
       final int n = e.length;
       int p = pos;
@@ -171,17 +173,17 @@ final class Rlp {
     }
 
     @Override
-    int size() {
+    public int size() {
       return trees.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("encoded", Hex.encode(RlpEncoder.encode(trees[i])));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final RlpType[] t = trees;
       final int n = t.length;
       int p = pos;

@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.math.BigInteger;
 import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.digests.SHA256Digest;
@@ -77,7 +79,7 @@ final class Secp256k1Bc {
     }
 
     @Override
-    final int size() {
+    public final int size() {
       return hash.length;
     }
 
@@ -120,7 +122,7 @@ final class Secp256k1Bc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       BigInteger[] rs = new BigInteger[2];
       int v = sign(i, rs);
       if (v < 0) {
@@ -130,7 +132,7 @@ final class Secp256k1Bc {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final BigInteger[] rs = new BigInteger[2];
       final int n = hash.length;
       int p = pos;
@@ -191,14 +193,14 @@ final class Secp256k1Bc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       BigInteger[] rs = new BigInteger[2];
       int v = sign(i, rs);
       return sig(rs[0], rs[1], v);
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final BigInteger[] rs = new BigInteger[2];
       final int n = hash.length;
       int p = pos;
@@ -238,7 +240,7 @@ final class Secp256k1Bc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return hash.length;
     }
 
@@ -248,12 +250,12 @@ final class Secp256k1Bc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("valid", verify(i));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = hash.length;
       int p = pos;
       long acc = 0;
@@ -281,7 +283,7 @@ final class Secp256k1Bc {
     }
 
     @Override
-    int size() {
+    public int size() {
       return d.length;
     }
 
@@ -290,12 +292,12 @@ final class Secp256k1Bc {
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("public_key", Hex.encode(pubkey(i)));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = d.length;
       int p = pos;
       long acc = 0;

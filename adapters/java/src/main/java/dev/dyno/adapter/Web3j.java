@@ -2,6 +2,8 @@ package dev.dyno.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Kernel;
 import java.math.BigInteger;
 import org.web3j.crypto.ECDSASignature;
 import org.web3j.crypto.ECKeyPair;
@@ -43,12 +45,12 @@ final class Web3j {
     }
 
     @Override
-    int size() {
+    public int size() {
       return hash.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       Sign.SignatureData sd = Sign.signMessage(hash[i], keys[i], false);
       return obj()
           .put("r", Hex.encode(sd.getR()))
@@ -57,7 +59,7 @@ final class Web3j {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = hash.length;
       int p = pos;
       long acc = 0;
@@ -97,12 +99,12 @@ final class Web3j {
     }
 
     @Override
-    int size() {
+    public int size() {
       return hash.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       BigInteger pub = Sign.recoverFromSignature(v[i], sig[i], hash[i]);
       if (pub == null) {
         throw new IllegalStateException("recovery failed for case " + i);
@@ -111,7 +113,7 @@ final class Web3j {
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = hash.length;
       int p = pos;
       long acc = 0;
@@ -138,17 +140,17 @@ final class Web3j {
     }
 
     @Override
-    int size() {
+    public int size() {
       return d.length;
     }
 
     @Override
-    ObjectNode once(int i) {
+    public ObjectNode once(int i) {
       return obj().put("public_key", Hex.encode(uncompressed(Sign.publicKeyFromPrivate(d[i]))));
     }
 
     @Override
-    long batch(int iterations) {
+    public long batch(int iterations) {
       final int n = d.length;
       int p = pos;
       long acc = 0;

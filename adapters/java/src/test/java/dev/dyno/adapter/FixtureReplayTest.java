@@ -4,6 +4,8 @@ import static dev.dyno.adapter.TestSupport.assertPrepared;
 import static dev.dyno.adapter.TestSupport.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.dyno.protocol.Benchmarks;
+import dev.dyno.protocol.Worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -55,7 +57,7 @@ class FixtureReplayTest {
       List<String> ours = new ArrayList<>(impls.getOrDefault(id, List.of()));
       for (JsonNode p : patterns) {
         String impl = p.get("implementation").asText();
-        if (Registry.matches(p.get("id").asText(), id) && !ours.contains(impl)) {
+        if (Benchmarks.matches(p.get("id").asText(), id) && !ours.contains(impl)) {
           ours.add(impl);
         }
       }
@@ -83,7 +85,7 @@ class FixtureReplayTest {
     ObjectNode req = line.deepCopy();
     req.put("implementation", impl);
     JsonNode cases = req.get("cases");
-    Main w = worker();
+    Worker w = worker();
     assertPrepared(w.handle(req), cases);
     JsonNode firstExpected = cases.get(0).get("expected");
     String field = firstExpected.fieldNames().next();

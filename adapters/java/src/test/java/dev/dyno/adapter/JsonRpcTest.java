@@ -7,6 +7,7 @@ import static dev.dyno.adapter.TestSupport.prepare;
 import static dev.dyno.adapter.TestSupport.testCase;
 import static dev.dyno.adapter.TestSupport.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.dyno.protocol.Hex;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

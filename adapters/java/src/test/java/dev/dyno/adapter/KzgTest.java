@@ -9,6 +9,9 @@ import static dev.dyno.adapter.TestSupport.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.dyno.protocol.Benchmarks;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -65,17 +68,17 @@ class KzgTest {
 
   @Test
   void patternCoversOneSegment() {
-    assertTrue(Registry.matches("precompile/kzg-point-evaluation/*", ID));
-    assertFalse(Registry.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation"));
-    assertFalse(Registry.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation/a/b"));
-    assertFalse(Registry.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation/"));
+    assertTrue(Benchmarks.matches("precompile/kzg-point-evaluation/*", ID));
+    assertFalse(Benchmarks.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation"));
+    assertFalse(Benchmarks.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation/a/b"));
+    assertFalse(Benchmarks.matches("precompile/kzg-point-evaluation/*", "precompile/kzg-point-evaluation/"));
     assertFalse(
-        Registry.matches("precompile/kzg-point-evaluation/*", "precompile-bytecode/kzg-point-evaluation/x"));
+        Benchmarks.matches("precompile/kzg-point-evaluation/*", "precompile-bytecode/kzg-point-evaluation/x"));
   }
 
   @Test
   void validCallPreparesAndRuns() throws IOException {
-    Main w = worker();
+    Worker w = worker();
     ArrayNode cases = cases(validInput(), 50_000);
     assertPrepared(w.handle(prepare(ID, "jc-kzg-4844", cases)), cases);
     JsonNode r = w.handle(run(3, 2));

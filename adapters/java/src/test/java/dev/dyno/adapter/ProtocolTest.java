@@ -10,6 +10,7 @@ import static dev.dyno.adapter.TestSupport.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.dyno.protocol.Worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -68,7 +69,7 @@ class ProtocolTest {
 
   @Test
   void noopPreparesAndRuns() {
-    Main w = worker();
+    Worker w = worker();
     ArrayNode cases = noopCases();
     JsonNode p = w.handle(prepare("harness/noop/empty", "java-noop", cases));
     TestSupport.assertPrepared(p, cases);
@@ -89,22 +90,22 @@ class ProtocolTest {
 
   @Test
   void positionCarriesOverBetweenRuns() {
-    Main w = worker();
+    Worker w = worker();
     w.handle(prepare("harness/noop/empty", "java-noop", noopCases()));
-    Main.blackhole = 0;
+    Worker.blackhole = 0;
     // lengths 0, 1, 4: one iteration per run visits the cases in order, then wraps.
     long[] seen = new long[4];
     for (int i = 0; i < 4; i++) {
-      long before = Main.blackhole;
+      long before = Worker.blackhole;
       w.handle(run(1, 1));
-      seen[i] = Main.blackhole ^ before;
+      seen[i] = Worker.blackhole ^ before;
     }
     assertEquals(List.of(0L, 1L, 4L, 0L), List.of(seen[0], seen[1], seen[2], seen[3]));
   }
 
   @Test
   void corruptedExpectedIsAMismatch() {
-    Main w = worker();
+    Worker w = worker();
     ArrayNode cases = noopCases();
     JsonNode m = w.handle(prepare("harness/noop/empty", "java-noop", TestSupport.corrupt(cases, 2, "value")));
     assertEquals("mismatch", m.get("type").asText(), m::toString);
@@ -118,7 +119,7 @@ class ProtocolTest {
 
   @Test
   void errors() {
-    Main w = worker();
+    Worker w = worker();
     JsonNode e = w.handle(run(10, 1));
     assertEquals("error", e.get("type").asText());
     assertFalse(e.get("fatal").asBoolean());
@@ -141,7 +142,7 @@ class ProtocolTest {
 
   private static List<JsonNode> serve(String input, int expectedExit) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Main w = new Main(out);
+    Worker w = new Worker(Main.adapter(), out);
     int code = w.serve(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
     assertEquals(expectedExit, code);
     return out.toString(StandardCharsets.UTF_8).lines().map(TestSupport::parse).toList();

@@ -1,6 +1,7 @@
 package dev.dyno.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.dyno.protocol.Worker;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -57,8 +58,8 @@ final class TestSupport {
   }
 
   /** A fresh in-process worker (its replies are returned, not written). */
-  static Main worker() {
-    return new Main(new ByteArrayOutputStream());
+  static Worker worker() {
+    return new Worker(Main.adapter(), new ByteArrayOutputStream());
   }
 
   static ObjectNode obj() {

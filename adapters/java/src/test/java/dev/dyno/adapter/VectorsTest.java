@@ -9,6 +9,8 @@ import static dev.dyno.adapter.TestSupport.testCase;
 import static dev.dyno.adapter.TestSupport.vectors;
 import static dev.dyno.adapter.TestSupport.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.dyno.protocol.Hex;
+import dev.dyno.protocol.Worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -25,7 +27,7 @@ class VectorsTest {
 
   /** Prepares, checks the outputs, runs a little, and checks that a corrupted field mismatches. */
   static void check(String id, String impl, ArrayNode cases, String field) {
-    Main w = worker();
+    Worker w = worker();
     assertPrepared(w.handle(prepare(id, impl, cases)), cases);
     JsonNode r = w.handle(run(2, 2));
     assertEquals("samples", r.get("type").asText(), r::toString);

@@ -1,4 +1,4 @@
-package dev.dyno.adapter;
+package dev.dyno.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -13,18 +13,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * caller folds it into a field after reading the clock, so the JIT can neither drop the work nor
  * hoist it out of the loop (the Blackhole idea without the Blackhole call per operation).
  */
-abstract class Kernel {
+public abstract class Kernel {
   /**
    * Thrown by {@link #once(int)} when a check other than the expected fields fails (such as a
-   * decode/re-encode round trip); {@link Main} answers it with a {@code mismatch} on {@code field}.
+   * decode/re-encode round trip); the worker answers it with a {@code mismatch} on {@code field}.
    */
-  static final class Mismatch extends RuntimeException {
+  public static final class Mismatch extends RuntimeException {
     private static final long serialVersionUID = 1L;
     final String field;
     final String expected;
     final String actual;
 
-    Mismatch(String field, String expected, String actual) {
+    public Mismatch(String field, String expected, String actual) {
       super(field + ": expected " + expected + ", got " + actual, null, false, false);
       this.field = field;
       this.expected = expected;
@@ -36,19 +36,19 @@ abstract class Kernel {
   protected int pos;
 
   /** Number of cases. */
-  abstract int size();
+  public abstract int size();
 
   /** Runs the operation once on case {@code i} (untimed) and encodes its output like expected. */
-  abstract ObjectNode once(int i);
+  public abstract ObjectNode once(int i);
 
   /** Runs {@code iterations} operations cycling through the cases; returns the folded outputs. */
-  abstract long batch(int iterations);
+  public abstract long batch(int iterations);
 
-  static ObjectNode obj() {
+  public static ObjectNode obj() {
     return JsonNodeFactory.instance.objectNode();
   }
 
-  static String text(JsonNode input, String field) {
+  public static String text(JsonNode input, String field) {
     JsonNode v = input.get(field);
     if (v == null || !v.isTextual()) {
       throw new IllegalArgumentException("input." + field + " missing or not a string");
@@ -56,11 +56,11 @@ abstract class Kernel {
     return v.asText();
   }
 
-  static byte[] hex(JsonNode input, String field) {
+  public static byte[] hex(JsonNode input, String field) {
     return Hex.decode(text(input, field));
   }
 
-  static byte[] hex(JsonNode input, String field, int len) {
+  public static byte[] hex(JsonNode input, String field, int len) {
     try {
       return Hex.decode(text(input, field), len);
     } catch (IllegalArgumentException e) {
@@ -68,7 +68,7 @@ abstract class Kernel {
     }
   }
 
-  static long number(JsonNode input, String field) {
+  public static long number(JsonNode input, String field) {
     JsonNode v = input.get(field);
     if (v == null || !v.canConvertToLong()) {
       throw new IllegalArgumentException("input." + field + " missing or not an integer");
@@ -76,7 +76,7 @@ abstract class Kernel {
     return v.asLong();
   }
 
-  static JsonNode input(JsonNode c) {
+  public static JsonNode input(JsonNode c) {
     JsonNode in = c.get("input");
     if (in == null || !in.isObject()) {
       throw new IllegalArgumentException("case without an input object");

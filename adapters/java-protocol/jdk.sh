@@ -1,4 +1,4 @@
-# Sourced by ./setup and ./test: picks the JDK (>= 21) that builds and runs the worker.
+# Sourced by the setup and test scripts of JVM adapters (adapters/java, examples/scala-adapter): picks the JDK (>= 21) that builds and runs the worker, and runs Maven.
 #
 # dyno_select_jdk prints the home of $JAVA_HOME when that is a JDK >= 21, else of the newest
 # JDK >= 21 under ${DYNO_JVM_ROOT:-/usr/lib/jvm} (by the JAVA_VERSION of its `release` file);

@@ -1,14 +1,14 @@
-package dev.dyno.adapter;
+package dev.dyno.protocol;
 
 import java.math.BigInteger;
 
 /** {@code 0x}-prefixed lower-case hex, the protocol's encoding of byte strings. */
-final class Hex {
+public final class Hex {
   private static final char[] DIGITS = "0123456789abcdef".toCharArray();
 
   private Hex() {}
 
-  static String encode(byte[] b) {
+  public static String encode(byte[] b) {
     char[] out = new char[2 + 2 * b.length];
     out[0] = '0';
     out[1] = 'x';
@@ -19,16 +19,16 @@ final class Hex {
     return new String(out);
   }
 
-  static byte[] decode(String s) {
+  public static byte[] decode(String s) {
     return decode(s.toCharArray(), 0, s.length(), -1);
   }
 
-  static byte[] decode(String s, int expectedLength) {
+  public static byte[] decode(String s, int expectedLength) {
     return decode(s.toCharArray(), 0, s.length(), expectedLength);
   }
 
   /** Decodes {@code 0x}-prefixed hex from a char range; {@code expectedLength < 0} accepts any. */
-  static byte[] decode(char[] c, int off, int len, int expectedLength) {
+  public static byte[] decode(char[] c, int off, int len, int expectedLength) {
     if (len >= 2 && c[off] == '0' && (c[off + 1] == 'x' || c[off + 1] == 'X')) {
       off += 2;
       len -= 2;
@@ -49,7 +49,7 @@ final class Hex {
   }
 
   /** Parses a {@code 0x}-prefixed hex quantity (as JSON-RPC encodes numbers) into a long. */
-  static long quantity(char[] c, int off, int len) {
+  public static long quantity(char[] c, int off, int len) {
     if (len >= 2 && c[off] == '0' && (c[off + 1] == 'x' || c[off + 1] == 'X')) {
       off += 2;
       len -= 2;
@@ -78,7 +78,7 @@ final class Hex {
   }
 
   /** Big-endian unsigned encoding of {@code v} in exactly {@code size} bytes. */
-  static byte[] fixed(BigInteger v, int size) {
+  public static byte[] fixed(BigInteger v, int size) {
     byte[] raw = v.toByteArray();
     if (raw.length == size) {
       return raw;
