@@ -223,13 +223,15 @@ runtime_smokes() {
       return 0
     fi
   done
-  part "bring your own adapter: dyno adapter new python, then dyno adapter check on it, on each of dyno's adapters and on the Scala example"
-  # A new folder outside the repository, as a team would write one; each
-  # check prepares every offered id with dyno's cases and checks the
-  # outputs, the error paths, a quiet stdout and the worker's clock.
-  "$dyno" adapter new python "$smoke/byo/my-adapter"
-  local a
-  for a in "$smoke/byo/my-adapter" adapters/python adapters/go adapters/go-etc adapters/node \
+  part "bring your own adapter: dyno adapter new for each runtime, then dyno adapter check on each new one, on each of dyno's adapters and on the Scala example"
+  # New folders outside the repository, as a team would write them; each
+  # check prepares every offered id with the shared fixture's cases and
+  # checks the outputs, the error paths, a quiet stdout and the worker's clock.
+  local a rt
+  for rt in python go node java scala; do
+    "$dyno" adapter new "$rt" "$smoke/byo/my-$rt-adapter"
+  done
+  for a in "$smoke"/byo/my-*-adapter adapters/python adapters/go adapters/go-etc adapters/node \
     adapters/java examples/scala-adapter; do
     "$dyno" adapter check -q "$a" >"$smoke/check.txt" || { cat "$smoke/check.txt"; return 1; }
     tail -n 1 "$smoke/check.txt"

@@ -817,7 +817,7 @@ pub(crate) enum AdapterAction {
     /// standard library), its test, `setup` and the hashed lockfiles. It
     /// passes `dyno adapter check` as written.
     New {
-        /// The adapter's language: python.
+        /// The adapter's language: go, java, node, python or scala.
         runtime: String,
         /// The new adapter's folder; its name is the adapter's.
         dir: PathBuf,

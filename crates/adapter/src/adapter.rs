@@ -339,17 +339,26 @@ impl Adapter {
                 }
             }
         });
+        // What a failure quotes: the first line that says "error" (a
+        // build tool's first is the cause, the rest its advice), else the
+        // last line; terminal colour codes removed.
         let mut last = String::new();
+        let mut first_error = None;
         let stderr = child.stderr.take().expect("piped");
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             for out in rx.try_iter() {
                 echo(&out);
             }
             echo(&line);
-            if !line.trim().is_empty() {
-                last = line;
+            let plain = without_colour(&line);
+            if !plain.trim().is_empty() {
+                if first_error.is_none() && plain.to_ascii_lowercase().contains("error") {
+                    first_error = Some(plain.trim().to_string());
+                }
+                last = plain.trim().to_string();
             }
         }
+        let last = first_error.unwrap_or(last);
         let _ = reader.join();
         for out in rx.try_iter() {
             echo(&out);
@@ -429,6 +438,25 @@ impl Adapter {
         cmd.current_dir(&self.home);
         Worker::spawn(&self.label(), cmd)
     }
+}
+
+/// `line` without ANSI escape sequences (`ESC [ ... letter`).
+fn without_colour(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// True if `path` is a file its owner may execute.
@@ -565,6 +593,17 @@ mod tests {
         );
         let e = b.setup(|_| {}).unwrap_err().to_string();
         assert!(e.contains("setup failed") && e.contains("error: x"), "{e}");
+        // a build tool's first error line, not its closing advice; no colour codes
+        let c = fake(
+            t.path(),
+            "maven",
+            "printf '\\033[0m[INFO] ok\\n[ERROR] Foo.scala:8: unclosed comment\\n[ERROR] -> [Help 1]\\n\\033[0m\\033[0m\\n' >&2\nexit 1\n",
+        );
+        let e = c.setup(|_| {}).unwrap_err().to_string();
+        assert!(
+            e.ends_with(": [ERROR] Foo.scala:8: unclosed comment"),
+            "{e}"
+        );
         assert!(matches!(
             b.start().unwrap_err(),
             WorkerError::NotInstalled { .. }

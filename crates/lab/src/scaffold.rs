@@ -12,7 +12,7 @@ use crate::paths::Paths;
 use crate::refuse;
 
 /// The runtimes with a template.
-pub const RUNTIMES: [&str; 1] = ["python"];
+pub const RUNTIMES: [&str; 5] = ["go", "java", "node", "python", "scala"];
 
 /// The protocol library a runtime's template depends on (Scala runs on the
 /// JVM and uses Java's).
@@ -167,7 +167,10 @@ mod tests {
         let e = new(&p, "cobol", &t.path().join("x"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("choose from python"), "{e}");
+        assert!(
+            e.contains("choose from go, java, node, python, scala"),
+            "{e}"
+        );
         std::fs::write(t.path().join("full"), "").unwrap();
         let e = new(&p, "python", t.path()).unwrap_err().to_string();
         assert!(e.contains("not an empty folder"), "{e}");
@@ -179,29 +182,39 @@ mod tests {
     }
 
     #[test]
-    fn a_template_is_filled_in_with_the_name_and_the_library() {
+    fn every_template_is_filled_in_with_the_name_and_its_library() {
+        use std::os::unix::fs::PermissionsExt;
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../adapters");
         let p = paths(&root);
         let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join("my-adapter");
-        let n = new(&p, "python", &dir).unwrap();
-        assert!(n >= 4, "{n}");
-        let mut all = String::new();
-        let mut files = Vec::new();
-        collect(&dir, &dir, &mut files).unwrap();
-        for f in &files {
-            assert!(!f.to_string_lossy().ends_with(".tmpl"), "{}", f.display());
-            all.push_str(&std::fs::read_to_string(dir.join(f)).unwrap());
+        for rt in RUNTIMES {
+            let dir = t.path().join(format!("my-{rt}-adapter"));
+            let n = new(&p, rt, &dir).unwrap();
+            assert!(n >= 4, "{rt}: {n} files");
+            let mut all = String::new();
+            let mut files = Vec::new();
+            collect(&dir, &dir, &mut files).unwrap();
+            for f in &files {
+                assert!(!f.to_string_lossy().ends_with(".tmpl"), "{}", f.display());
+                all.push_str(&std::fs::read_to_string(dir.join(f)).unwrap());
+            }
+            for placeholder in ["{{name}}", "{{protocol}}"] {
+                assert!(!all.contains(placeholder), "{rt}: {placeholder} was left");
+            }
+            assert!(all.contains(&format!("my-{rt}-adapter")), "{rt}");
+            let lib = std::fs::canonicalize(root.join(library(rt))).unwrap();
+            assert!(
+                all.contains(&*lib.to_string_lossy()),
+                "{rt}: no path to {}",
+                library(rt)
+            );
+            for script in ["setup", "test"] {
+                let mode = std::fs::metadata(dir.join(script))
+                    .unwrap()
+                    .permissions()
+                    .mode();
+                assert!(mode & 0o111 != 0, "{rt}: {script} is not executable");
+            }
         }
-        assert!(!all.contains("{{"), "a placeholder was left");
-        assert!(all.contains("my-adapter"));
-        let lib = std::fs::canonicalize(root.join("python-protocol")).unwrap();
-        assert!(all.contains(&*lib.to_string_lossy()));
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(dir.join("setup"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert!(mode & 0o111 != 0, "setup is not executable");
     }
 }

@@ -73,8 +73,9 @@ for line in sys.stdin:
         sys.exit(1)
 "#;
 
-/// A toy's `setup HOME`: writes `HOME/run`, which starts the worker.
-const TOY_SETUP: &str = r#"#!/usr/bin/env bash
+/// A toy's `setup HOME`: writes `HOME/run`, which starts the worker
+/// (`worker.py` beside it). The external adapters' toys use it too.
+pub(crate) const TOY_SETUP: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$1"

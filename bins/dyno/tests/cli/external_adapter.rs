@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::adapter_failure::TOY_SETUP;
 use crate::helpers::{bin, repo, text};
 
 /// The toy worker. Its implementation is its folder's name (or the
@@ -108,20 +109,12 @@ for line in sys.stdin:
         sys.exit(1)
 "#;
 
-const SETUP: &str = r#"#!/usr/bin/env bash
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$1"
-printf '#!/bin/sh\nexec python3 -u "%s/worker.py"\n' "$here" > "$1/run"
-chmod +x "$1/run"
-"#;
-
 const SHA: &str = "hash/sha256/32B";
 
 /// A toy adapter folder `dir`, misbehaving as `mode` says (`good`: not).
 fn toy(dir: &Path, mode: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("setup"), SETUP).unwrap();
+    std::fs::write(dir.join("setup"), TOY_SETUP).unwrap();
     std::fs::write(dir.join("worker.py"), WORKER).unwrap();
     std::fs::write(dir.join("mode"), mode).unwrap();
     dir.to_path_buf()
