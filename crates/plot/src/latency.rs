@@ -1,4 +1,8 @@
-//! Per-transaction latency over time, with block progress on a second axis.
+//! Per-transaction latency over the send window, and below it, in a panel
+//! of its own, block progress (head, safe, finalized) over the whole run.
+//! Finality can come long after the last send (68 s after a 3-second run
+//! against anvil): on one shared time axis the transactions filled a
+//! sliver at the left edge.
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
@@ -65,6 +69,42 @@ fn marks(m: &[BlockMark]) -> Vec<(f64, u64)> {
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v
+}
+
+/// The time ranges of the two panels, in seconds since load start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Windows {
+    /// The latency panel: the send window, with a margin of 3% (at least
+    /// 0.2 s) on the right.
+    pub sends: (f64, f64),
+    /// The block panel, when there are block marks: from the start to the
+    /// last mark (finality included), and never shorter than the sends.
+    pub blocks: Option<(f64, f64)>,
+}
+
+/// Where each panel of the latency plot starts and ends.
+pub fn windows(p: &LoadPlots<'_>) -> Windows {
+    let sends = style::min_max(p.txs.iter().map(|t| t.t_s).filter(|t| t.is_finite()));
+    let (lo, hi) = match sends {
+        Some((lo, hi)) => (lo.min(0.0), hi),
+        None => (0.0, 1.0),
+    };
+    let margin = ((hi - lo) * 0.03).max(0.2);
+    let sends = (lo, hi + margin);
+    let marks = style::min_max(
+        p.head
+            .iter()
+            .chain(p.safe)
+            .chain(p.finalized)
+            .map(|b| b.t_s)
+            .filter(|t| t.is_finite()),
+    );
+    let blocks = marks.map(|(m_lo, m_hi)| {
+        let lo = m_lo.min(sends.0);
+        let hi = m_hi.max(sends.1);
+        (lo, hi + (hi - lo) * 0.01)
+    });
+    Windows { sends, blocks }
 }
 
 /// The latency axis: its range, and where the failed and never-included
@@ -165,37 +205,43 @@ where
     YS: AsRangedCoord<Value = f64>,
     YS::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let (x_lo, x_hi) = style::time_range(p);
-    let blocks = style::min_max(
-        d.head
-            .iter()
-            .chain(&d.safe)
-            .chain(&d.finalized)
-            .map(|b| b.1 as f64),
-    );
-    let (b_lo, b_hi) = match blocks {
-        Some((lo, hi)) => {
-            let (lo, hi) = if hi - lo < 4.0 {
-                (lo - 2.0, hi + 2.0)
-            } else {
-                (lo, hi)
-            };
-            let pad = (hi - lo) * 0.04;
-            ((lo - pad).max(0.0), hi + pad)
+    let w = windows(p);
+    let (top, bottom) = match w.blocks {
+        Some(_) => {
+            let h = area.dim_in_pixel().1;
+            let (a, b) = area.split_vertically(h * 64 / 100);
+            (a, Some(b))
         }
-        None => (0.0, 1.0),
+        None => (area.clone(), None),
     };
+    latency_panel(&top, d, y, y_spec, w.sends)?;
+    if let (Some(bottom), Some(range)) = (bottom, w.blocks) {
+        block_panel(&bottom, d, range, w.sends)?;
+    }
+    Ok(())
+}
 
+/// Latency against the intended send time, over the send window.
+fn latency_panel<DB, YS>(
+    area: &DrawingArea<DB, Shift>,
+    d: &Data,
+    y: YAxis,
+    y_spec: YS,
+    (x_lo, x_hi): (f64, f64),
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend,
+    YS: AsRangedCoord<Value = f64>,
+    YS::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     let mut chart = ChartBuilder::on(area)
         .margin_left(16)
-        .margin_right(if blocks.is_some() { 16 } else { 36 })
-        .margin_bottom(14)
-        .x_label_area_size(58)
+        .margin_right(36)
+        .margin_bottom(6)
+        .x_label_area_size(52)
         .y_label_area_size(92)
-        .right_y_label_area_size(if blocks.is_some() { 104 } else { 0 })
         .build_cartesian_2d(x_lo..x_hi, y_spec)
-        .drawn(PLOT)?
-        .set_secondary_coord(x_lo..x_hi, b_lo..b_hi);
+        .drawn(PLOT)?;
 
     let y_desc = if y.log {
         "latency to inclusion (ms, log scale)"
@@ -219,18 +265,6 @@ where
         .axis_desc_style(style::font(style::DESC_SIZE))
         .draw()
         .drawn(PLOT)?;
-    if blocks.is_some() {
-        chart
-            .configure_secondary_axes()
-            .axis_style(style::GREY)
-            .y_labels(10)
-            .y_desc("block number")
-            .y_label_formatter(&|v| style::fmt_integer(*v))
-            .label_style(style::font(style::LABEL_SIZE))
-            .axis_desc_style(style::font(style::DESC_SIZE))
-            .draw()
-            .drawn(PLOT)?;
-    }
 
     // The failure band: a faint rule between the data and the markers.
     let band = !(d.failed.is_empty() && d.lost.is_empty());
@@ -292,7 +326,74 @@ where
         )
         .drawn(PLOT)?;
 
-    // Block progress as step lines on the right axis, finalized on top.
+    if d.included.is_empty() && d.failed.is_empty() && d.lost.is_empty() {
+        style::note(chart.plotting_area(), PLOT, "no transactions")?;
+    } else if d.included.is_empty() {
+        style::note(chart.plotting_area(), PLOT, "no transaction was included")?;
+    }
+    Ok(())
+}
+
+/// Head, safe and finalized block numbers over the whole run, finality
+/// included, with the send window shaded.
+fn block_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    d: &Data,
+    (x_lo, x_hi): (f64, f64),
+    sends: (f64, f64),
+) -> Result<(), PlotError> {
+    let blocks = style::min_max(
+        d.head
+            .iter()
+            .chain(&d.safe)
+            .chain(&d.finalized)
+            .map(|b| b.1 as f64),
+    );
+    let (b_lo, b_hi) = match blocks {
+        Some((lo, hi)) => {
+            let (lo, hi) = if hi - lo < 4.0 {
+                (lo - 2.0, hi + 2.0)
+            } else {
+                (lo, hi)
+            };
+            let pad = (hi - lo) * 0.06;
+            ((lo - pad).max(0.0), hi + pad)
+        }
+        None => (0.0, 1.0),
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(16)
+        .margin_right(36)
+        .margin_top(8)
+        .margin_bottom(14)
+        .x_label_area_size(52)
+        .y_label_area_size(92)
+        .build_cartesian_2d(x_lo..x_hi, b_lo..b_hi)
+        .drawn(PLOT)?;
+    chart
+        .configure_mesh()
+        .bold_line_style(style::GRID)
+        .light_line_style(style::GRID_LIGHT)
+        .axis_style(style::GREY)
+        .x_max_light_lines(1)
+        .y_max_light_lines(1)
+        .x_labels(12)
+        .y_labels(6)
+        .x_desc("time since load start (s); shaded: the send window")
+        .y_desc("block number")
+        .x_label_formatter(&|v| style::fmt_tick(*v))
+        .y_label_formatter(&|v| style::fmt_integer(*v))
+        .label_style(style::font(style::LABEL_SIZE))
+        .axis_desc_style(style::font(style::DESC_SIZE))
+        .draw()
+        .drawn(PLOT)?;
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(sends.0.max(x_lo), b_lo), (sends.1.min(x_hi), b_hi)],
+            style::BLUE.mix(0.07).filled(),
+        )))
+        .drawn(PLOT)?;
+    // Step lines, finalized on top.
     for (colour, _, marks) in d.blocks().into_iter().rev() {
         if marks.is_empty() {
             continue;
@@ -313,14 +414,8 @@ where
             steps.push((x_hi, n));
         }
         chart
-            .draw_secondary_series(LineSeries::new(steps, colour.stroke_width(2)))
+            .draw_series(LineSeries::new(steps, colour.stroke_width(2)))
             .drawn(PLOT)?;
-    }
-
-    if d.included.is_empty() && d.failed.is_empty() && d.lost.is_empty() {
-        style::note(chart.plotting_area(), PLOT, "no transactions")?;
-    } else if d.included.is_empty() {
-        style::note(chart.plotting_area(), PLOT, "no transaction was included")?;
     }
     Ok(())
 }

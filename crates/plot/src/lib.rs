@@ -77,6 +77,7 @@ mod text;
 mod throughput;
 
 pub use error::PlotError;
+pub use latency::{Windows, windows as latency_windows};
 
 /// Width of every plot, in pixels (PNG) or user units (SVG).
 pub const WIDTH: u32 = 1200;
@@ -236,8 +237,9 @@ pub fn render_png(kind: PlotKind, p: &LoadPlots<'_>) -> Result<Vec<u8>, PlotErro
     encode(&pixels).map_err(|e| PlotError::Encode(Box::new(e)))
 }
 
-/// The latency plot as an SVG document: per-transaction latency over time,
-/// with head, safe and finalized block numbers on a second axis.
+/// The latency plot as an SVG document: per-transaction latency over the
+/// send window, and below it head, safe and finalized block numbers over
+/// the whole run (finality included).
 pub fn latency_svg(p: &LoadPlots<'_>) -> Result<String, PlotError> {
     render_svg(PlotKind::Latency, p)
 }

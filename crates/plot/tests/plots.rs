@@ -197,6 +197,62 @@ fn latency_svg_has_axes_legend_and_block_lines() {
     assert!(svg.contains("font-family=\"sans-serif\""));
 }
 
+/// A short run whose finality comes long after its sends (a 3-second,
+/// 3 000-transaction run against anvil finalized at 68 s): the latency
+/// panel spans the sends, the block panel the whole run.
+#[test]
+fn the_latency_panel_spans_the_sends_and_finality_has_its_own() {
+    let txs: Vec<TxPoint> = (0..3000)
+        .map(|i| TxPoint {
+            t_s: f64::from(i) / 1000.0,
+            latency_ms: Some(1000.0 + f64::from(i % 7) * 100.0),
+            ok: true,
+        })
+        .collect();
+    let head: Vec<BlockMark> = (1..=5)
+        .map(|n| BlockMark {
+            t_s: f64::from(n as u32),
+            number: n,
+        })
+        .collect();
+    let finalized = [BlockMark {
+        t_s: 68.0,
+        number: 5,
+    }];
+    let p = LoadPlots {
+        txs: &txs,
+        head: &head,
+        finalized: &finalized,
+        ..LoadPlots::default()
+    };
+    let w = dyno_plot::latency_windows(&p);
+    // the last send is at 2.999 s: the panel ends a small margin after it
+    assert_eq!(w.sends.0, 0.0);
+    assert!(w.sends.1 > 2.999 && w.sends.1 <= 3.3, "{:?}", w.sends);
+    // the block panel reaches the finality at 68 s
+    let (lo, hi) = w.blocks.expect("block marks");
+    assert!(lo <= 0.0 && hi >= 68.0 && hi < 70.0, "{:?}", w.blocks);
+    let svg = dyno_plot::latency_svg(&p).expect("render");
+    assert_finite_svg(&svg);
+    let texts = texts(&svg);
+    for expected in [
+        "intended send time (s since load start)",
+        "time since load start (s); shaded: the send window",
+        "block number",
+    ] {
+        assert!(texts.iter().any(|t| t == expected), "missing {expected:?}");
+    }
+    // the top panel's ticks stop at the send window; the bottom's reach 60
+    assert!(texts.iter().any(|t| t == "3"), "no 3 s tick: {texts:?}");
+    assert!(texts.iter().any(|t| t == "60"), "no 60 s tick: {texts:?}");
+    // without block marks there is one panel, over the sends
+    let alone = LoadPlots {
+        txs: &txs,
+        ..LoadPlots::default()
+    };
+    assert_eq!(dyno_plot::latency_windows(&alone).blocks, None);
+}
+
 #[test]
 fn latency_without_safe_or_finalized() {
     let run = support::run(2_000, 200.0);
