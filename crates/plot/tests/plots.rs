@@ -231,7 +231,7 @@ fn the_latency_panel_spans_the_sends_and_finality_has_its_own() {
     assert!(w.sends.1 > 2.999 && w.sends.1 <= 3.3, "{:?}", w.sends);
     // the block panel reaches the finality at 68 s
     let (lo, hi) = w.blocks.expect("block marks");
-    assert!(lo <= 0.0 && hi >= 68.0 && hi < 70.0, "{:?}", w.blocks);
+    assert!(lo <= 0.0 && (68.0..70.0).contains(&hi), "{:?}", w.blocks);
     let svg = dyno_plot::latency_svg(&p).expect("render");
     assert_finite_svg(&svg);
     let texts = texts(&svg);
