@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use dyno_plot::{BlockMark, Format, LoadPlots, ThroughputPoint, TxPoint};
+use dyno_plot::{BlockGas, BlockMark, Format, LoadPlots, ThroughputPoint, TxPoint};
 
 use crate::lab::Outcome;
 use crate::record::{Mark, TxRecord};
@@ -39,6 +39,7 @@ pub struct PlotData {
     finalized: Vec<BlockMark>,
     throughput: Vec<ThroughputPoint>,
     target_rate: Option<f64>,
+    blocks: Vec<BlockGas>,
 }
 
 impl PlotData {
@@ -67,6 +68,7 @@ impl PlotData {
                     .included_ns
                     .map(|i| i.saturating_sub(t.intended_ns) as f64 / 1e6),
                 ok: t.error_class.is_none(),
+                block: t.block,
             })
             .collect();
         let throughput = r
@@ -87,6 +89,16 @@ impl PlotData {
             finalized: marks(&o.finalized),
             throughput,
             target_rate: r.generator.intended_rate,
+            blocks: r
+                .blocks
+                .iter()
+                .map(|b| BlockGas {
+                    number: b.number,
+                    t_s: b.seen_s,
+                    gas_used: b.gas_used,
+                    gas_limit: b.gas_limit,
+                })
+                .collect(),
         }
     }
 
@@ -100,6 +112,7 @@ impl PlotData {
             finalized: &self.finalized,
             throughput: &self.throughput,
             target_rate: self.target_rate,
+            blocks: &self.blocks,
         }
     }
 }

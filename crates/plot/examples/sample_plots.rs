@@ -28,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         finalized: &run.finalized,
         throughput: &run.throughput,
         target_rate: Some(500.0),
+        blocks: &run.blocks,
     };
     let start = Instant::now();
     let written = dyno_plot::write_plots(&plots, &dir, "sample", &Format::ALL)?;
@@ -49,6 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         finalized: &big.finalized,
         throughput: &big.throughput,
         target_rate: Some(500.0),
+        blocks: &big.blocks,
     };
     for kind in PlotKind::ALL {
         let start = Instant::now();
@@ -82,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t_s: f64::from(i) * 0.05,
             latency_ms: None,
             ok: false,
+            block: None,
         })
         .collect();
     let all_failed = LoadPlots {
@@ -96,6 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t_s: f64::from(i) / 100.0,
             latency_ms: (i % 997 != 5).then(|| 800.0 + f64::from((i * 7919) % 400)),
             ok: i % 499 != 3,
+            block: None,
         })
         .collect();
     let linear = LoadPlots {

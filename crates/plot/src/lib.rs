@@ -69,6 +69,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 mod axis;
+mod blocks;
 mod error;
 mod histogram;
 mod latency;
@@ -76,6 +77,7 @@ mod style;
 mod text;
 mod throughput;
 
+pub use blocks::{BoxStats, pending, per_block};
 pub use error::PlotError;
 pub use latency::{Windows, windows as latency_windows};
 
@@ -95,6 +97,21 @@ pub struct TxPoint {
     /// `false` if the transaction was rejected or its submission errored;
     /// such a transaction is drawn as a failure whatever its latency.
     pub ok: bool,
+    /// The block it was included in, if it was.
+    pub block: Option<u64>,
+}
+
+/// One block seen during the run: when, and how full.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockGas {
+    /// The block number.
+    pub number: u64,
+    /// When dyno first saw it, in seconds since load start.
+    pub t_s: f64,
+    /// Gas used.
+    pub gas_used: u64,
+    /// The block's gas limit.
+    pub gas_limit: u64,
 }
 
 /// The moment dyno first saw a block number as the node's head (or safe, or
@@ -137,6 +154,8 @@ pub struct LoadPlots<'a> {
     /// The schedule's intended rate in transactions per second, drawn as a
     /// dashed reference line on the throughput plot when `Some`.
     pub target_rate: Option<f64>,
+    /// Every block seen during the run, for the blocks plot's gas panel.
+    pub blocks: &'a [BlockGas],
 }
 
 /// An output file format.
@@ -161,7 +180,7 @@ impl Format {
     }
 }
 
-/// One of the three plots.
+/// One of the plots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlotKind {
     /// Per-transaction latency over time, with block progress.
@@ -170,19 +189,28 @@ pub enum PlotKind {
     Throughput,
     /// Latency histogram with P50 and P99.
     Histogram,
+    /// Per block: time to inclusion (a box per block), pending
+    /// transactions over time, and gas used against the limit.
+    Blocks,
 }
 
 impl PlotKind {
-    /// All three plots, in the order [`write_plots`] writes them.
-    pub const ALL: [PlotKind; 3] = [PlotKind::Latency, PlotKind::Throughput, PlotKind::Histogram];
+    /// Every plot, in the order [`write_plots`] writes them.
+    pub const ALL: [PlotKind; 4] = [
+        PlotKind::Latency,
+        PlotKind::Throughput,
+        PlotKind::Histogram,
+        PlotKind::Blocks,
+    ];
 
     /// The name used in file names (`STEM-NAME.EXT`): `latency`,
-    /// `throughput` or `histogram`.
+    /// `throughput`, `histogram` or `blocks`.
     pub fn name(self) -> &'static str {
         match self {
             PlotKind::Latency => "latency",
             PlotKind::Throughput => "throughput",
             PlotKind::Histogram => "histogram",
+            PlotKind::Blocks => "blocks",
         }
     }
 
@@ -195,6 +223,7 @@ impl PlotKind {
             PlotKind::Latency => latency::draw(root, p),
             PlotKind::Throughput => throughput::draw(root, p),
             PlotKind::Histogram => histogram::draw(root, p),
+            PlotKind::Blocks => blocks::draw(root, p),
         }
     }
 }
@@ -255,9 +284,15 @@ pub fn histogram_svg(p: &LoadPlots<'_>) -> Result<String, PlotError> {
     render_svg(PlotKind::Histogram, p)
 }
 
-/// Writes the latency, throughput and histogram plots into `dir` (created
-/// if missing) as `STEM-latency.EXT`, `STEM-throughput.EXT` and
-/// `STEM-histogram.EXT` for each of `formats` (duplicates ignored), and
+/// The blocks plot as an SVG document: time to inclusion per block,
+/// pending transactions over time, gas used per block against the limit.
+pub fn blocks_svg(p: &LoadPlots<'_>) -> Result<String, PlotError> {
+    render_svg(PlotKind::Blocks, p)
+}
+
+/// Writes every plot ([`PlotKind::ALL`]) into `dir` (created if missing) as
+/// `STEM-latency.EXT`, `STEM-throughput.EXT`, `STEM-histogram.EXT` and
+/// `STEM-blocks.EXT` for each of `formats` (duplicates ignored), and
 /// returns the paths written, plot by plot in that order.
 ///
 /// `stem` must be non-empty and must not contain a path separator.

@@ -21,6 +21,7 @@ fn plots(run: &support::Run) -> LoadPlots<'_> {
         finalized: &run.finalized,
         throughput: &run.throughput,
         target_rate: Some(500.0),
+        blocks: &run.blocks,
     }
 }
 
@@ -101,6 +102,8 @@ fn writes_all_plots_in_both_formats() {
             "run1-throughput.png",
             "run1-histogram.svg",
             "run1-histogram.png",
+            "run1-blocks.svg",
+            "run1-blocks.png",
         ]
     );
     for path in &written {
@@ -129,7 +132,7 @@ fn format_subsets_and_duplicates() {
     let svg_only =
         dyno_plot::write_plots(&plots(&run), dir.path(), "a", &[Format::Svg, Format::Svg])
             .expect("write");
-    assert_eq!(svg_only.len(), 3);
+    assert_eq!(svg_only.len(), 4);
     assert!(svg_only.iter().all(|p| p.extension().unwrap() == "svg"));
     let none = dyno_plot::write_plots(&plots(&run), dir.path(), "b", &[]).expect("write");
     assert!(none.is_empty());
@@ -207,6 +210,7 @@ fn the_latency_panel_spans_the_sends_and_finality_has_its_own() {
             t_s: f64::from(i) / 1000.0,
             latency_ms: Some(1000.0 + f64::from(i % 7) * 100.0),
             ok: true,
+            block: None,
         })
         .collect();
     let head: Vec<BlockMark> = (1..=5)
@@ -254,6 +258,46 @@ fn the_latency_panel_spans_the_sends_and_finality_has_its_own() {
 }
 
 #[test]
+fn blocks_svg_has_a_box_per_block_pending_and_gas_against_the_limit() {
+    let run = support::run(2_000, 200.0);
+    let p = plots(&run);
+    let boxes = dyno_plot::per_block(p.txs);
+    let with_txs: std::collections::BTreeSet<u64> =
+        run.txs.iter().filter_map(|t| t.block).collect();
+    assert_eq!(boxes.len(), with_txs.len());
+    assert!(
+        boxes
+            .iter()
+            .all(|b| b.min <= b.p25 && b.p25 <= b.p50 && b.p50 <= b.p75 && b.p75 <= b.max)
+    );
+    // every included transaction leaves the pending count; the rest stay
+    let pend = dyno_plot::pending(p.txs);
+    let never = run
+        .txs
+        .iter()
+        .filter(|t| t.ok && t.latency_ms.is_none())
+        .count();
+    assert_eq!(pend.last().map(|x| x.1), Some(never as i64));
+    assert!(pend.iter().all(|x| x.1 >= 0));
+    let svg = dyno_plot::blocks_svg(&p).expect("render");
+    assert_finite_svg(&svg);
+    let texts = texts(&svg);
+    for expected in [
+        "to inclusion (ms)",
+        "pending",
+        "gas (millions)",
+        "pending transactions",
+        "gas used",
+        "gas limit",
+    ] {
+        assert!(texts.iter().any(|t| t == expected), "missing {expected:?}");
+    }
+    // one filled box per block with transactions, one bar per block seen
+    let rects = svg.matches("<rect").count();
+    assert!(rects >= boxes.len() + run.blocks.len(), "{rects} rects");
+}
+
+#[test]
 fn latency_without_safe_or_finalized() {
     let run = support::run(2_000, 200.0);
     let p = LoadPlots {
@@ -281,6 +325,7 @@ fn narrow_latency_range_uses_a_linear_axis() {
             t_s: f64::from(i) / 100.0,
             latency_ms: Some(900.0 + f64::from(i % 200)),
             ok: true,
+            block: None,
         })
         .collect();
     let p = LoadPlots {
@@ -360,6 +405,7 @@ fn percentiles_are_exact_for_known_data() {
             t_s: f64::from(i),
             latency_ms: Some(f64::from(i)),
             ok: true,
+            block: None,
         })
         .collect();
     let p = LoadPlots {
@@ -402,6 +448,7 @@ fn all_transactions_failed() {
             t_s: f64::from(i) * 0.1,
             latency_ms: None,
             ok: false,
+            block: None,
         })
         .collect();
     let p = LoadPlots {
@@ -421,6 +468,7 @@ fn single_points() {
         t_s: 0.0,
         latency_ms: Some(250.0),
         ok: true,
+        block: None,
     }];
     let head = [BlockMark {
         t_s: 0.5,
@@ -439,6 +487,7 @@ fn single_points() {
         finalized: &head,
         throughput: &throughput,
         target_rate: Some(1.0),
+        blocks: &[],
     };
     render_all(&p);
 }
@@ -452,6 +501,7 @@ fn zero_width_ranges_and_zero_latency() {
             t_s: 3.0,
             latency_ms: Some(0.0),
             ok: true,
+            block: None,
         };
         100
     ];
@@ -487,31 +537,37 @@ fn non_finite_and_out_of_range_values_are_skipped() {
             t_s: f64::NAN,
             latency_ms: Some(1.0),
             ok: true,
+            block: None,
         },
         TxPoint {
             t_s: 1.0,
             latency_ms: Some(f64::INFINITY),
             ok: true,
+            block: None,
         },
         TxPoint {
             t_s: 2.0,
             latency_ms: Some(-5.0),
             ok: true,
+            block: None,
         },
         TxPoint {
             t_s: f64::NEG_INFINITY,
             latency_ms: None,
             ok: false,
+            block: None,
         },
         TxPoint {
             t_s: -2.0,
             latency_ms: Some(12.0),
             ok: true,
+            block: None,
         },
         TxPoint {
             t_s: 4.0,
             latency_ms: Some(1e9),
             ok: true,
+            block: None,
         },
     ];
     let head = [
@@ -591,8 +647,8 @@ fn hundred_thousand_points_render_quickly() {
     let written =
         dyno_plot::write_plots(&plots(&run), dir.path(), "big", &Format::ALL).expect("write");
     let elapsed = start.elapsed();
-    assert_eq!(written.len(), 6);
-    // Release builds take well under a second for all six files; this
+    assert_eq!(written.len(), 8);
+    // Release builds take well under a second for all eight files; this
     // bound only catches pathological slowdowns in unoptimised test builds.
     assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
     let svg = std::fs::metadata(dir.path().join("big-latency.svg")).expect("svg");

@@ -2,12 +2,13 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use dyno_plot::{BlockMark, ThroughputPoint, TxPoint};
+use dyno_plot::{BlockGas, BlockMark, ThroughputPoint, TxPoint};
 
 /// A synthetic load run: the inputs of `LoadPlots`.
 #[derive(Debug, Default)]
 pub struct Run {
     pub txs: Vec<TxPoint>,
+    pub blocks: Vec<BlockGas>,
     pub head: Vec<BlockMark>,
     pub safe: Vec<BlockMark>,
     pub finalized: Vec<BlockMark>,
@@ -41,6 +42,8 @@ pub fn run(n: usize, rate: f64) -> Run {
     let first_block = 20_480u64;
     let sends: Vec<f64> = (0..n).map(|i| i as f64 / rate).collect();
     let mut latency: Vec<Option<f64>> = vec![None; n];
+    let mut block_of: Vec<Option<u64>> = vec![None; n];
+    let mut blocks_seen = Vec::new();
     let mut ok = vec![true; n];
     let mut head = Vec::new();
     let mut safe = Vec::new();
@@ -63,6 +66,7 @@ pub fn run(n: usize, rate: f64) -> Run {
                 ok[next] = false;
             } else {
                 latency[next] = Some((seen - sends[next]) * 1000.0);
+                block_of[next] = Some(first_block + b);
                 included_at.push(seen);
                 taken += 1;
             }
@@ -70,6 +74,12 @@ pub fn run(n: usize, rate: f64) -> Run {
         }
         let number = first_block + b;
         head.push(BlockMark { t_s: seen, number });
+        blocks_seen.push(BlockGas {
+            number,
+            t_s: seen,
+            gas_used: 21_000 * taken as u64,
+            gas_limit: 30_000_000,
+        });
         safe.push(BlockMark {
             t_s: seen + 0.01,
             number: number - 8,
@@ -93,6 +103,7 @@ pub fn run(n: usize, rate: f64) -> Run {
             t_s: sends[i],
             latency_ms: if ok[i] { latency[i] } else { None },
             ok: ok[i],
+            block: if ok[i] { block_of[i] } else { None },
         })
         .collect();
     let windows = duration.ceil() as usize;
@@ -113,6 +124,7 @@ pub fn run(n: usize, rate: f64) -> Run {
         .collect();
     Run {
         txs,
+        blocks: blocks_seen,
         head,
         safe,
         finalized,
