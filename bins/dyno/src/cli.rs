@@ -167,7 +167,8 @@ measures its own ceiling against a built-in null JSON-RPC sink; a run whose send
 fell behind schedule is flagged \"generator saturated\".
 
 Writes dyno-results/<run>-load.json (schema v1, `load` section), a per-transaction
-CSV per node and signer, and latency/throughput/histogram plots (SVG and PNG).
+CSV per node and signer, and latency, throughput, histogram and blocks plots (SVG
+and PNG).
 
 Examples:
   dyno setup geth                       build the pinned geth once

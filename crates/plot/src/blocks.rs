@@ -6,7 +6,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::style::{self, Drawn, LegendItem, Swatch};
+use crate::style::{self, Axes, Drawn, LegendItem, Swatch};
 use crate::{LoadPlots, PlotError, TxPoint};
 
 const PLOT: &str = "blocks";
@@ -127,31 +127,20 @@ fn inclusion_panel<DB: DrawingBackend>(
     };
     let y_hi = boxes.iter().map(|b| b.max).fold(0.0f64, f64::max);
     let y_hi = if y_hi > 0.0 { y_hi * 1.08 } else { 1000.0 };
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(4)
-        .x_label_area_size(40)
-        .y_label_area_size(92)
-        .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)
-        .drawn(PLOT)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(style::GRID)
-        .light_line_style(style::GRID_LIGHT)
-        .axis_style(style::GREY)
-        .x_max_light_lines(1)
-        .y_max_light_lines(1)
-        .x_labels(12)
-        .y_labels(5)
-        .x_desc("block number")
-        .y_desc("to inclusion (ms)")
-        .x_label_formatter(&|v| style::fmt_integer(*v))
-        .y_label_formatter(&|v| style::fmt_tick(*v))
-        .label_style(style::font(style::LABEL_SIZE))
-        .axis_desc_style(style::font(style::DESC_SIZE))
-        .draw()
-        .drawn(PLOT)?;
+    let mut chart = style::panel(
+        area,
+        PLOT,
+        (x_lo, x_hi),
+        (0.0, y_hi),
+        Axes {
+            x_desc: "block number",
+            y_desc: "to inclusion (ms)",
+            y_labels: 5,
+            x_integer: true,
+            y_integer: false,
+            bottom: 4,
+        },
+    )?;
     let half = 0.3;
     for b in boxes {
         let x = b.block as f64;
@@ -189,31 +178,20 @@ fn pending_panel<DB: DrawingBackend>(
         _ => (0.0, 1.0),
     };
     let y_hi = pend.iter().map(|p| p.1).max().unwrap_or(0).max(1) as f64 * 1.08;
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(4)
-        .x_label_area_size(40)
-        .y_label_area_size(92)
-        .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)
-        .drawn(PLOT)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(style::GRID)
-        .light_line_style(style::GRID_LIGHT)
-        .axis_style(style::GREY)
-        .x_max_light_lines(1)
-        .y_max_light_lines(1)
-        .x_labels(12)
-        .y_labels(5)
-        .x_desc("time since load start (s)")
-        .y_desc("pending")
-        .x_label_formatter(&|v| style::fmt_tick(*v))
-        .y_label_formatter(&|v| style::fmt_integer(*v))
-        .label_style(style::font(style::LABEL_SIZE))
-        .axis_desc_style(style::font(style::DESC_SIZE))
-        .draw()
-        .drawn(PLOT)?;
+    let mut chart = style::panel(
+        area,
+        PLOT,
+        (x_lo, x_hi),
+        (0.0, y_hi),
+        Axes {
+            x_desc: "time since load start (s)",
+            y_desc: "pending",
+            y_labels: 5,
+            x_integer: false,
+            y_integer: true,
+            bottom: 4,
+        },
+    )?;
     // One point per output pixel column is enough for a step line.
     let mut steps: Vec<(f64, f64)> = Vec::with_capacity(pend.len().min(4096) * 2);
     let mut last_x = i32::MIN;
@@ -252,31 +230,20 @@ fn gas_panel<DB: DrawingBackend>(
         .max(1) as f64
         * 1.08
         / 1e6;
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(14)
-        .x_label_area_size(52)
-        .y_label_area_size(92)
-        .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)
-        .drawn(PLOT)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(style::GRID)
-        .light_line_style(style::GRID_LIGHT)
-        .axis_style(style::GREY)
-        .x_max_light_lines(1)
-        .y_max_light_lines(1)
-        .x_labels(12)
-        .y_labels(5)
-        .x_desc("block number")
-        .y_desc("gas (millions)")
-        .x_label_formatter(&|v| style::fmt_integer(*v))
-        .y_label_formatter(&|v| style::fmt_tick(*v))
-        .label_style(style::font(style::LABEL_SIZE))
-        .axis_desc_style(style::font(style::DESC_SIZE))
-        .draw()
-        .drawn(PLOT)?;
+    let mut chart = style::panel(
+        area,
+        PLOT,
+        (x_lo, x_hi),
+        (0.0, y_hi),
+        Axes {
+            x_desc: "block number",
+            y_desc: "gas (millions)",
+            y_labels: 5,
+            x_integer: true,
+            y_integer: false,
+            bottom: 14,
+        },
+    )?;
     chart
         .draw_series(gas.iter().map(|b| {
             let x = b.number as f64;

@@ -9,7 +9,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::axis::LogAxis;
-use crate::style::{self, Drawn, LegendItem, PixelSet, Swatch};
+use crate::style::{self, Axes, Drawn, LegendItem, PixelSet, Swatch};
 use crate::{BlockMark, LoadPlots, PlotError};
 
 const PLOT: &str = "latency";
@@ -361,32 +361,20 @@ fn block_panel<DB: DrawingBackend>(
         }
         None => (0.0, 1.0),
     };
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_top(8)
-        .margin_bottom(14)
-        .x_label_area_size(52)
-        .y_label_area_size(92)
-        .build_cartesian_2d(x_lo..x_hi, b_lo..b_hi)
-        .drawn(PLOT)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(style::GRID)
-        .light_line_style(style::GRID_LIGHT)
-        .axis_style(style::GREY)
-        .x_max_light_lines(1)
-        .y_max_light_lines(1)
-        .x_labels(12)
-        .y_labels(6)
-        .x_desc("time since load start (s); shaded: the send window")
-        .y_desc("block number")
-        .x_label_formatter(&|v| style::fmt_tick(*v))
-        .y_label_formatter(&|v| style::fmt_integer(*v))
-        .label_style(style::font(style::LABEL_SIZE))
-        .axis_desc_style(style::font(style::DESC_SIZE))
-        .draw()
-        .drawn(PLOT)?;
+    let mut chart = style::panel(
+        area,
+        PLOT,
+        (x_lo, x_hi),
+        (b_lo, b_hi),
+        Axes {
+            x_desc: "time since load start (s); shaded: the send window",
+            y_desc: "block number",
+            y_labels: 6,
+            x_integer: false,
+            y_integer: true,
+            bottom: 14,
+        },
+    )?;
     chart
         .draw_series(std::iter::once(Rectangle::new(
             [(sends.0.max(x_lo), b_lo), (sends.1.min(x_hi), b_hi)],

@@ -264,6 +264,72 @@ pub(crate) fn time_range(p: &LoadPlots<'_>) -> (f64, f64) {
     (lo, hi + (hi - lo) * 0.01)
 }
 
+/// A chart of `f64` against `f64`, as the panels of a figure draw them.
+pub(crate) type Panel<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The axes of one panel: descriptions, how many labels, and whether a
+/// value axis counts (integer labels) or measures (trimmed decimals).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Axes<'a> {
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub y_labels: usize,
+    pub x_integer: bool,
+    pub y_integer: bool,
+    /// Room under the plot: the last panel of a figure wants more.
+    pub bottom: u32,
+}
+
+/// A panel over `x` × `y` in `area`, its grid and axes drawn in the house
+/// style.
+pub(crate) fn panel<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    plot: &'static str,
+    (x_lo, x_hi): (f64, f64),
+    (y_lo, y_hi): (f64, f64),
+    a: Axes<'_>,
+) -> Result<Panel<'a, DB>, PlotError> {
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(16)
+        .margin_right(36)
+        .margin_top(6)
+        .margin_bottom(a.bottom)
+        .x_label_area_size(46)
+        .y_label_area_size(92)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+        .drawn(plot)?;
+    let fmt = |integer: bool| -> fn(&f64) -> String {
+        if integer {
+            |v| fmt_integer(*v)
+        } else {
+            |v| fmt_tick(*v)
+        }
+    };
+    let (x_fmt, y_fmt) = (fmt(a.x_integer), fmt(a.y_integer));
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .axis_style(GREY)
+        .x_max_light_lines(1)
+        .y_max_light_lines(1)
+        .x_labels(12)
+        .y_labels(a.y_labels)
+        .x_desc(a.x_desc)
+        .y_desc(a.y_desc)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style(font(LABEL_SIZE))
+        .axis_desc_style(font(DESC_SIZE))
+        .draw()
+        .drawn(plot)?;
+    Ok(chart)
+}
+
 /// Minimum and maximum of an iterator of (finite) values.
 pub(crate) fn min_max(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     values.into_iter().fold(None, |acc, v| match acc {
