@@ -272,19 +272,13 @@ impl Adapter {
     /// so the digest does not depend on where the checkout is. A listed
     /// folder that does not exist is an error.
     pub fn source_digest(&self) -> std::io::Result<String> {
-        let mut files = Vec::new();
-        collect(&self.dir, &self.dir, &mut files)?;
-        files.sort();
-        let mut named: Vec<(String, PathBuf)> = files
+        let mut named: Vec<(String, PathBuf)> = source_files(&self.dir)?
             .into_iter()
             .map(|rel| (rel.to_string_lossy().into_owned(), self.dir.join(rel)))
             .collect();
         for shared in self.shared_dirs()? {
             let root = self.dir.join(&shared);
-            let mut files = Vec::new();
-            collect(&root, &root, &mut files)?;
-            files.sort();
-            named.extend(files.into_iter().map(|rel| {
+            named.extend(source_files(&root)?.into_iter().map(|rel| {
                 let name = format!("{shared}/{}", rel.to_string_lossy());
                 (name, root.join(rel))
             }));
@@ -301,8 +295,15 @@ impl Adapter {
 
     /// True if the sources changed since the worker was installed.
     pub fn stale(&self) -> bool {
+        self.stale_against(self.source_digest().ok().as_deref())
+    }
+
+    /// True if the installed worker was built from other sources than
+    /// those of `digest` (a [`Adapter::source_digest`] computed already;
+    /// `None`: unreadable sources, always stale).
+    pub fn stale_against(&self, digest: Option<&str>) -> bool {
         let have = std::fs::read_to_string(self.digest_file()).unwrap_or_default();
-        self.source_digest().map_or(true, |d| d != have.trim())
+        digest != Some(have.trim())
     }
 
     /// Run `setup HOME`, forwarding its output line by line to `echo` (dyno
@@ -463,6 +464,16 @@ fn without_colour(line: &str) -> String {
 fn executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The source files under `dir`, relative to it and sorted: every file but
+/// build products and installed dependencies (the folders of
+/// `NOT_SOURCES`, `*.pyc`).
+pub fn source_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    collect(dir, dir, &mut files)?;
+    files.sort();
+    Ok(files)
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

@@ -18,7 +18,10 @@ mod pool;
 mod worker;
 mod workload;
 
-pub use adapter::{Adapter, Launch, RUNTIME_MISSING, SetupError, discover, discover_into};
+pub use adapter::{
+    Adapter, AdapterError, Launch, RUNTIME_MISSING, SetupError, discover, discover_into,
+    source_files,
+};
 pub use pool::Pool;
 pub use worker::{HELLO_LIMIT, TEST_REPLY_LIMIT, Worker, WorkerError};
 pub use workload::{AdapterWorkload, Checker, Limits, PREPARE_LIMIT, RUN_LIMIT};

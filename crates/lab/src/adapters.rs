@@ -56,6 +56,7 @@ pub fn record(
     hello: &Hello,
     implementations: Vec<String>,
 ) -> dyno_format::adapter::AdapterRecord {
+    let digest = a.source_digest().ok();
     dyno_format::adapter::AdapterRecord {
         name: a.runtime.clone(),
         external: a.external,
@@ -67,8 +68,8 @@ pub fn record(
         adapter: format!("{} {}", hello.adapter.name, hello.adapter.version),
         runtime: format!("{} {}", hello.runtime.name, hello.runtime.version),
         protocol: hello.protocol,
-        source_digest: a.source_digest().ok(),
-        stale: a.installed() && a.stale(),
+        stale: a.installed() && a.stale_against(digest.as_deref()),
+        source_digest: digest,
         implementations,
     }
 }

@@ -249,8 +249,20 @@ fn conform(run: &mut Run<'_>) {
     );
     described(run, &hello);
     let pairs = offered(run, &hello);
-    prepares(run, w, &pairs);
-    errors(run, &hello, &pairs);
+    let fixture = match fixture(run.lab) {
+        Ok(f) => f,
+        Err(e) => {
+            run.add(
+                "prepare",
+                Outcome::Fail,
+                PREPARE,
+                format!("the shared fixture: {e}"),
+            );
+            Fixture::new()
+        }
+    };
+    prepares(run, w, &pairs, &fixture);
+    errors(run, &hello, &pairs, &fixture);
     ending(run);
     costs(run, &hello);
 }
@@ -394,11 +406,14 @@ fn needs_data(id: &str) -> bool {
     id.starts_with("db/") || id.starts_with("state/") || id.starts_with("pow/hashimoto-full/")
 }
 
+/// Cases by id.
+type Fixture = std::collections::BTreeMap<String, Vec<Case>>;
+
 /// The shared fixture every adapter's own tests replay
 /// (`adapters/testdata/prepare.jsonl`): id → its cases (at most three,
 /// inputs of at most 8 KiB but for one 100 KiB hash), plus the harness
 /// ids' cases.
-fn fixture(lab: &Lab) -> Result<std::collections::BTreeMap<String, Vec<Case>>, String> {
+fn fixture(lab: &Lab) -> Result<Fixture, String> {
     let rel = "testdata/prepare.jsonl";
     let mut path = lab.paths.adapters.join(rel);
     if !path.is_file() {
@@ -437,19 +452,10 @@ fn fixture(lab: &Lab) -> Result<std::collections::BTreeMap<String, Vec<Case>>, S
 /// checking every output; a worker that dies is replaced for the next
 /// pair. Larger inputs of the same families are left to `dyno run`, which
 /// verifies each before timing it.
-fn prepares(run: &mut Run<'_>, w: Worker, pairs: &[(String, Offer, bool)]) {
-    let fixture = match fixture(run.lab) {
-        Ok(f) => f,
-        Err(e) => {
-            run.add(
-                "prepare",
-                Outcome::Fail,
-                PREPARE,
-                format!("the shared fixture: {e}"),
-            );
-            return;
-        }
-    };
+fn prepares(run: &mut Run<'_>, w: Worker, pairs: &[(String, Offer, bool)], fixture: &Fixture) {
+    if fixture.is_empty() {
+        return; // unreadable: failed already
+    }
     let mut current = Some(w);
     let (mut good, mut failed, mut skipped, mut refused) = (0, 0, Vec::new(), 0);
     let mut larger = Vec::new();
@@ -669,7 +675,7 @@ fn kind(r: &Reply) -> &'static str {
 }
 
 /// The error paths, each on a fresh worker.
-fn errors(run: &mut Run<'_>, h: &Hello, pairs: &[(String, Offer, bool)]) {
+fn errors(run: &mut Run<'_>, h: &Hello, pairs: &[(String, Offer, bool)], fixture: &Fixture) {
     let Some(impl_any) = h.benchmarks.first().map(|o| o.implementation.clone()) else {
         return;
     };
@@ -691,7 +697,6 @@ fn errors(run: &mut Run<'_>, h: &Hello, pairs: &[(String, Offer, bool)]) {
         record(run, "unknown id", verdict);
     }
     // a case it cannot parse: an error, not a verdict
-    let fixture = fixture(run.lab).unwrap_or_default();
     let target = pairs.iter().find(|(id, _, pattern)| {
         !pattern && !id.starts_with("harness/") && fixture.contains_key(id)
     });

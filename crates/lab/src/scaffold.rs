@@ -80,10 +80,8 @@ pub fn new(paths: &Paths, runtime: &str, dir: &Path) -> crate::Result<usize> {
             ))
         })?
         .to_string();
-    let mut files = Vec::new();
-    collect(&template, &template, &mut files)
+    let files = dyno_adapter::source_files(&template)
         .map_err(|e| crate::Error::Refused(format!("{}: {e}", template.display())))?;
-    files.sort();
     let fill = |text: &str| {
         text.replace("{{name}}", &name)
             .replace("{{protocol}}", &protocol.display().to_string())
@@ -110,24 +108,6 @@ pub fn new(paths: &Paths, runtime: &str, dir: &Path) -> crate::Result<usize> {
         write().map_err(|e| crate::Error::Refused(format!("{}: {e}", to.display())))?;
     }
     Ok(files.len())
-}
-
-fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            if !matches!(
-                entry.file_name().to_str(),
-                Some("node_modules" | "target" | "__pycache__" | ".venv")
-            ) {
-                collect(root, &path, out)?;
-            }
-        } else {
-            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -192,9 +172,7 @@ mod tests {
             let n = new(&p, rt, &dir).unwrap();
             assert!(n >= 4, "{rt}: {n} files");
             let mut all = String::new();
-            let mut files = Vec::new();
-            collect(&dir, &dir, &mut files).unwrap();
-            for f in &files {
+            for f in &dyno_adapter::source_files(&dir).unwrap() {
                 assert!(!f.to_string_lossy().ends_with(".tmpl"), "{}", f.display());
                 all.push_str(&std::fs::read_to_string(dir.join(f)).unwrap());
             }
