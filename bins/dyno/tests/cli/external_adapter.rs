@@ -18,7 +18,8 @@ use crate::helpers::{bin, repo, text};
 /// contents of a file `impl`); `mode` is one of `junk` (a debug line on
 /// stdout after each `prepared`), `wrong-id` (answers prepare for another
 /// id), `short` (a digest one byte short), `silent` (never answers a
-/// prepare of SHA-256), `v9` (speaks protocol 9).
+/// prepare of SHA-256), `v9` (speaks protocol 9), `micro` (reports its clock
+/// in microseconds, not nanoseconds).
 const WORKER: &str = r#"import hashlib, json, os, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -101,7 +102,8 @@ for line in sys.stdin:
             for _ in range(req["iterations"]):
                 op(args[pos])
                 pos = (pos + 1) % len(args)
-            ns.append(time.perf_counter_ns() - t0)
+            took = time.perf_counter_ns() - t0
+            ns.append(took // 1000 if mode == "micro" else took)
         current = (op, args, pos)
         send({"type": "samples", "ns": ns})
     else:
@@ -383,6 +385,24 @@ fn two_adapters_of_one_name_or_one_implementation_are_refused_naming_both() {
             && stderr.contains(s(&std::fs::canonicalize(&one).unwrap()))
             && stderr.contains(s(&std::fs::canonicalize(&two).unwrap())),
         "{stderr}"
+    );
+}
+
+/// A worker whose clock counts microseconds passes every output check; the
+/// sleep against dyno's own clock catches it.
+#[test]
+fn a_clock_in_the_wrong_unit_fails_the_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let d = toy(&root.join("micro-toy"), "micro");
+    let o = dyno(root, &["adapter", "check", s(&d), "-q"], &[]);
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    let fails: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), 1, "{stdout}");
+    assert!(
+        fails[0].starts_with("FAIL  clock") && fails[0].contains("must be nanoseconds"),
+        "{stdout}"
     );
 }
 
