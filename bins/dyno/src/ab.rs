@@ -36,6 +36,7 @@ pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
         base,
         filter: args.filter.clone(),
         quick: args.quick,
+        passes: args.passes,
         threshold: args.threshold,
         out,
         quiet: args.output.quiet,

@@ -421,10 +421,11 @@ Sides:
 For each benchmark both sides are prepared and verified (a wrong result is a failure,
 never a timing), warmed up, then timed in rounds of ~10 ms, A B B A A B B A ... Each
 pair of adjacent rounds gives one ratio B/A; the host's slow spells, which last seconds,
-slow both rounds of a pair alike. That is done in 4 passes (0.25 s of rounds per
-benchmark a pass with --quick, else 1 s), each with fresh worker processes from fresh
-copies of the binaries; a pass's statistic is its median ratio, and the interval is
-Student's t over the 4 passes.
+slow both rounds of a pair alike. That is done in 4 passes (--passes N; the 1 s of
+rounds per benchmark with --quick, else 4 s, is shared among them), each with fresh
+worker processes from fresh copies of the binaries; a pass's statistic is its median
+ratio, and the interval is Student's t over the passes. On a noisy host, more passes
+(--passes 8) let one odd pass move the interval less.
 
 Verdicts (B against A):
   regressed      the whole 95% interval lies above +threshold, and the t test over
@@ -493,6 +494,12 @@ pub(crate) struct AbArgs {
     /// 1 s of rounds per benchmark instead of 4.
     #[arg(long)]
     pub(crate) quick: bool,
+
+    /// Passes, each with fresh workers (2 to 64); the rounds' time is
+    /// shared among them. More passes let one odd pass move the interval
+    /// less, at the cost of starting the workers again.
+    #[arg(long, default_value_t = dyno_lab::ab::PASSES, value_name = "N")]
+    pub(crate) passes: usize,
 
     #[command(flatten)]
     pub(crate) output: OutputArgs,

@@ -41,8 +41,12 @@ use crate::{Error, Lab, refuse};
 pub const LEVEL: f64 = 0.95;
 /// The power the minimum detectable effect is quoted at.
 pub const POWER: f64 = 0.95;
-/// Passes per benchmark, each with fresh worker processes.
+/// Passes per benchmark, each with fresh worker processes, unless asked
+/// for more ([`Request::passes`]).
 pub const PASSES: usize = 4;
+/// The fewest passes an interval can come from (two give one degree of
+/// freedom) and the most a run may ask for.
+pub const PASSES_RANGE: std::ops::RangeInclusive<usize> = 2..=64;
 /// The environment variable whose random length moves a worker's stack.
 pub const PAD: &str = "DYNO_AB_PAD";
 
@@ -68,6 +72,11 @@ pub struct Request {
     /// without one.
     pub filter: Option<String>,
     pub quick: bool,
+    /// Passes, each with fresh workers ([`PASSES`] by default): more give
+    /// the t interval more degrees of freedom, so one odd pass (a worker
+    /// placed badly for its life) moves it less. The rounds' time is
+    /// shared among them.
+    pub passes: usize,
     /// A change smaller than this (relative) is not a regression.
     pub threshold: f64,
     /// `-o`, checked by the caller; `None` for the default file.
@@ -548,6 +557,14 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             req.threshold
         );
     }
+    if !PASSES_RANGE.contains(&req.passes) {
+        refuse!(
+            "--passes {}: give {} to {} (each pass is one value of the t interval)",
+            req.passes,
+            PASSES_RANGE.start(),
+            PASSES_RANGE.end()
+        );
+    }
     let knob = Slowdown::from_env()?;
     // The specs once, and a bad filter said before anything starts (or a
     // base revision spends minutes building).
@@ -596,14 +613,15 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     let interrupt = crate::interrupt::flag()?;
     let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let probe = dyno_runner::noise::Probe::start();
+    let passes = req.passes;
     let total = Plan::new(req.quick);
     let plan = Plan {
-        budget_ns: total.budget_ns / PASSES as u64,
+        budget_ns: total.budget_ns / passes as u64,
         min_pairs: 5,
         ..total
     };
     say(&format!(
-        "{} benchmarks; A = {}, B = {}; {PASSES} passes, each with fresh workers: rounds of ~{} ms in ABBA order, {:.2} s of rounds per benchmark a pass",
+        "{} benchmarks; A = {}, B = {}; {passes} passes, each with fresh workers: rounds of ~{} ms in ABBA order, {:.2} s of rounds per benchmark a pass",
         planned.len(),
         a0.label,
         b0.label,
@@ -647,7 +665,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     let mut wrong = false;
     let stop = || interrupt.load(Ordering::Relaxed);
     let mut pair = Some((a0, b0));
-    'passes: for pass in 0..PASSES {
+    'passes: for pass in 0..passes {
         let (a, b) = match pair.take() {
             Some(p) => p,
             None => {
@@ -671,7 +689,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             match one_pass(lab, req, p, (&a, &b), &knob, &plan, &stop) {
                 Ok(x) => {
                     say(&format!(
-                        "pass {}/{PASSES}, {}/{}: {} on {}: B vs A {:+.1}% over {} pairs",
+                        "pass {}/{passes}, {}/{}: {} on {}: B vs A {:+.1}% over {} pairs",
                         pass + 1,
                         n + 1,
                         planned.len(),

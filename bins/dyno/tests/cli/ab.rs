@@ -1,7 +1,8 @@
 //! `dyno ab` end to end where the outcome does not depend on timing: a
 //! base side whose output is wrong is reported WRONG and never timed (exit
-//! 1), a base that is not a worker is said plainly (exit 2), and the
-//! result JSON holds what the schema says. The timing itself (an A/A finds
+//! 1), a base that is not a worker is said plainly (exit 2), `--passes`
+//! sets the number of passes, and the result JSON holds what the schema
+//! says. The timing itself (an A/A finds
 //! nothing; a 25% slowdown is flagged) is CI's paired A/A step
 //! (scripts/test.sh), and the statistics are tested on simulated sides
 //! (dyno_runner::rounds, dyno_stats::paired).
@@ -183,4 +184,46 @@ fn a_base_revision_is_taken_from_its_cache_by_commit_and_an_unknown_one_is_refus
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn passes_sets_how_many_values_the_interval_has_and_an_impossible_count_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for bad in ["1", "65"] {
+        let o = dyno(tmp.path())
+            .args(["ab", "hash/keccak256/1B", "--quick", "-q", "--passes", bad])
+            .arg("--base")
+            .arg(bin())
+            .output()
+            .unwrap();
+        let stderr = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "--passes {bad}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--passes {bad}: give 2 to 64")),
+            "{stderr}"
+        );
+    }
+    let o = dyno(tmp.path())
+        .args([
+            "ab",
+            "hash/keccak256/1B",
+            "--quick",
+            "--passes",
+            "3",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .arg("--base")
+        .arg(bin())
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{stderr}");
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let paired = run["paired"].as_array().unwrap();
+    assert!(!paired.is_empty());
+    for p in paired {
+        assert_eq!(p["passes"].as_array().unwrap().len(), 3, "{p}");
+    }
 }
