@@ -224,8 +224,9 @@ pub(crate) struct LoadArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub(crate) accounts: usize,
 
-    /// transfer, erc20, store, deploy, or a mix named in specs/load/mixes.toml
-    /// (`mix` is its default mix).
+    /// A kind (transfer, erc20, store, deploy, legacy, accesslist, blob,
+    /// setcode) or a mix named in specs/load/mixes.toml (`mix` is its
+    /// default mix; `types` has every transaction type).
     #[arg(long, default_value = "transfer", value_name = "NAME")]
     pub(crate) workload: String,
 

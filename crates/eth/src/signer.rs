@@ -67,17 +67,22 @@ impl Signer {
         (0..count).map(|i| Self::derive(seed, i)).collect()
     }
 
-    /// Sign `tx` (RFC 6979 nonce, low `s`).
-    pub fn sign(&self, tx: TxEip1559) -> Signed<TxEip1559> {
-        let hash = tx.signature_hash();
+    /// Sign `tx`, of any transaction type (RFC 6979 nonce, low `s`).
+    pub fn sign<T: SignableTransaction<Signature>>(&self, tx: T) -> Signed<T> {
+        let signature = self.sign_hash(tx.signature_hash());
+        tx.into_signed(signature)
+    }
+
+    /// Sign a 32-byte digest: an EIP-7702 authorization's, or anything
+    /// else signed as a hash (RFC 6979 nonce, low `s`).
+    pub fn sign_hash(&self, hash: B256) -> Signature {
         let sig = SECP256K1.sign_ecdsa_recoverable(Message::from_digest(hash.0), &self.secret);
         let (id, rs) = sig.serialize_compact();
-        let signature = Signature::from_scalars_and_parity(
+        Signature::from_scalars_and_parity(
             B256::from_slice(&rs[..32]),
             B256::from_slice(&rs[32..]),
             i32::from(id) == 1,
-        );
-        tx.into_signed(signature)
+        )
     }
 }
 
@@ -96,11 +101,16 @@ pub enum RecoveryError {
 /// The address that signed `tx`: the signing hash (keccak-256 of
 /// `0x02 ‖ rlp(fields)`), then public-key recovery.
 pub fn recover(tx: &Signed<TxEip1559>) -> Result<Address, RecoveryError> {
-    let sig = tx.signature();
+    recover_hash(tx.signature_hash(), tx.signature())
+}
+
+/// The address whose key made `sig` over `hash` (a transaction of any
+/// type's signing hash, an EIP-7702 authorization's), refusing a high `s`
+/// as EIP-2 does.
+pub fn recover_hash(hash: B256, sig: &Signature) -> Result<Address, RecoveryError> {
     if sig.s() > HALF_ORDER {
         return Err(RecoveryError::HighS);
     }
-    let hash = tx.signature_hash();
     let mut rs = [0u8; 64];
     rs[..32].copy_from_slice(&sig.r().to_be_bytes::<32>());
     rs[32..].copy_from_slice(&sig.s().to_be_bytes::<32>());

@@ -198,6 +198,60 @@ fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
     })
 }
 
+/// Geth's blob pool holds at most this many blob transactions of one
+/// account (`maxTxsPerAccount`, core/txpool/blobpool).
+pub const BLOB_POOL_PER_ACCOUNT: usize = 16;
+
+/// Refuse what the kinds of the mix cannot do: blob and set-code
+/// transactions signed by the node, blob transactions beside others from
+/// a single account, more blob transactions per account than a blob pool
+/// holds.
+fn check_kinds(opts: &Options, modes: &[SignerMode]) -> crate::Result<()> {
+    let kinds: Vec<Kind> = opts.mix.kinds().collect();
+    if modes.contains(&SignerMode::Node)
+        && let Some(k) = kinds
+            .iter()
+            .find(|k| matches!(k, Kind::Blob | Kind::SetCode))
+    {
+        refuse!(
+            "--signer node: {} transactions are signed by dyno only (their sidecar or \
+             authorization is built here); use --signer client, or a workload without them",
+            k.as_str()
+        );
+    }
+    if !kinds.contains(&Kind::Blob) {
+        return Ok(());
+    }
+    let mixed = kinds.iter().any(|k| *k != Kind::Blob);
+    if mixed && opts.accounts < 2 {
+        refuse!(
+            "--accounts {}: a mix with blob transactions needs at least 2 accounts, since a \
+             node keeps an account's blob transactions apart from its others (geth refuses an \
+             account in both pools)",
+            opts.accounts
+        );
+    }
+    let blob_txs = opts
+        .mix
+        .sequence(opts.txs)
+        .iter()
+        .filter(|k| **k == Kind::Blob)
+        .count();
+    let lane = opts.accounts - dyno_load::txs::blob_lane(opts.accounts, &opts.mix);
+    let each = blob_txs.div_ceil(lane.max(1));
+    if each > BLOB_POOL_PER_ACCOUNT {
+        let share = lane as f64 / opts.accounts as f64;
+        let need = (blob_txs.div_ceil(BLOB_POOL_PER_ACCOUNT) as f64 / share).ceil() as usize;
+        refuse!(
+            "--accounts {}: {blob_txs} blob transactions over {lane} blob-sending accounts is \
+             {each} each, more than geth's blob pool holds of one account \
+             ({BLOB_POOL_PER_ACCOUNT}); give --accounts {need} or more",
+            opts.accounts
+        );
+    }
+    Ok(())
+}
+
 fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
     Ok(match s {
         "client" => vec![SignerMode::Client],
@@ -211,6 +265,7 @@ fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
 pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     let opts = options(&lab.paths, args)?;
     let modes = signer_modes(&args.signer)?;
+    check_kinds(&opts, &modes)?;
     let targets = if args.self_test {
         Vec::new()
     } else {
@@ -610,13 +665,9 @@ fn self_test_bodies(opts: &Options) -> Vec<dyno_load::send::Outgoing> {
         chain_id: 1337,
         max_fee_per_gas: 100_000_000_000,
         max_priority_fee_per_gas: 1_000_000_000,
+        max_fee_per_blob_gas: 100_000_000_000,
     };
-    let gas = dyno_load::txs::GasLimits {
-        transfer: 21_000,
-        erc20: 0,
-        store: 0,
-        deploy: 0,
-    };
+    let gas = dyno_load::txs::GasLimits::default();
     let (signed, _) =
         dyno_load::txs::presign(&plan, &signers, &fees, &gas, &Default::default(), 1, 1);
     signed

@@ -144,6 +144,63 @@ pub async fn estimate(
     Ok(g.to())
 }
 
+/// `eth_estimateGas` of a JSON call object (`what` names it in errors).
+pub async fn estimate_call(client: &Client, call: Value, what: &str) -> Result<u64, ChainError> {
+    let g: U64 = client
+        .call("eth_estimateGas", json!([call]))
+        .await
+        .map_err(fail(format!("estimating the gas of a {what} transaction")))?;
+    Ok(g.to())
+}
+
+/// What dyno knows of the node's current fork: whether blob transactions
+/// need cell proofs (Osaka on), and the blob base fee's update fraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fork {
+    /// Osaka or later.
+    pub osaka: bool,
+    /// The blob base fee's update fraction, if the node says.
+    pub blob_update_fraction: Option<u64>,
+    /// A name for messages (`Osaka`, `before Osaka`).
+    pub name: String,
+    /// Where that came from.
+    pub source: String,
+}
+
+/// The node's fork, from `eth_config` (EIP-7910): Osaka is on when its
+/// current fork has the P256VERIFY precompile (EIP-7951, new in Osaka). A
+/// node without `eth_config` is taken to be before Osaka, which blob
+/// transactions then show (the node refuses blob proofs if it is not).
+pub async fn fork(client: &Client) -> Fork {
+    match client.call::<Value>("eth_config", json!([])).await {
+        Ok(v) => {
+            let current = &v["current"];
+            let osaka = current["precompiles"]
+                .as_object()
+                .is_some_and(|p| p.contains_key("P256VERIFY"));
+            let fraction = current["blobSchedule"]["baseFeeUpdateFraction"]
+                .as_u64()
+                .or_else(|| {
+                    current["blobSchedule"]["baseFeeUpdateFraction"]
+                        .as_str()
+                        .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+                });
+            Fork {
+                osaka,
+                blob_update_fraction: fraction,
+                name: if osaka { "Osaka" } else { "before Osaka" }.into(),
+                source: "eth_config".into(),
+            }
+        }
+        Err(e) => Fork {
+            osaka: false,
+            blob_update_fraction: None,
+            name: "before Osaka".into(),
+            source: format!("assumed: eth_config failed: {e}"),
+        },
+    }
+}
+
 /// A transaction for set-up: what to send, from whom.
 #[derive(Debug, Clone)]
 pub struct SetupTx {

@@ -319,9 +319,16 @@ pub struct Prepared {
     pub gas: GasLimits,
     /// The block before the timed phase.
     pub start_block: u64,
+    /// What is known of the node's fork (blob proofs and fees).
+    pub fork: chain::Fork,
 }
 
 const TOKEN_SUPPLY: u64 = 1_000_000_000_000;
+
+/// The most distinct blobs a run makes: cell proofs cost about 0.2 s a
+/// blob on one core (c-kzg, measured here), so the blob transactions share
+/// this many, in turn ([`crate::blobs::Blobs::of_tx`]).
+pub const BLOB_SET: usize = 24;
 
 /// Who pays for set-up: `--funder-key`, else the node's unlocked account.
 pub fn funder(c: &Connected, opts: &Options) -> Result<Funder, LoadError> {
@@ -340,12 +347,16 @@ pub fn funder(c: &Connected, opts: &Options) -> Result<Funder, LoadError> {
 /// The stated fee strategy: `--tip-gwei`, and `--max-fee-gwei` or
 /// max(100 gwei, 10 × `base_fee`) + tip.
 pub fn fees(chain_id: u64, base_fee: u128, opts: &Options) -> Fees {
+    let max_fee_per_gas = opts
+        .max_fee_wei
+        .unwrap_or_else(|| 100_000_000_000u128.max(base_fee.saturating_mul(10)) + opts.tip_wei);
     Fees {
         chain_id,
         max_priority_fee_per_gas: opts.tip_wei,
-        max_fee_per_gas: opts
-            .max_fee_wei
-            .unwrap_or_else(|| 100_000_000_000u128.max(base_fee.saturating_mul(10)) + opts.tip_wei),
+        max_fee_per_gas,
+        // From Osaka the blob base fee has a reserve price of base fee /
+        // 16 (EIP-7918); the cap of the gas price covers it many times.
+        max_fee_per_blob_gas: max_fee_per_gas,
     }
 }
 
@@ -389,13 +400,20 @@ pub async fn prepare(
     };
     let token_code = contract("Token")?;
     let store_code = contract("Store")?;
-    let needs_contracts = opts.mix.kinds().any(|k| k != Kind::Transfer);
+    let needs_contracts = opts.mix.kinds().any(Kind::needs_contracts);
     let needs_token = opts.mix.kinds().any(|k| k == Kind::Erc20);
 
-    // 1. Fund: each sender can pay for twice its share at the max fee.
+    // 1. Fund: each sender can pay for twice its share at the max fee
+    // (blob senders for their blobs too).
     let per_sender = opts.txs.div_ceil(opts.accounts.max(1)) as u128;
     let worst_gas: u128 = 2_000_000;
-    let budget = U256::from(per_sender * worst_gas * fees.max_fee_per_gas * 2 + 10u128.pow(18));
+    let worst_blob_gas = u128::from(crate::blobs::GAS_PER_BLOB) * crate::blobs::MAX_PER_TX as u128;
+    let budget = U256::from(
+        per_sender
+            * (worst_gas * fees.max_fee_per_gas + worst_blob_gas * fees.max_fee_per_blob_gas)
+            * 2
+            + 10u128.pow(18),
+    );
     let mut funding: Vec<SetupTx> = senders
         .iter()
         .map(|s| SetupTx {
@@ -432,6 +450,7 @@ pub async fn prepare(
     // 2. Contracts from the deployer, at fixed addresses.
     let mut targets = Targets {
         store_code: store_code.clone(),
+        authority_seed: seed.to_vec(),
         ..Targets::default()
     };
     if needs_contracts {
@@ -530,30 +549,56 @@ pub async fn prepare(
         }
     }
 
-    // 3. Gas per kind: estimated once (on the first node) with 30% headroom.
+    // 3. Gas per kind: estimated once (on the first node) with 30% headroom;
+    // a plain value transfer (of any type) costs 21 000.
     let gas = match fixed {
         Some((_, g)) => g.clone(),
         None => {
-            let mut g = GasLimits {
-                transfer: 21_000,
-                erc20: 0,
-                store: 0,
-                deploy: 0,
-            };
-            for kind in opts.mix.kinds().filter(|k| *k != Kind::Transfer) {
-                let (to, value, input) = txs::call_of(kind, 0, &targets);
-                let est = chain::estimate(&c.client, senders[0].address, to, value, &input).await?;
-                let limit = est * 13 / 10;
-                match kind {
-                    Kind::Erc20 => g.erc20 = limit,
-                    Kind::Store => g.store = limit,
-                    Kind::Deploy => g.deploy = limit,
-                    Kind::Transfer => {}
+            let mut g = GasLimits::default();
+            for kind in opts.mix.kinds() {
+                if kind.plain_transfer() {
+                    g.set(kind, 21_000);
+                    continue;
                 }
+                let call = txs::call_json(kind, 0, 0, senders[0].address, fees.chain_id, &targets);
+                let est = chain::estimate_call(&c.client, call, kind.as_str()).await?;
+                g.set(kind, est * 13 / 10);
             }
             g
         }
     };
+
+    // 4. Blobs, in the form the node's fork asks for.
+    let fork = chain::fork(&c.client).await;
+    let blob_txs = opts
+        .mix
+        .sequence(opts.txs)
+        .iter()
+        .filter(|k| **k == Kind::Blob)
+        .count() as u64;
+    if blob_txs > 0 {
+        let form = if fork.osaka {
+            crate::blobs::Form::CellProofs
+        } else {
+            crate::blobs::Form::BlobProofs
+        };
+        let needed: u64 = (0..blob_txs)
+            .map(|n| crate::blobs::Blobs::per_tx(n) as u64)
+            .sum();
+        let distinct = needed.min(BLOB_SET as u64) as usize;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let start = Instant::now();
+        let made = crate::blobs::Blobs::make(distinct, form, threads)
+            .map_err(|e| LoadError::Other(e.to_string()))?;
+        say(&format!(
+            "made {distinct} distinct blobs with {} ({}: {}) in {:.1} s for {blob_txs} blob transactions carrying {needed}",
+            form.as_str(),
+            fork.name,
+            fork.source,
+            start.elapsed().as_secs_f64()
+        ));
+        targets.blobs = Some(Arc::new(made));
+    }
     let addresses: Vec<Address> = senders.iter().map(|s| s.address).collect();
     let nonces = chain::nonces(&c.client, &addresses).await?;
     let start_block = chain::head(&c.client).await?;
@@ -565,22 +610,28 @@ pub async fn prepare(
         fee_info,
         gas,
         start_block,
+        fork,
     })
 }
+
+/// Chain id, nonces, token, store, gas, fees and the blobs' form: what
+/// pre-signed transactions depend on.
+type SigningKey = (
+    u64,
+    Vec<u64>,
+    Option<Address>,
+    Option<Address>,
+    GasLimits,
+    Fees,
+    Option<crate::blobs::Form>,
+);
 
 /// Pre-signed transactions, kept to reuse on every node whose chain id,
 /// nonces and contract addresses match.
 #[derive(Debug, Clone)]
 pub struct Presigned {
-    /// Chain id, nonces, token, store, gas: what the signatures depend on.
-    key: (
-        u64,
-        Vec<u64>,
-        Option<Address>,
-        Option<Address>,
-        GasLimits,
-        Fees,
-    ),
+    /// What the signatures depend on.
+    key: SigningKey,
     /// The plan.
     pub plan: Vec<txs::Planned>,
     /// The signed transactions.
@@ -603,6 +654,7 @@ pub fn presign(
         p.targets.store,
         p.gas.clone(),
         p.fees,
+        p.targets.blobs.as_ref().map(|b| b.form),
     );
     if let Some(c) = cache
         && c.key == key

@@ -3,6 +3,7 @@
 //! on a schedule, follow each one through accepted, included, safe and
 //! finalized, and summarise throughput, latency and blocks.
 
+pub mod blobs;
 pub mod chain;
 pub mod lab;
 pub mod output;

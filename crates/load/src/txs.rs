@@ -7,12 +7,19 @@
 
 use std::time::Instant;
 
-use alloy_consensus::TxEip1559;
+use alloy_consensus::{
+    TxEip1559, TxEip2930, TxEip4844, TxEip4844Variant, TxEip4844WithSidecar, TxEip7702, TxEnvelope,
+    TxLegacy, TypedTransaction,
+};
 use alloy_eips::eip2718::Encodable2718;
+use alloy_eips::eip2930::{AccessList, AccessListItem};
+use alloy_eips::eip7702::{Authorization, SignedAuthorization};
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
 use dyno_eth::abi::calldata;
 use dyno_eth::signer::Signer;
 use serde::{Deserialize, Serialize};
+
+use crate::blobs::Blobs;
 
 /// What a transaction does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -26,11 +33,33 @@ pub enum Kind {
     Store,
     /// The creation of a `Store` contract.
     Deploy,
+    /// A type-0 (legacy, EIP-155) value transfer to a fresh address.
+    Legacy,
+    /// A type-1 (EIP-2930) `Store.write(seed, 1)` whose access list names
+    /// the contract and the slot it writes.
+    AccessList,
+    /// A type-3 (EIP-4844) transaction carrying 1 to 6 blobs
+    /// ([`crate::blobs`]), sent to a fresh address.
+    Blob,
+    /// A type-4 (EIP-7702) transaction whose one authorization, signed by
+    /// a fresh account of its own, delegates that account to `Store`; the
+    /// transaction then calls the account, so `Store.write(seed, 1)` runs
+    /// as the delegated code on the account's own storage.
+    SetCode,
 }
 
 impl Kind {
     /// Every kind, in a fixed order.
-    pub const ALL: [Kind; 4] = [Kind::Transfer, Kind::Erc20, Kind::Store, Kind::Deploy];
+    pub const ALL: [Kind; 8] = [
+        Kind::Transfer,
+        Kind::Erc20,
+        Kind::Store,
+        Kind::Deploy,
+        Kind::Legacy,
+        Kind::AccessList,
+        Kind::Blob,
+        Kind::SetCode,
+    ];
 
     /// The name used in specs, ids and CSV.
     pub fn as_str(self) -> &'static str {
@@ -39,7 +68,35 @@ impl Kind {
             Kind::Erc20 => "erc20",
             Kind::Store => "store",
             Kind::Deploy => "deploy",
+            Kind::Legacy => "legacy",
+            Kind::AccessList => "accesslist",
+            Kind::Blob => "blob",
+            Kind::SetCode => "setcode",
         }
+    }
+
+    /// The EIP-2718 type its transactions have (0 for legacy), which
+    /// their receipts must show.
+    pub fn tx_type(self) -> u8 {
+        match self {
+            Kind::Legacy => 0,
+            Kind::AccessList => 1,
+            Kind::Transfer | Kind::Erc20 | Kind::Store | Kind::Deploy => 2,
+            Kind::Blob => 3,
+            Kind::SetCode => 4,
+        }
+    }
+
+    /// Whether it calls or creates one of the contracts deployed before
+    /// the run (`Token`, `Store`).
+    pub fn needs_contracts(self) -> bool {
+        !matches!(self, Kind::Transfer | Kind::Legacy | Kind::Blob)
+    }
+
+    /// Whether its gas is known without asking the node: a plain value
+    /// transfer costs 21 000.
+    pub fn plain_transfer(self) -> bool {
+        matches!(self, Kind::Transfer | Kind::Legacy | Kind::Blob)
     }
 
     /// Parse a name from a spec or the command line.
@@ -122,34 +179,27 @@ pub struct Fees {
     pub max_fee_per_gas: u128,
     /// maxPriorityFeePerGas, wei.
     pub max_priority_fee_per_gas: u128,
+    /// maxFeePerBlobGas of blob transactions, wei.
+    pub max_fee_per_blob_gas: u128,
 }
 
-/// Gas limit per kind.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GasLimits {
-    /// Value transfer.
-    pub transfer: u64,
-    /// ERC-20 transfer.
-    pub erc20: u64,
-    /// Storage write.
-    pub store: u64,
-    /// Contract creation.
-    pub deploy: u64,
-}
+/// Gas limit per kind (21 000 for a plain transfer when not set).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GasLimits(pub std::collections::BTreeMap<Kind, u64>);
 
 impl GasLimits {
     /// The limit for `kind`.
     pub fn of(&self, kind: Kind) -> u64 {
-        match kind {
-            Kind::Transfer => self.transfer,
-            Kind::Erc20 => self.erc20,
-            Kind::Store => self.store,
-            Kind::Deploy => self.deploy,
-        }
+        self.0.get(&kind).copied().unwrap_or(21_000)
+    }
+
+    /// Set the limit of `kind`.
+    pub fn set(&mut self, kind: Kind, gas: u64) {
+        self.0.insert(kind, gas);
     }
 }
 
-/// Addresses and code the contract kinds need.
+/// Addresses, code and blobs the kinds need.
 #[derive(Debug, Clone, Default)]
 pub struct Targets {
     /// The ERC-20 every sender holds tokens of.
@@ -158,6 +208,32 @@ pub struct Targets {
     pub store: Option<Address>,
     /// `Store`'s creation code (deployments).
     pub store_code: Bytes,
+    /// The blobs of blob transactions, made before signing.
+    pub blobs: Option<std::sync::Arc<Blobs>>,
+    /// The seed the set-code transactions' authorities are derived from.
+    pub authority_seed: Vec<u8>,
+}
+
+/// The account that authorizes the `n`-th set-code transaction's
+/// delegation: derived from `seed` and `n`, used once, never a sender (so
+/// geth's pool, which allows a delegated sender one transaction in flight,
+/// never holds a sender back).
+pub fn authority(seed: &[u8], n: u64) -> Signer {
+    Signer::derive(&[b"dyno-load-authority/".as_slice(), seed].concat(), n)
+}
+
+/// The storage slot of `Store.slots[keccak256(abi.encode(seed, 0))]`,
+/// which `Store.write(seed, 1)` sets to 1 (the mapping is slot 0).
+pub fn store_slot(seed: u64) -> B256 {
+    let key = keccak256([U256::from(seed).to_be_bytes::<32>(), [0u8; 32]].concat());
+    keccak256([key.0, [0u8; 32]].concat())
+}
+
+/// What EIP-7702 puts in a delegated account's code: `0xef0100 ‖ address`.
+pub fn delegation_code(to: Address) -> Bytes {
+    [[0xef, 0x01, 0x00].as_slice(), to.as_slice()]
+        .concat()
+        .into()
 }
 
 /// One planned transaction.
@@ -169,27 +245,67 @@ pub struct Planned {
     pub nonce: u64,
     /// What it does.
     pub kind: Kind,
+    /// How many of its kind come before it in the plan.
+    pub nth: u64,
+}
+
+/// Which senders send blob transactions: `blob..` of `senders`, the rest
+/// the other kinds. A node keeps an account's blob transactions in a pool
+/// of their own (geth's blob pool refuses an account that has transactions
+/// in the other pool, and the other pool one with blob transactions), so a
+/// mix gives blob transactions their own senders, in proportion to their
+/// share (at least one, and at least one left for the rest). Returns the
+/// first blob sender.
+pub fn blob_lane(senders: usize, mix: &Mix) -> usize {
+    let total: u64 = mix.0.iter().map(|(_, w)| u64::from(*w)).sum();
+    let blob: u64 = mix
+        .0
+        .iter()
+        .filter(|(k, _)| *k == Kind::Blob)
+        .map(|(_, w)| u64::from(*w))
+        .sum();
+    if blob == 0 {
+        return senders;
+    }
+    if blob == total || senders < 2 {
+        return 0;
+    }
+    let share = ((senders as u64 * blob + total / 2) / total).clamp(1, senders as u64 - 1);
+    senders - share as usize
 }
 
 /// Plan `n` transactions over `senders` accounts whose next nonces are
-/// `nonces`: round robin over senders, so consecutive nonces of one sender
-/// are `senders` sends apart and arrive in order.
+/// `nonces`: round robin over senders (blob transactions over their own,
+/// [`blob_lane`]), so consecutive nonces of one sender are many sends
+/// apart and arrive in order.
 pub fn plan(n: usize, nonces: &[u64], mix: &Mix) -> Vec<Planned> {
     let kinds = mix.sequence(n);
     let mut next = nonces.to_vec();
     let senders = nonces.len().max(1);
+    let lane = blob_lane(senders, mix);
+    let mut turn = [0usize; 2];
+    let mut nth = std::collections::BTreeMap::<Kind, u64>::new();
     kinds
         .into_iter()
-        .enumerate()
-        .map(|(i, kind)| {
-            let sender = i % senders;
+        .map(|kind| {
+            let (first, count, t) = match (kind == Kind::Blob, lane) {
+                (true, _) => (lane, senders - lane, 1),
+                (false, 0) => (0, senders, 0),
+                (false, l) => (0, l, 0),
+            };
+            let sender = first + turn[t] % count.max(1);
+            turn[t] += 1;
             let nonce = next[sender];
             next[sender] += 1;
-            Planned {
+            let k = nth.entry(kind).or_default();
+            let planned = Planned {
                 sender,
                 nonce,
                 kind,
-            }
+                nth: *k,
+            };
+            *k += 1;
+            planned
         })
         .collect()
 }
@@ -209,37 +325,144 @@ pub fn calldata_transfer(to: Address, amount: U256) -> Bytes {
     )
 }
 
-/// To, value and input of a kind's `i`-th transaction.
-pub fn call_of(kind: Kind, i: u64, targets: &Targets) -> (TxKind, U256, Bytes) {
+/// To, value and input of a kind's transaction: `i` is its place in the
+/// run, `nth` its place among its kind.
+pub fn call_of(kind: Kind, i: u64, nth: u64, targets: &Targets) -> (TxKind, U256, Bytes) {
+    let write = || calldata("write(uint256,uint256)", &[U256::from(i), U256::from(1u64)]);
     match kind {
-        Kind::Transfer => (TxKind::Call(recipient(i)), U256::from(1u64), Bytes::new()),
+        Kind::Transfer | Kind::Legacy => {
+            (TxKind::Call(recipient(i)), U256::from(1u64), Bytes::new())
+        }
+        Kind::Blob => (TxKind::Call(recipient(i)), U256::ZERO, Bytes::new()),
         Kind::Erc20 => (
             TxKind::Call(targets.token.unwrap_or_default()),
             U256::ZERO,
             calldata_transfer(recipient(i), U256::from(1u64)),
         ),
-        Kind::Store => (
+        Kind::Store | Kind::AccessList => (
             TxKind::Call(targets.store.unwrap_or_default()),
             U256::ZERO,
-            calldata("write(uint256,uint256)", &[U256::from(i), U256::from(1u64)]),
+            write(),
+        ),
+        Kind::SetCode => (
+            TxKind::Call(authority(&targets.authority_seed, nth).address),
+            U256::ZERO,
+            write(),
         ),
         Kind::Deploy => (TxKind::Create, U256::ZERO, targets.store_code.clone()),
     }
 }
 
-/// The unsigned transaction for plan entry `i`.
-pub fn build(i: u64, p: &Planned, fees: &Fees, gas: &GasLimits, targets: &Targets) -> TxEip1559 {
-    let (to, value, input) = call_of(p.kind, i, targets);
-    TxEip1559 {
+/// The access list of an `accesslist` transaction: the `Store` contract
+/// and the slot `Store.write(i, 1)` sets. Empty for the other kinds.
+pub fn access_list(kind: Kind, i: u64, targets: &Targets) -> AccessList {
+    match kind {
+        Kind::AccessList => AccessList(vec![AccessListItem {
+            address: targets.store.unwrap_or_default(),
+            storage_keys: vec![store_slot(i)],
+        }]),
+        _ => AccessList::default(),
+    }
+}
+
+/// The signed authorization of the `nth` set-code transaction: its own
+/// authority ([`authority`]), at nonce 0, delegating to `Store`.
+pub fn authorization(chain_id: u64, nth: u64, targets: &Targets) -> SignedAuthorization {
+    let auth = Authorization {
+        chain_id: U256::from(chain_id),
+        address: targets.store.unwrap_or_default(),
+        nonce: 0,
+    };
+    let sig = authority(&targets.authority_seed, nth).sign_hash(auth.signature_hash());
+    auth.into_signed(sig)
+}
+
+/// The unsigned transaction for plan entry `i`, of its kind's type. A blob
+/// transaction carries its sidecar (the network form), so `targets` must
+/// hold the run's blobs when the plan has any.
+pub fn build(
+    i: u64,
+    p: &Planned,
+    fees: &Fees,
+    gas: &GasLimits,
+    targets: &Targets,
+) -> TypedTransaction {
+    let (to, value, input) = call_of(p.kind, i, p.nth, targets);
+    let gas_limit = gas.of(p.kind);
+    let eip1559 = || TxEip1559 {
         chain_id: fees.chain_id,
         nonce: p.nonce,
-        gas_limit: gas.of(p.kind),
+        gas_limit,
         max_fee_per_gas: fees.max_fee_per_gas,
         max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
         to,
         value,
-        input,
-        ..TxEip1559::default()
+        input: input.clone(),
+        access_list: access_list(p.kind, i, targets),
+    };
+    let address = match to {
+        TxKind::Call(a) => a,
+        TxKind::Create => Address::ZERO,
+    };
+    match p.kind {
+        Kind::Legacy => TxLegacy {
+            chain_id: Some(fees.chain_id),
+            nonce: p.nonce,
+            gas_price: fees.max_fee_per_gas,
+            gas_limit,
+            to,
+            value,
+            input,
+        }
+        .into(),
+        Kind::AccessList => TxEip2930 {
+            chain_id: fees.chain_id,
+            nonce: p.nonce,
+            gas_price: fees.max_fee_per_gas,
+            gas_limit,
+            to,
+            value,
+            access_list: access_list(p.kind, i, targets),
+            input,
+        }
+        .into(),
+        Kind::Blob => {
+            let blobs = targets
+                .blobs
+                .as_ref()
+                .expect("a plan with blob transactions has its blobs made in prepare");
+            let which = blobs.of_tx(p.nth);
+            let tx = TxEip4844 {
+                chain_id: fees.chain_id,
+                nonce: p.nonce,
+                gas_limit,
+                max_fee_per_gas: fees.max_fee_per_gas,
+                max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
+                to: address,
+                value,
+                access_list: AccessList::default(),
+                blob_versioned_hashes: blobs.hashes(&which),
+                max_fee_per_blob_gas: fees.max_fee_per_blob_gas,
+                input,
+            };
+            TypedTransaction::Eip4844(TxEip4844Variant::TxEip4844WithSidecar(
+                TxEip4844WithSidecar::from_tx_and_sidecar(tx, blobs.sidecar(&which)),
+            ))
+        }
+        Kind::SetCode => TxEip7702 {
+            chain_id: fees.chain_id,
+            nonce: p.nonce,
+            gas_limit,
+            max_fee_per_gas: fees.max_fee_per_gas,
+            max_priority_fee_per_gas: fees.max_priority_fee_per_gas,
+            to: address,
+            value,
+            access_list: AccessList::default(),
+            authorization_list: vec![authorization(fees.chain_id, p.nth, targets)],
+            input,
+        }
+        .into(),
+        Kind::Transfer | Kind::Erc20 | Kind::Store | Kind::Deploy => eip1559().into(),
     }
 }
 
@@ -263,12 +486,24 @@ pub fn raw_body(id: u64, raw: &[u8]) -> bytes::Bytes {
     s.into()
 }
 
-/// Sign one transaction and build its request body.
-pub fn sign_one(id: u64, signer: &Signer, tx: TxEip1559) -> SignedTx {
-    let signed = signer.sign(tx);
+/// Sign a transaction of any type into its envelope.
+pub fn sign_typed(signer: &Signer, tx: TypedTransaction) -> TxEnvelope {
+    match tx {
+        TypedTransaction::Legacy(t) => signer.sign(t).into(),
+        TypedTransaction::Eip2930(t) => signer.sign(t).into(),
+        TypedTransaction::Eip1559(t) => signer.sign(t).into(),
+        TypedTransaction::Eip4844(t) => TxEnvelope::Eip4844(signer.sign(t)),
+        TypedTransaction::Eip7702(t) => signer.sign(t).into(),
+    }
+}
+
+/// Sign one transaction and build its request body: the EIP-2718 bytes
+/// (a blob transaction's with its sidecar, as the network carries it).
+pub fn sign_one(id: u64, signer: &Signer, tx: TypedTransaction) -> SignedTx {
+    let signed = sign_typed(signer, tx);
     let raw = signed.encoded_2718();
     SignedTx {
-        hash: *signed.hash(),
+        hash: *signed.tx_hash(),
         body: raw_body(id, &raw),
     }
 }
@@ -392,9 +627,60 @@ pub fn presign(
     (signed, report)
 }
 
+/// The JSON call object of a kind's transaction (for `eth_estimateGas`
+/// and `eth_sendTransaction`): from, to, value, input, and its type's own
+/// fields (`type`, an access list, an authorization list); no gas or fees.
+pub fn call_json(
+    kind: Kind,
+    i: u64,
+    nth: u64,
+    from: Address,
+    chain_id: u64,
+    targets: &Targets,
+) -> serde_json::Value {
+    let (to, value, input) = call_of(kind, i, nth, targets);
+    let mut call = serde_json::json!({
+        "from": from,
+        "value": format!("{value:#x}"),
+        "input": input,
+        "type": format!("{:#x}", kind.tx_type()),
+    });
+    if let TxKind::Call(to) = to {
+        call["to"] = serde_json::json!(to);
+    }
+    let list = access_list(kind, i, targets);
+    if !list.0.is_empty() {
+        call["accessList"] = serde_json::Value::Array(
+            list.0
+                .iter()
+                .map(|item| {
+                    serde_json::json!({
+                        "address": item.address,
+                        "storageKeys": item.storage_keys,
+                    })
+                })
+                .collect(),
+        );
+    }
+    if kind == Kind::SetCode {
+        let a = authorization(chain_id, nth, targets);
+        call["authorizationList"] = serde_json::json!([{
+            "chainId": format!("{:#x}", a.chain_id()),
+            "address": a.address(),
+            "nonce": format!("{:#x}", a.nonce()),
+            "yParity": format!("{:#x}", a.y_parity()),
+            "r": format!("{:#x}", a.r()),
+            "s": format!("{:#x}", a.s()),
+        }]);
+    }
+    call
+}
+
 /// The `eth_sendTransaction` call object for plan entry `i`, signed by the
 /// node's unlocked account `from` (the A/B's node-signed side). The node
-/// picks the nonce.
+/// picks the nonce. Legacy and access-list transactions offer a gas price,
+/// the others EIP-1559 fees; blob and set-code transactions are signed by
+/// dyno only (the caller refuses them here).
 pub fn node_call(
     i: u64,
     from: Address,
@@ -403,17 +689,14 @@ pub fn node_call(
     gas: &GasLimits,
     targets: &Targets,
 ) -> serde_json::Value {
-    let (to, value, input) = call_of(kind, i, targets);
-    let mut call = serde_json::json!({
-        "from": from,
-        "value": format!("{value:#x}"),
-        "gas": format!("{:#x}", gas.of(kind)),
-        "maxFeePerGas": format!("{:#x}", fees.max_fee_per_gas),
-        "maxPriorityFeePerGas": format!("{:#x}", fees.max_priority_fee_per_gas),
-        "input": input,
-    });
-    if let TxKind::Call(to) = to {
-        call["to"] = serde_json::json!(to);
+    let mut call = call_json(kind, i, i, from, fees.chain_id, targets);
+    call["gas"] = serde_json::json!(format!("{:#x}", gas.of(kind)));
+    if matches!(kind, Kind::Legacy | Kind::AccessList) {
+        call["gasPrice"] = serde_json::json!(format!("{:#x}", fees.max_fee_per_gas));
+    } else {
+        call["maxFeePerGas"] = serde_json::json!(format!("{:#x}", fees.max_fee_per_gas));
+        call["maxPriorityFeePerGas"] =
+            serde_json::json!(format!("{:#x}", fees.max_priority_fee_per_gas));
     }
     call
 }
@@ -437,16 +720,141 @@ mod tests {
             chain_id: 1337,
             max_fee_per_gas: 100_000_000_000,
             max_priority_fee_per_gas: 1_000_000_000,
+            max_fee_per_blob_gas: 7_000_000_000,
         }
     }
 
     fn gas() -> GasLimits {
-        GasLimits {
-            transfer: 21_000,
-            erc20: 80_000,
-            store: 60_000,
-            deploy: 300_000,
+        let mut g = GasLimits::default();
+        g.set(Kind::Erc20, 80_000);
+        g.set(Kind::Store, 60_000);
+        g.set(Kind::Deploy, 300_000);
+        g.set(Kind::AccessList, 65_000);
+        g.set(Kind::SetCode, 120_000);
+        g
+    }
+
+    #[test]
+    fn every_kind_signs_into_its_own_type_and_recovers_to_its_sender() {
+        use alloy_consensus::{Transaction, Typed2718};
+        use dyno_eth::signer::recover_hash;
+        let signers = Signer::derive_many(b"test", 4);
+        let mix = Mix(Kind::ALL.iter().map(|k| (*k, 1)).collect());
+        let p = plan(16, &[0; 4], &mix);
+        let targets = Targets {
+            store: Some(Address::repeat_byte(0x11)),
+            token: Some(Address::repeat_byte(0x22)),
+            blobs: Some(std::sync::Arc::new(
+                Blobs::make(3, crate::blobs::Form::CellProofs, 2).unwrap(),
+            )),
+            authority_seed: b"seed".to_vec(),
+            ..Targets::default()
+        };
+        for (i, pl) in p.iter().enumerate() {
+            let s = sign_one(
+                i as u64,
+                &signers[pl.sender],
+                build(i as u64, pl, &fees(), &gas(), &targets),
+            );
+            let body: serde_json::Value = serde_json::from_slice(&s.body).unwrap();
+            let raw = alloy_primitives::hex::decode(body["params"][0].as_str().unwrap()).unwrap();
+            assert_eq!(
+                raw.first().copied().filter(|b| *b < 0x7f).unwrap_or(0),
+                pl.kind.tx_type()
+            );
+            // The network form: a blob transaction with its sidecar.
+            let pooled =
+                alloy_consensus::transaction::PooledTransaction::decode_2718(&mut raw.as_slice())
+                    .unwrap();
+            assert_eq!(pooled.ty(), pl.kind.tx_type(), "{:?}", pl.kind);
+            assert_eq!(
+                *pooled.hash(),
+                s.hash,
+                "the hash is of the transaction without its sidecar"
+            );
+            let (hash, sig) = match &pooled {
+                alloy_consensus::EthereumTxEnvelope::Legacy(t) => {
+                    (t.signature_hash(), *t.signature())
+                }
+                alloy_consensus::EthereumTxEnvelope::Eip2930(t) => {
+                    (t.signature_hash(), *t.signature())
+                }
+                alloy_consensus::EthereumTxEnvelope::Eip1559(t) => {
+                    (t.signature_hash(), *t.signature())
+                }
+                alloy_consensus::EthereumTxEnvelope::Eip4844(t) => {
+                    (t.signature_hash(), *t.signature())
+                }
+                alloy_consensus::EthereumTxEnvelope::Eip7702(t) => {
+                    (t.signature_hash(), *t.signature())
+                }
+            };
+            assert_eq!(
+                recover_hash(hash, &sig).unwrap(),
+                signers[pl.sender].address
+            );
+            assert_eq!(pooled.nonce(), pl.nonce);
+            assert_eq!(pooled.gas_limit(), gas().of(pl.kind));
+            match pl.kind {
+                Kind::Blob => {
+                    let tx = pooled.as_eip4844().unwrap().tx();
+                    let sc = tx.sidecar();
+                    let n = Blobs::per_tx(pl.nth);
+                    assert_eq!(tx.tx().blob_versioned_hashes.len(), n);
+                    assert_eq!(sc.cell_proofs.len(), 128 * n, "cell proofs for Osaka");
+                    assert_eq!(tx.tx().max_fee_per_blob_gas, 7_000_000_000);
+                }
+                Kind::SetCode => {
+                    let tx = pooled.as_eip7702().unwrap().tx();
+                    let auth = &tx.authorization_list[0];
+                    let who = authority(b"seed", pl.nth).address;
+                    let signed_by =
+                        recover_hash(auth.signature_hash(), &auth.signature().unwrap()).unwrap();
+                    assert_eq!(signed_by, who);
+                    assert_eq!(*auth.address(), Address::repeat_byte(0x11));
+                    assert_eq!(auth.nonce(), 0);
+                    assert_eq!(tx.to, who, "the call goes through the delegated account");
+                }
+                Kind::AccessList => {
+                    let tx = pooled.as_eip2930().unwrap().tx();
+                    assert_eq!(tx.access_list.0[0].storage_keys, vec![store_slot(i as u64)]);
+                }
+                Kind::Legacy => {
+                    let tx = pooled.as_legacy().unwrap().tx();
+                    assert_eq!(tx.chain_id, Some(1337), "EIP-155");
+                }
+                _ => {}
+            }
         }
+    }
+
+    #[test]
+    fn blob_transactions_get_senders_of_their_own() {
+        let mix = Mix(vec![(Kind::Transfer, 3), (Kind::Blob, 1)]);
+        assert_eq!(blob_lane(8, &mix), 6);
+        let p = plan(40, &[0; 8], &mix);
+        for x in &p {
+            assert_eq!(x.kind == Kind::Blob, x.sender >= 6, "{x:?}");
+        }
+        // Consecutive nonces per sender, in each lane.
+        for s in 0..8 {
+            let nonces: Vec<u64> = p
+                .iter()
+                .filter(|x| x.sender == s)
+                .map(|x| x.nonce)
+                .collect();
+            assert_eq!(nonces, (0..nonces.len() as u64).collect::<Vec<_>>());
+        }
+        assert_eq!(blob_lane(8, &Mix::only(Kind::Blob)), 0);
+        assert_eq!(blob_lane(8, &Mix::only(Kind::Store)), 8);
+        assert_eq!(
+            blob_lane(3, &Mix(vec![(Kind::Transfer, 100), (Kind::Blob, 1)])),
+            2
+        );
+        assert_eq!(
+            blob_lane(3, &Mix(vec![(Kind::Transfer, 1), (Kind::Blob, 100)])),
+            1
+        );
     }
 
     #[test]
