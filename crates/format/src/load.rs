@@ -60,6 +60,63 @@ pub struct LoadResult {
     pub incomplete_reason: Option<String>,
     /// Warnings (e.g. a block tag the node does not support).
     pub notes: Vec<String>,
+    /// What the chain shows of the included transactions, kind by kind
+    /// (receipt types, blob gas, delegations); absent from results written
+    /// before dyno checked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onchain: Option<OnChain>,
+    /// The node's own metrics (Prometheus) scraped during the run, the raw
+    /// series in a file beside the result (`files.metrics`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_metrics: Option<NodeMetrics>,
+}
+
+/// The on-chain check of a run's included transactions: each receipt's
+/// type is its kind's, a blob transaction's blob gas is its blobs', a
+/// set-code transaction's authority holds the delegation and the slot
+/// written through it, an access-list transaction's slot is written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnChain {
+    /// Included transactions checked.
+    pub checked: u64,
+    /// Receipts by EIP-2718 type (`0` legacy ... `4` set-code).
+    pub by_type: BTreeMap<String, u64>,
+    /// Blob transactions checked.
+    pub blob_txs: u64,
+    /// Blobs they carried.
+    pub blobs: u64,
+    /// Blob gas their receipts show, in all.
+    pub blob_gas_used: u64,
+    /// Set-code authorities whose code is the delegation (`0xef0100 ‖
+    /// Store`) and whose slot holds what the call wrote.
+    pub delegations: u64,
+    /// Storage slots read back (access-list and set-code writes).
+    pub slots: u64,
+    /// Checks that failed.
+    pub failures: u64,
+    /// The first failures, said.
+    pub problems: Vec<String>,
+}
+
+/// The node's metrics during a run: where they came from and the series
+/// that explain a run (rates for counters, values for gauges).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeMetrics {
+    /// The Prometheus URL scraped.
+    pub url: String,
+    /// Seconds between scrapes.
+    pub interval_s: f64,
+    /// Scrapes that answered.
+    pub scrapes: u64,
+    /// Scrapes that failed.
+    pub failed: u64,
+    /// Metric names in the raw file.
+    pub metrics: u64,
+    /// The chosen series by name: `[t_s, value]` points, `t_s` from the
+    /// start of the timed phase.
+    pub series: BTreeMap<String, Vec<[f64; 2]>>,
 }
 
 /// The node under load.
@@ -251,6 +308,16 @@ pub struct BlockInfo {
     pub gas_limit: u64,
     /// Base fee, wei.
     pub base_fee: Option<u128>,
+    /// Blob gas used (from Cancun).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob_gas_used: Option<u64>,
+    /// Excess blob gas (from Cancun).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excess_blob_gas: Option<u64>,
+    /// Blob base fee, wei: from the excess and the fork's update fraction
+    /// (`eth_config`), else from this run's blob receipts in the block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob_base_fee: Option<u128>,
 }
 
 /// Blocks at a glance.

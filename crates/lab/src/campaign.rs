@@ -619,14 +619,16 @@ fn write_recording(
     Ok(set.blocks.len())
 }
 
-/// A node answered with a hash other than the signed one, or the chain
-/// scan disagrees with the tracker: a wrong result.
+/// A node answered with a hash other than the signed one, the chain scan
+/// disagrees with the tracker, or the chain does not show what a
+/// transaction's kind must leave there: a wrong result.
 fn is_wrong(o: &Outcome) -> bool {
     o.result
         .counts
         .rejected_by_class
         .contains_key("hash_mismatch")
         || o.result.chain_scan.as_ref().is_some_and(|s| !s.matches)
+        || o.result.onchain.as_ref().is_some_and(|c| c.failures > 0)
 }
 
 /// The result file, checked before any node starts: a file (the CSV and

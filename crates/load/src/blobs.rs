@@ -264,18 +264,3 @@ mod tests {
         assert_eq!(base_fee(10 * 5_007_716, 5_007_716), 22_026);
     }
 }
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn time_it() {
-        for form in [super::Form::BlobProofs, super::Form::CellProofs] {
-            let _ = super::make(0, form);
-            let t = std::time::Instant::now();
-            for k in 0..4 {
-                super::make(k, form).unwrap();
-            }
-            eprintln!("{form:?}: {:?} per blob", t.elapsed() / 4);
-        }
-    }
-}

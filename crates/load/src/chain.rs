@@ -292,6 +292,15 @@ pub struct Receipt {
     pub block_number: U64,
     /// A created contract.
     pub contract_address: Option<Address>,
+    /// The transaction's EIP-2718 type (`0x0` legacy).
+    #[serde(rename = "type", default)]
+    pub tx_type: Option<U64>,
+    /// Blob gas used (blob transactions).
+    #[serde(default)]
+    pub blob_gas_used: Option<U64>,
+    /// The block's blob base fee (blob transactions).
+    #[serde(default)]
+    pub blob_gas_price: Option<U128>,
 }
 
 /// Receipts of `hashes` (`None` for those not yet included), in batches.

@@ -11,10 +11,13 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use dyno_eth::signer::Signer;
-use dyno_format::load::{ChainScan, FeeInfo, GeneratorInfo, LoadResult, NodeInfo, SigningInfo};
+use dyno_format::load::{
+    ChainScan, FeeInfo, GeneratorInfo, LoadResult, NodeInfo, OnChain, SigningInfo,
+};
 use dyno_rpc::{Client, ClientOptions, Endpoint};
 
 use crate::chain::{self, ChainError, Funder, SetupTx};
+use crate::onchain;
 use crate::procstat::ProcSampler;
 use crate::record::{Mark, TxRecord};
 use crate::schedule::Schedule;
@@ -1050,6 +1053,11 @@ pub async fn run(
     let mut counts = summary::counts(&records);
     let ours: HashMap<B256, ()> = accepted.iter().map(|h| (*h, ())).collect();
     let mut chain_scan = None;
+    let mut onchain_check = None;
+    let mut blob_fee = summary::BlobFee {
+        update_fraction: p.fork.blob_update_fraction,
+        ..Default::default()
+    };
     if node_up {
         match scan(&c.client, p.start_block, &ours).await {
             Ok(s) => {
@@ -1069,18 +1077,46 @@ pub async fn run(
             }
             Err(e) => notes.push(format!("the chain scan failed: {e}")),
         }
-        let included: Vec<B256> = records
+        let included: Vec<&TxRecord> = records
             .iter()
-            .filter(|r| r.block.is_some())
-            .filter_map(|r| r.hash)
+            .filter(|r| r.block.is_some() && r.hash.is_some())
             .collect();
-        match chain::receipts(&c.client, &included).await {
+        let hashes: Vec<B256> = included.iter().filter_map(|r| r.hash).collect();
+        match chain::receipts(&c.client, &hashes).await {
             Ok(rs) => {
                 counts.reverted = rs
                     .iter()
                     .flatten()
                     .filter(|r| r.status.is_some_and(|s| s.to::<u64>() == 0))
                     .count() as u64;
+                // The on-chain check of every included transaction.
+                let expected = onchain::expected(&records, &p.targets);
+                let pairs: Vec<(&onchain::Expected, &chain::Receipt)> = included
+                    .iter()
+                    .zip(&rs)
+                    .filter_map(|(r, rc)| Some((expected.get(r.index as usize)?, rc.as_ref()?)))
+                    .collect();
+                let mut check = OnChain::default();
+                blob_fee.from_receipts = onchain::receipts(&pairs, &mut check);
+                let checked: Vec<&onchain::Expected> = pairs.iter().map(|(e, _)| *e).collect();
+                if let Err(e) = onchain::state(
+                    &c.client,
+                    &checked,
+                    p.targets.store.unwrap_or_default(),
+                    &mut check,
+                )
+                .await
+                {
+                    notes.push(format!("the on-chain check could not read the state: {e}"));
+                }
+                if check.failures > 0 {
+                    notes.push(format!(
+                        "the on-chain check failed {} time(s): {}",
+                        check.failures,
+                        check.problems.first().map_or("", String::as_str)
+                    ));
+                }
+                onchain_check = Some(check);
             }
             Err(e) => notes.push(format!("reading receipts failed: {e}")),
         }
@@ -1114,7 +1150,7 @@ pub async fn run(
             generator.lag_threshold_ms
         ));
     }
-    let (blocks, block_summary) = summary::blocks(&seen.blocks, &ours);
+    let (blocks, block_summary) = summary::blocks(&seen.blocks, &ours, &blob_fee);
     let resources = sampler
         .lock()
         .unwrap_or_else(|pp| pp.into_inner())
@@ -1162,6 +1198,8 @@ pub async fn run(
         complete: incomplete.is_none(),
         incomplete_reason: incomplete,
         notes,
+        onchain: onchain_check,
+        node_metrics: None,
     };
     Outcome {
         result,

@@ -6,6 +6,7 @@
 pub mod blobs;
 pub mod chain;
 pub mod lab;
+pub mod onchain;
 pub mod output;
 pub mod procstat;
 pub mod read;

@@ -162,6 +162,10 @@ pub struct BlockSeen {
     pub gas_limit: u64,
     /// Base fee, wei.
     pub base_fee: Option<u128>,
+    /// Blob gas used (from Cancun).
+    pub blob_gas_used: Option<u64>,
+    /// Excess blob gas (from Cancun).
+    pub excess_blob_gas: Option<u64>,
     /// Transaction hashes, in block order.
     #[serde(skip)]
     pub txs: Vec<B256>,

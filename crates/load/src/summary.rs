@@ -234,10 +234,22 @@ pub fn throughput(records: &[TxRecord]) -> Throughput {
     }
 }
 
+/// What a block's blob base fee is read from: the fork's update fraction
+/// (`eth_config`), else the blob gas price in this run's blob receipts,
+/// by block.
+#[derive(Debug, Clone, Default)]
+pub struct BlobFee {
+    /// The fork's update fraction.
+    pub update_fraction: Option<u64>,
+    /// Block number → a receipt's `blobGasPrice`.
+    pub from_receipts: std::collections::BTreeMap<u64, u128>,
+}
+
 /// The per-block view and its summary, for blocks seen during the run.
 pub fn blocks(
     blocks: &[BlockSeen],
     ours: &HashMap<B256, ()>,
+    blob_fee: &BlobFee,
 ) -> (Vec<BlockInfo>, Option<BlockSummary>) {
     let infos: Vec<BlockInfo> = blocks
         .iter()
@@ -250,6 +262,12 @@ pub fn blocks(
             gas_used: b.gas_used,
             gas_limit: b.gas_limit,
             base_fee: b.base_fee,
+            blob_gas_used: b.blob_gas_used,
+            excess_blob_gas: b.excess_blob_gas,
+            blob_base_fee: match (b.excess_blob_gas, blob_fee.update_fraction) {
+                (Some(excess), Some(f)) => Some(crate::blobs::base_fee(excess, f)),
+                _ => blob_fee.from_receipts.get(&b.number).copied(),
+            },
         })
         .collect();
     if infos.is_empty() {
@@ -306,6 +324,8 @@ mod tests {
             gas_used: 21_000 * txs.len() as u64,
             gas_limit: 30_000_000,
             base_fee: Some(7),
+            blob_gas_used: Some(131_072),
+            excess_blob_gas: Some(5_007_716 * number),
             tx_count: txs.len(),
             ours: txs.len(),
             txs,
@@ -417,5 +437,27 @@ mod tests {
         assert_eq!(t.windows[0][1], 10.0);
         assert_eq!(t.peak_1s, 10.0);
         assert!((t.average - 50.0 / 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_blob_base_fee_comes_from_the_excess_else_from_the_receipts() {
+        let blocks = vec![block(1, 0, vec![h(1)]), block(2, 1, vec![h(2)])];
+        let ours: HashMap<B256, ()> = [(h(1), ())].into_iter().collect();
+        let known = BlobFee {
+            update_fraction: Some(5_007_716),
+            from_receipts: [(1, 99)].into_iter().collect(),
+        };
+        let (infos, _) = super::blocks(&blocks, &ours, &known);
+        // e^1 and e^2, floored by EIP-4844's integer approximation.
+        assert_eq!(infos[0].blob_base_fee, Some(2));
+        assert_eq!(infos[1].blob_base_fee, Some(7));
+        assert_eq!(infos[0].blob_gas_used, Some(131_072));
+        let unknown = BlobFee {
+            update_fraction: None,
+            from_receipts: [(1, 99)].into_iter().collect(),
+        };
+        let (infos, _) = super::blocks(&blocks, &ours, &unknown);
+        assert_eq!(infos[0].blob_base_fee, Some(99));
+        assert_eq!(infos[1].blob_base_fee, None);
     }
 }

@@ -50,6 +50,10 @@ pub struct RpcBlock {
     pub gas_limit: alloy_primitives::U64,
     /// Base fee.
     pub base_fee_per_gas: Option<alloy_primitives::U128>,
+    /// Blob gas used (from Cancun).
+    pub blob_gas_used: Option<alloy_primitives::U64>,
+    /// Excess blob gas (from Cancun).
+    pub excess_blob_gas: Option<alloy_primitives::U64>,
     /// Transaction hashes.
     pub transactions: Vec<B256>,
 }
@@ -63,6 +67,8 @@ impl RpcBlock {
             gas_used: self.gas_used.to(),
             gas_limit: self.gas_limit.to(),
             base_fee: self.base_fee_per_gas.map(|b| b.to()),
+            blob_gas_used: self.blob_gas_used.map(|b| b.to()),
+            excess_blob_gas: self.excess_blob_gas.map(|b| b.to()),
             tx_count: self.transactions.len(),
             ours: 0,
             txs: self.transactions,

@@ -98,6 +98,38 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             ),
         ));
     }
+    if let Some(oc) = &r.onchain {
+        let types = oc
+            .by_type
+            .iter()
+            .map(|(t, n)| format!("type {t} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut line = format!(
+            "{} {} included transactions checked ({types})",
+            if oc.failures == 0 { "all" } else { "WRONG:" },
+            oc.checked
+        );
+        if oc.blob_txs > 0 {
+            line.push_str(&format!(
+                " · {} blob txs, {} blobs, {} blob gas",
+                oc.blob_txs, oc.blobs, oc.blob_gas_used
+            ));
+        }
+        if oc.delegations > 0 {
+            line.push_str(&format!(" · {} delegations", oc.delegations));
+        }
+        if oc.slots > 0 {
+            line.push_str(&format!(" · {} slots read back", oc.slots));
+        }
+        if oc.failures > 0 {
+            line.push_str(&format!(" · {} check(s) failed", oc.failures));
+        }
+        v.push(("on chain".into(), line));
+        for p in &oc.problems {
+            v.push(("WRONG".into(), p.clone()));
+        }
+    }
     let t = &r.throughput;
     v.push((
         "throughput".into(),
@@ -151,6 +183,35 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
                 b.max_txs,
                 b.mean_gas_fill * 100.0,
                 b.median_interval_s
+            ),
+        ));
+    }
+    let blobbed: Vec<&dyno_format::load::BlockInfo> = r
+        .blocks
+        .iter()
+        .filter(|b| b.blob_gas_used.unwrap_or(0) > 0)
+        .collect();
+    if !blobbed.is_empty() {
+        let per_blob = 131_072.0;
+        let most = blobbed
+            .iter()
+            .filter_map(|b| b.blob_gas_used)
+            .max()
+            .unwrap_or(0);
+        let fees: Vec<u128> = blobbed.iter().filter_map(|b| b.blob_base_fee).collect();
+        v.push((
+            "blob gas".into(),
+            format!(
+                "{} blocks with blobs · {:.1} blobs per such block (max {:.0}){}",
+                blobbed.len(),
+                blobbed.iter().filter_map(|b| b.blob_gas_used).sum::<u64>() as f64
+                    / per_blob
+                    / blobbed.len() as f64,
+                most as f64 / per_blob,
+                match (fees.iter().min(), fees.iter().max()) {
+                    (Some(lo), Some(hi)) => format!(" · blob base fee {lo}..{hi} wei"),
+                    _ => String::new(),
+                }
             ),
         ));
     }
