@@ -162,6 +162,41 @@ def load(path: str) -> None:
     )
 
 
+def load_types(path: str) -> None:
+    """`dyno load --workload types --txs 110`: every type, checked on chain."""
+    run = read_run(path)
+    lab = run["load"][0]
+    c, oc = lab["counts"], lab.get("onchain")
+    problems = []
+    if not run["run"]["complete"]:
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
+    if c["included"] != 110 or c["reverted"] != 0:
+        problems.append(f"not every transaction included and successful: {c}")
+    if oc is None:
+        problems.append("no on-chain check in the result")
+    else:
+        # The mix: transfer 4, legacy 2, accesslist 2, blob 1, setcode 2 (of 11).
+        want = {"0": 20, "1": 20, "2": 40, "3": 10, "4": 20}
+        if oc["by_type"] != want:
+            problems.append(f"receipt types {oc['by_type']}, want {want}")
+        if oc["failures"] or oc["delegations"] != 20 or oc["slots"] != 40:
+            problems.append(f"on-chain check: {oc}")
+        if oc["blob_txs"] != 10 or oc["blob_gas_used"] != oc["blobs"] * 131072:
+            problems.append(f"blob gas: {oc}")
+    blob_blocks = [b for b in lab["blocks"] if b.get("blob_gas_used")]
+    if sum(b["blob_gas_used"] for b in blob_blocks) != (oc or {}).get("blob_gas_used"):
+        problems.append("the blocks' blob gas differs from the receipts'")
+    if any(b.get("blob_base_fee") is None for b in blob_blocks):
+        problems.append("a block with blobs has no blob base fee")
+    if problems:
+        sys.exit("; ".join(problems))
+    print(
+        f"transaction types passed: {oc['checked']} checked on chain, types {oc['by_type']}, "
+        f"{oc['blobs']} blobs in {len(blob_blocks)} blocks, {oc['delegations']} delegations",
+        file=sys.stderr,
+    )
+
+
 def replay(path: str) -> None:
     """`dyno replay --quick --against geth`: an A/A of the pinned geth."""
     run = read_run(path)
@@ -339,6 +374,7 @@ CHECKS = {
     "net_pow": net_pow,
     "memory": memory,
     "load": load,
+    "load-types": load_types,
     "replay": replay,
     "recorded": recorded,
     "ab": ab,

@@ -302,6 +302,11 @@ step "load lab: dyno load --txs 20000 into a temporary geth, every transaction a
 cat "$smoke/load.txt" >&2
 python3 scripts/smoke-checks.py load "$smoke/load.json"
 
+step "transaction types: dyno load --workload types --txs 110 (types 0-4: 10 blob, 20 set-code), every one included and checked on chain"
+"$dyno" load --workload types --txs 110 -q --out "$smoke/load-types.json" >"$smoke/load-types.txt"
+cat "$smoke/load-types.txt" >&2
+python3 scripts/smoke-checks.py load-types "$smoke/load-types.json"
+
 step "recorded blocks: the load run's blocks replayed into a fresh geth, every one VALID"
 "$dyno" replay --set "$smoke/recorded" --format json --no-store -q \
   --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
