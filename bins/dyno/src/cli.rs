@@ -266,7 +266,8 @@ pub(crate) struct LoadArgs {
     #[arg(long, default_value_t = 10.0, value_name = "MS")]
     pub(crate) lag_threshold_ms: f64,
 
-    /// Seconds to wait for inclusion after the last send.
+    /// Seconds to wait for inclusion after the last send, and again after
+    /// each block that includes more of the run's transactions.
     #[arg(long, default_value_t = 60, value_name = "S")]
     pub(crate) inclusion_timeout: u64,
 
@@ -278,6 +279,16 @@ pub(crate) struct LoadArgs {
     /// Milliseconds between the tracker's polls of the head.
     #[arg(long, default_value_t = 100, value_name = "MS")]
     pub(crate) poll_ms: u64,
+
+    /// The node's Prometheus metrics, scraped through the run (a geth dyno
+    /// starts serves its own; give this for --rpc or --node-cmd), e.g.
+    /// http://127.0.0.1:6060/debug/metrics/prometheus.
+    #[arg(long, value_name = "URL")]
+    pub(crate) metrics_url: Option<String>,
+
+    /// Milliseconds between scrapes of the node's metrics.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub(crate) metrics_ms: u64,
 
     /// A funded private key (hex) for targets without an unlocked account.
     #[arg(

@@ -28,6 +28,8 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         inclusion_timeout: a.inclusion_timeout,
         finality_timeout: a.finality_timeout,
         poll_ms: a.poll_ms,
+        metrics_url: a.metrics_url,
+        metrics_ms: a.metrics_ms,
         funder_key: a.funder_key,
         threads: a.threads,
         logs: a.logs,

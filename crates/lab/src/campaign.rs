@@ -48,6 +48,10 @@ pub struct Request {
     pub inclusion_timeout: u64,
     pub finality_timeout: u64,
     pub poll_ms: u64,
+    /// The node's Prometheus URL (a started geth serves its own).
+    pub metrics_url: Option<String>,
+    /// Milliseconds between scrapes of the node's metrics.
+    pub metrics_ms: u64,
     /// A funded key (hex) for targets without an unlocked account.
     pub funder_key: Option<String>,
     pub threads: usize,
@@ -161,6 +165,14 @@ fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
     if args.connections == 0 {
         refuse!("--connections 0: give at least one connection");
     }
+    if let Some(u) = &args.metrics_url
+        && !u.starts_with("http://")
+    {
+        refuse!(
+            "--metrics-url {u}: give an http:// URL of the node's Prometheus metrics, e.g. \
+             http://127.0.0.1:6060/debug/metrics/prometheus"
+        );
+    }
     let funder_key = match &args.funder_key {
         None => None,
         Some(k) => Some(k.trim().parse::<alloy_primitives::B256>().map_err(|_| {
@@ -194,6 +206,8 @@ fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
         funder_key,
         threads: args.threads,
         self_test_requests: args.self_test_requests,
+        metrics_url: args.metrics_url.clone(),
+        metrics_interval: Duration::from_millis(args.metrics_ms.max(100)),
         genesis: None,
     })
 }

@@ -102,7 +102,8 @@ pub struct Options {
     pub open_loop_cap: usize,
     /// A send later than this is late.
     pub lag_threshold: Duration,
-    /// How long to wait for inclusion after the last send.
+    /// How long to wait for inclusion after the last send, and after each
+    /// new inclusion.
     pub inclusion_timeout: Duration,
     /// How long to wait for the `finalized` tag to pass the last inclusion
     /// (zero: do not wait).
@@ -119,6 +120,11 @@ pub struct Options {
     pub threads: usize,
     /// Requests for the null-sink self-test (0: skip it).
     pub self_test_requests: usize,
+    /// The node's Prometheus endpoint, for a node dyno did not start (a
+    /// started geth serves its own).
+    pub metrics_url: Option<String>,
+    /// Seconds between scrapes of the node's metrics.
+    pub metrics_interval: Duration,
     /// A genesis JSON to start a dev geth on (`dyno load --record`),
     /// instead of geth's own dev genesis; it turns geth's `debug` API on.
     pub genesis: Option<String>,
@@ -154,6 +160,8 @@ pub struct Outcome {
     pub safe: Vec<Mark>,
     /// Finalized progress.
     pub finalized: Vec<Mark>,
+    /// The node's metrics, every scrape, when it serves them.
+    pub scraped: Option<crate::scrape::Scraped>,
 }
 
 /// A node, started or not, with a client for it.
@@ -169,6 +177,9 @@ pub struct Connected {
     pub info: NodeInfo,
     /// Its unlocked account, if any.
     pub unlocked: Option<Address>,
+    /// Where it serves Prometheus metrics: a started geth's, or
+    /// `--metrics-url`.
+    pub metrics_url: Option<String>,
 }
 
 impl Connected {
@@ -289,6 +300,14 @@ pub async fn connect(
         .as_ref()
         .map(|n| n.lock().unwrap_or_else(|p| p.into_inner()).command.clone())
         .unwrap_or_default();
+    let metrics_url = opts.metrics_url.clone().or_else(|| {
+        local.as_ref().and_then(|n| {
+            n.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .metrics_url
+                .clone()
+        })
+    });
     Ok(Connected {
         local,
         client,
@@ -301,6 +320,7 @@ pub async fn connect(
             chain_id,
             local: !matches!(target, Target::Rpc(_)),
         },
+        metrics_url,
         unlocked,
     })
 }
@@ -840,6 +860,10 @@ pub async fn run(
     let stop_tracking = Arc::new(AtomicBool::new(false));
     let stop_sending = Arc::new(AtomicBool::new(false));
     let t0 = Instant::now() + Duration::from_millis(200);
+    let scraper = c
+        .metrics_url
+        .clone()
+        .map(|u| crate::scrape::Scraper::start(u, opts.metrics_interval, t0));
     let tracker = tokio::spawn(track::follow(
         c.tracker.clone(),
         p.start_block,
@@ -966,12 +990,21 @@ pub async fn run(
     // Wait for inclusion, then finality.
     let cut = || reason.lock().unwrap_or_else(|pp| pp.into_inner()).clone();
     if cut().is_none() {
-        let deadline = send_done + opts.inclusion_timeout;
+        // The timeout runs from the last send, and again from each new
+        // inclusion: a node still including (blob transactions go in at
+        // a few a block) is waited for; a node that has stopped is not.
+        let mut deadline = send_done + opts.inclusion_timeout;
+        let mut included = 0;
         loop {
-            let all_in = {
+            let (all_in, now_in) = {
                 let s = seen.lock().unwrap_or_else(|pp| pp.into_inner());
-                accepted.iter().all(|h| s.hashes.contains(h))
+                let n = accepted.iter().filter(|h| s.hashes.contains(*h)).count();
+                (n == accepted.len(), n)
             };
+            if now_in > included {
+                included = now_in;
+                deadline = deadline.max(Instant::now() + opts.inclusion_timeout);
+            }
             if all_in || Instant::now() > deadline || cut().is_some() {
                 break;
             }
@@ -1018,6 +1051,19 @@ pub async fn run(
     }
     stop_tracking.store(true, Ordering::SeqCst);
     let _ = tracker.await;
+    let scraped = match scraper {
+        Some(s) => tokio::task::spawn_blocking(move || s.finish()).await.ok(),
+        None => None,
+    };
+    if let Some(s) = &scraped
+        && s.points.is_empty()
+    {
+        notes.push(format!(
+            "the node's metrics at {} never answered: {}",
+            s.url,
+            s.last_error.as_deref().unwrap_or("no scrape")
+        ));
+    }
     watchdog.abort();
     if live {
         eprint!("\r\x1b[2K");
@@ -1199,7 +1245,10 @@ pub async fn run(
         incomplete_reason: incomplete,
         notes,
         onchain: onchain_check,
-        node_metrics: None,
+        node_metrics: scraped
+            .as_ref()
+            .filter(|s| !s.points.is_empty())
+            .map(crate::scrape::summary),
     };
     Outcome {
         result,
@@ -1207,6 +1256,7 @@ pub async fn run(
         head: seen.head,
         safe: seen.safe,
         finalized: seen.finalized,
+        scraped,
     }
 }
 

@@ -12,6 +12,7 @@ pub mod procstat;
 pub mod read;
 pub mod record;
 pub mod schedule;
+pub mod scrape;
 pub mod send;
 pub mod summary;
 pub mod track;

@@ -1,11 +1,11 @@
 //! Files beside the result JSON: the per-transaction CSV (the raw data,
-//! with the intended, sent and reply times a CCF-style plot needs) and the
-//! plots.
+//! with the intended, sent and reply times a CCF-style plot needs), the
+//! node's metrics as scraped (a JSON line per scrape) and the plots.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use dyno_plot::{BlockGas, BlockMark, Format, LoadPlots, ThroughputPoint, TxPoint};
+use dyno_plot::{BlockGas, BlockMark, Format, LoadPlots, NodeSeries, ThroughputPoint, TxPoint};
 
 use crate::lab::Outcome;
 use crate::record::{Mark, TxRecord};
@@ -40,6 +40,7 @@ pub struct PlotData {
     throughput: Vec<ThroughputPoint>,
     target_rate: Option<f64>,
     blocks: Vec<BlockGas>,
+    node: Vec<NodeSeries>,
 }
 
 impl PlotData {
@@ -99,6 +100,15 @@ impl PlotData {
                     gas_limit: b.gas_limit,
                 })
                 .collect(),
+            node: r
+                .node_metrics
+                .iter()
+                .flat_map(|m| m.series.iter())
+                .map(|(name, pts)| NodeSeries {
+                    name: name.clone(),
+                    points: pts.iter().map(|p| (p[0], p[1])).collect(),
+                })
+                .collect(),
         }
     }
 
@@ -113,6 +123,7 @@ impl PlotData {
             throughput: &self.throughput,
             target_rate: self.target_rate,
             blocks: &self.blocks,
+            node: &self.node,
         }
     }
 }
@@ -126,6 +137,12 @@ pub fn write_files(o: &mut Outcome, dir: &Path, stem: &str) -> Result<Vec<PathBu
     write_csv(&o.records, &csv).map_err(|e| format!("{}: {e}", csv.display()))?;
     let mut written = vec![csv.clone()];
     o.result.files.insert("csv".into(), file_name(&csv));
+    if let Some(s) = o.scraped.as_ref().filter(|s| !s.points.is_empty()) {
+        let path = dir.join(format!("{stem}-metrics.jsonl"));
+        crate::scrape::write_jsonl(s, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        o.result.files.insert("metrics".into(), file_name(&path));
+        written.push(path);
+    }
     let data = PlotData::of(o);
     let plots = dyno_plot::write_plots(&data.view(), dir, stem, &Format::ALL)
         .map_err(|e| format!("plots for {stem}: {e}"))?;

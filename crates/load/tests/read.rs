@@ -45,6 +45,8 @@ fn options() -> Options {
         funder_key: None,
         threads: 1,
         self_test_requests: 0,
+        metrics_url: None,
+        metrics_interval: std::time::Duration::from_secs(1),
         genesis: None,
     }
 }

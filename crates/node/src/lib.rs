@@ -10,6 +10,8 @@
 //! then SIGKILL after a grace period, whenever [`LocalNode`] is dropped:
 //! at the end, on an error, or on an interrupt.
 
+pub mod metrics;
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -327,6 +329,20 @@ fn loopback_port() -> Result<u16, NodeError> {
     })
 }
 
+/// Turn geth's metrics on, served on a free loopback port (returned):
+/// the load lab scrapes them through the run. geth's timers and meters
+/// then run too, as on a node whose operator watches it.
+fn geth_metrics(command: &mut Vec<String>) -> Result<u16, NodeError> {
+    let port = loopback_port()?;
+    command.extend(
+        ["--metrics", "--metrics.addr", "127.0.0.1", "--metrics.port"]
+            .map(String::from)
+            .into_iter()
+            .chain([port.to_string()]),
+    );
+    Ok(port)
+}
+
 /// Run one geth command to completion (`init`, `dumpgenesis`); its exit
 /// status, with the last lines of its output when it fails.
 fn geth_step(run: &Path, args: &[&str], stdout: Stdio) -> Result<(), NodeError> {
@@ -431,6 +447,10 @@ impl LocalNode {
         let (datadir, port) = scratch(&format!("dyno-{}-", kind.as_str()))?;
         let mut command = vec![run.display().to_string()];
         command.extend(kind.args(&datadir.path().join("data"), port, block_time));
+        let metrics = match kind {
+            Kind::Geth => Some(geth_metrics(&mut command)?),
+            Kind::Anvil | Kind::Hardhat => None,
+        };
         let version = installed_version(home);
         let mut node = Self::spawn(
             kind.as_str(),
@@ -441,6 +461,7 @@ impl LocalNode {
             None,
         )?;
         node.url = format!("http://127.0.0.1:{port}");
+        node.metrics_url = metrics.map(prometheus_url);
         node.version = version;
         Ok(node)
     }
@@ -474,9 +495,11 @@ impl LocalNode {
             args[i + 1].push_str(",debug");
         }
         command.extend(args);
+        let metrics = geth_metrics(&mut command)?;
         let version = installed_version(home);
         let mut node = Self::spawn("geth", command, Vec::new(), datadir, Some(home), None)?;
         node.url = format!("http://127.0.0.1:{port}");
+        node.metrics_url = Some(prometheus_url(metrics));
         node.version = version;
         Ok(node)
     }

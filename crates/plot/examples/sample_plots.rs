@@ -29,6 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         throughput: &run.throughput,
         target_rate: Some(500.0),
         blocks: &run.blocks,
+        node: &run.node,
     };
     let start = Instant::now();
     let written = dyno_plot::write_plots(&plots, &dir, "sample", &Format::ALL)?;
@@ -51,6 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         throughput: &big.throughput,
         target_rate: Some(500.0),
         blocks: &big.blocks,
+        node: &big.node,
     };
     for kind in PlotKind::ALL {
         let start = Instant::now();

@@ -1,7 +1,7 @@
 //! Plots for dyno's load lab: end-to-end transaction load against a node,
 //! drawn in the style of CCF's performance documentation.
 //!
-//! Three plots are drawn from one [`LoadPlots`] description of a run, each
+//! The plots are drawn from one [`LoadPlots`] description of a run, each
 //! as SVG (for the HTML report, which inlines them) and PNG (1200 × 700, for
 //! everything else):
 //!
@@ -21,6 +21,13 @@
 //! 3. **Histogram** ([`PlotKind::Histogram`], `STEM-histogram.*`): the
 //!    distribution of included latencies, in log-spaced bins when they span
 //!    more than two decades, with P50 and P99 marked as vertical lines.
+//! 4. **Blocks** ([`PlotKind::Blocks`], `STEM-blocks.*`): time to inclusion
+//!    per block (a box per block), pending transactions over time, and gas
+//!    used per block against the limit.
+//! 5. **Node** ([`PlotKind::Node`], `STEM-node.*`, only when the node served
+//!    metrics): throughput beside the node's pool admissions, what its pool
+//!    held, its block insert, execution and write times, and its database
+//!    read and write rates, over one time axis.
 //!
 //! The three plots share one layout (title, a legend row under it, then the
 //! chart) and the two time plots share one time axis, so that they line up
@@ -73,6 +80,7 @@ mod blocks;
 mod error;
 mod histogram;
 mod latency;
+mod node;
 mod style;
 mod text;
 mod throughput;
@@ -80,6 +88,7 @@ mod throughput;
 pub use blocks::{BoxStats, pending, per_block};
 pub use error::PlotError;
 pub use latency::{Windows, windows as latency_windows};
+pub use node::drawn_series as node_series;
 
 /// Width of every plot, in pixels (PNG) or user units (SVG).
 pub const WIDTH: u32 = 1200;
@@ -112,6 +121,16 @@ pub struct BlockGas {
     pub gas_used: u64,
     /// The block's gas limit.
     pub gas_limit: u64,
+}
+
+/// One of the node's own metrics over the run (the load lab's name for it,
+/// e.g. `txpool pending`), as `(t_s since load start, value)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeSeries {
+    /// The name.
+    pub name: String,
+    /// The points, in time order.
+    pub points: Vec<(f64, f64)>,
 }
 
 /// The moment dyno first saw a block number as the node's head (or safe, or
@@ -156,6 +175,9 @@ pub struct LoadPlots<'a> {
     pub target_rate: Option<f64>,
     /// Every block seen during the run, for the blocks plot's gas panel.
     pub blocks: &'a [BlockGas],
+    /// The node's own metrics, for the node plot; empty when the node
+    /// served none (then that plot is not written).
+    pub node: &'a [NodeSeries],
 }
 
 /// An output file format.
@@ -192,25 +214,30 @@ pub enum PlotKind {
     /// Per block: time to inclusion (a box per block), pending
     /// transactions over time, and gas used against the limit.
     Blocks,
+    /// The node's own metrics beside throughput: pool admissions and
+    /// contents, block insert/execution/write times, database rates.
+    Node,
 }
 
 impl PlotKind {
     /// Every plot, in the order [`write_plots`] writes them.
-    pub const ALL: [PlotKind; 4] = [
+    pub const ALL: [PlotKind; 5] = [
         PlotKind::Latency,
         PlotKind::Throughput,
+        PlotKind::Node,
         PlotKind::Histogram,
         PlotKind::Blocks,
     ];
 
     /// The name used in file names (`STEM-NAME.EXT`): `latency`,
-    /// `throughput`, `histogram` or `blocks`.
+    /// `throughput`, `node`, `histogram` or `blocks`.
     pub fn name(self) -> &'static str {
         match self {
             PlotKind::Latency => "latency",
             PlotKind::Throughput => "throughput",
             PlotKind::Histogram => "histogram",
             PlotKind::Blocks => "blocks",
+            PlotKind::Node => "node",
         }
     }
 
@@ -224,6 +251,7 @@ impl PlotKind {
             PlotKind::Throughput => throughput::draw(root, p),
             PlotKind::Histogram => histogram::draw(root, p),
             PlotKind::Blocks => blocks::draw(root, p),
+            PlotKind::Node => node::draw(root, p),
         }
     }
 }
@@ -290,10 +318,16 @@ pub fn blocks_svg(p: &LoadPlots<'_>) -> Result<String, PlotError> {
     render_svg(PlotKind::Blocks, p)
 }
 
+/// The node plot as an SVG document: the node's metrics beside throughput.
+pub fn node_svg(p: &LoadPlots<'_>) -> Result<String, PlotError> {
+    render_svg(PlotKind::Node, p)
+}
+
 /// Writes every plot ([`PlotKind::ALL`]) into `dir` (created if missing) as
-/// `STEM-latency.EXT`, `STEM-throughput.EXT`, `STEM-histogram.EXT` and
-/// `STEM-blocks.EXT` for each of `formats` (duplicates ignored), and
-/// returns the paths written, plot by plot in that order.
+/// `STEM-latency.EXT`, `STEM-throughput.EXT`, `STEM-node.EXT` (only when
+/// the node served metrics), `STEM-histogram.EXT` and `STEM-blocks.EXT`
+/// for each of `formats` (duplicates ignored), and returns the paths
+/// written, plot by plot in that order.
 ///
 /// `stem` must be non-empty and must not contain a path separator.
 pub fn write_plots(
@@ -317,6 +351,9 @@ pub fn write_plots(
     })?;
     let mut written = Vec::with_capacity(PlotKind::ALL.len() * unique.len());
     for kind in PlotKind::ALL {
+        if kind == PlotKind::Node && p.node.is_empty() {
+            continue;
+        }
         for &format in &unique {
             let path = dir.join(format!("{stem}-{}.{}", kind.name(), format.extension()));
             let bytes = match format {

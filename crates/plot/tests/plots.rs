@@ -22,6 +22,7 @@ fn plots(run: &support::Run) -> LoadPlots<'_> {
         throughput: &run.throughput,
         target_rate: Some(500.0),
         blocks: &run.blocks,
+        node: &run.node,
     }
 }
 
@@ -100,6 +101,8 @@ fn writes_all_plots_in_both_formats() {
             "run1-latency.png",
             "run1-throughput.svg",
             "run1-throughput.png",
+            "run1-node.svg",
+            "run1-node.png",
             "run1-histogram.svg",
             "run1-histogram.png",
             "run1-blocks.svg",
@@ -132,7 +135,7 @@ fn format_subsets_and_duplicates() {
     let svg_only =
         dyno_plot::write_plots(&plots(&run), dir.path(), "a", &[Format::Svg, Format::Svg])
             .expect("write");
-    assert_eq!(svg_only.len(), 4);
+    assert_eq!(svg_only.len(), 5);
     assert!(svg_only.iter().all(|p| p.extension().unwrap() == "svg"));
     let none = dyno_plot::write_plots(&plots(&run), dir.path(), "b", &[]).expect("write");
     assert!(none.is_empty());
@@ -438,7 +441,8 @@ fn empty_input() {
     let svgs = render_all(&LoadPlots::default());
     assert!(svgs[0].contains("no transactions"));
     assert!(svgs[1].contains("no throughput data"));
-    assert!(svgs[2].contains("no included transactions"));
+    assert!(svgs[2].contains("the node served none of these"));
+    assert!(svgs[3].contains("no included transactions"));
 }
 
 #[test]
@@ -459,7 +463,7 @@ fn all_transactions_failed() {
     let svgs = render_all(&p);
     assert!(texts(&svgs[0]).contains(&"failed (n = 50)".to_owned()));
     assert!(svgs[0].contains("no transaction was included"));
-    assert!(svgs[2].contains("no included transactions"));
+    assert!(svgs[3].contains("no included transactions"));
 }
 
 #[test]
@@ -488,6 +492,7 @@ fn single_points() {
         throughput: &throughput,
         target_rate: Some(1.0),
         blocks: &[],
+        node: &[],
     };
     render_all(&p);
 }
@@ -647,8 +652,8 @@ fn hundred_thousand_points_render_quickly() {
     let written =
         dyno_plot::write_plots(&plots(&run), dir.path(), "big", &Format::ALL).expect("write");
     let elapsed = start.elapsed();
-    assert_eq!(written.len(), 8);
-    // Release builds take well under a second for all eight files; this
+    assert_eq!(written.len(), 10);
+    // Release builds take well under a second for all ten files; this
     // bound only catches pathological slowdowns in unoptimised test builds.
     assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
     let svg = std::fs::metadata(dir.path().join("big-latency.svg")).expect("svg");
@@ -665,4 +670,41 @@ fn sample_plots_for_inspection() {
     let dir = keep.as_deref().map_or(tmp.path(), Path::new);
     let written = dyno_plot::write_plots(&plots(&run), dir, "sample", &Format::ALL).expect("write");
     assert!(written.iter().all(|p| p.exists()));
+}
+
+#[test]
+fn the_node_plot_is_written_only_with_metrics_and_draws_each_series_in_its_colour() {
+    let run = support::run(2_000, 200.0);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let without = LoadPlots {
+        node: &[],
+        ..plots(&run)
+    };
+    let names: Vec<String> = dyno_plot::write_plots(&without, dir.path(), "a", &[Format::Svg])
+        .expect("write")
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("-node.")), "{names:?}");
+    let svg = dyno_plot::node_svg(&plots(&run)).expect("render");
+    assert_finite_svg(&svg);
+    // txpool pending (orange) and block insert (brown) are drawn; the
+    // legend names every series the run has.
+    assert!(
+        svg.contains("#FF7F0E") && svg.contains("#8C564B"),
+        "colours"
+    );
+    let t = texts(&svg);
+    for name in [
+        "txpool pending",
+        "block insert P50 ms",
+        "sent /s",
+        "db write bytes /s",
+    ] {
+        assert!(t.iter().any(|x| x == name), "{name} not in {t:?}");
+    }
+    assert!(
+        !t.iter().any(|x| x == "txpool queued"),
+        "a series the node did not serve"
+    );
 }

@@ -16,9 +16,9 @@ use serde_json::Value;
 use crate::blocks::BlockSet;
 use crate::client::ClientSpec;
 use crate::engine::EngineError;
-use crate::metrics;
 use crate::process::{self, Reading};
 use crate::slowlog::SlowLog;
+use dyno_node::metrics;
 
 /// How to drive a client.
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,6 @@ pub mod drive;
 pub mod engine;
 pub mod folder;
 pub mod jwt;
-pub mod metrics;
 pub mod payload;
 pub mod process;
 pub mod results;

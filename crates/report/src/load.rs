@@ -226,6 +226,34 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             ),
         ));
     }
+    if let Some(m) = &r.node_metrics {
+        let peak = |name: &str| {
+            m.series
+                .get(name)
+                .and_then(|pts| pts.iter().map(|p| p[1]).reduce(f64::max))
+        };
+        let mut line = format!(
+            "{} scrapes every {:.1} s of {} series{}",
+            m.scrapes,
+            m.interval_s,
+            m.metrics,
+            if m.failed > 0 {
+                format!(" ({} failed)", m.failed)
+            } else {
+                String::new()
+            }
+        );
+        if let Some(x) = peak("txpool pending") {
+            line.push_str(&format!(" · txpool pending max {x:.0}"));
+        }
+        if let Some(x) = peak("block insert P50 ms") {
+            line.push_str(&format!(" · block insert P50 max {x:.1} ms"));
+        }
+        if let Some(x) = peak("db write bytes /s") {
+            line.push_str(&format!(" · db write max {:.1} MB/s", x / 1e6));
+        }
+        v.push(("node metrics".into(), line));
+    }
     if !r.complete {
         v.push((
             "INCOMPLETE".into(),

@@ -2,7 +2,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use dyno_plot::{BlockGas, BlockMark, ThroughputPoint, TxPoint};
+use dyno_plot::{BlockGas, BlockMark, NodeSeries, ThroughputPoint, TxPoint};
 
 /// A synthetic load run: the inputs of `LoadPlots`.
 #[derive(Debug, Default)]
@@ -13,6 +13,7 @@ pub struct Run {
     pub safe: Vec<BlockMark>,
     pub finalized: Vec<BlockMark>,
     pub throughput: Vec<ThroughputPoint>,
+    pub node: Vec<NodeSeries>,
 }
 
 /// A small, deterministic pseudo-random generator (SplitMix64).
@@ -122,6 +123,35 @@ pub fn run(n: usize, rate: f64) -> Run {
             included_per_s: f64::from(incl[w]),
         })
         .collect();
+    // The node's metrics, scraped once a second: the pool fills while the
+    // load is sent and drains after; a block takes longer to insert as
+    // blocks fill; the database writes in bursts.
+    let secs = duration.ceil() as usize + 5;
+    let series = |name: &str, f: &dyn Fn(f64) -> f64| NodeSeries {
+        name: name.into(),
+        points: (0..secs).map(|s| (s as f64, f(s as f64))).collect(),
+    };
+    let node = vec![
+        series("txpool admitted /s", &|t| {
+            if t < duration { rate } else { 0.0 }
+        }),
+        series("txpool pending", &|t| {
+            if t < duration { rate * 0.8 } else { 0.0 }
+        }),
+        series("block insert P50 ms", &|t| {
+            if t < duration { 20.0 } else { 1.0 }
+        }),
+        series("block execution P50 ms", &|t| {
+            if t < duration { 12.0 } else { 0.5 }
+        }),
+        series("db write bytes /s", &|t| {
+            if (t as u64).is_multiple_of(4) {
+                2e6
+            } else {
+                0.0
+            }
+        }),
+    ];
     Run {
         txs,
         blocks: blocks_seen,
@@ -129,5 +159,6 @@ pub fn run(n: usize, rate: f64) -> Run {
         safe,
         finalized,
         throughput,
+        node,
     }
 }

@@ -54,6 +54,8 @@ fn plot_kind(name: &str) -> &'static str {
         "throughput"
     } else if n.ends_with("-histogram.svg") {
         "latency histogram"
+    } else if n.ends_with("-node.svg") {
+        "the node's own metrics beside throughput"
     } else if n.ends_with("-blocks.svg") {
         "time to inclusion per block, pending transactions, gas per block"
     } else {

@@ -1,7 +1,8 @@
-//! The client's own metrics in the Prometheus text format (geth
-//! `--metrics`: `/debug/metrics/prometheus`), scraped when its Engine API
-//! first answers and after the last block; the series that changed are
-//! kept with the run, before and after.
+//! A node's own metrics in the Prometheus text format (geth `--metrics`:
+//! `/debug/metrics/prometheus`): one scrape, parsed. The block replay
+//! scrapes when the Engine API first answers and after the last block and
+//! keeps the series that changed; the load lab scrapes at a fixed interval
+//! through the run.
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
