@@ -138,8 +138,8 @@ pub fn write_files(o: &mut Outcome, dir: &Path, stem: &str) -> Result<Vec<PathBu
     let mut written = vec![csv.clone()];
     o.result.files.insert("csv".into(), file_name(&csv));
     if let Some(s) = o.scraped.as_ref().filter(|s| !s.points.is_empty()) {
-        let path = dir.join(format!("{stem}-metrics.jsonl"));
-        crate::scrape::write_jsonl(s, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let path = dir.join(format!("{stem}-metrics.jsonl.gz"));
+        crate::scrape::write_jsonl_gz(s, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         o.result.files.insert("metrics".into(), file_name(&path));
         written.push(path);
     }

@@ -1,7 +1,7 @@
 //! The node's own metrics through a run: its Prometheus endpoint scraped
 //! at a fixed interval from the start of the timed phase until the
 //! tracker stops, on a thread of its own (a scrape is a blocking HTTP GET
-//! of a few hundred kB). Every scrape is kept raw (a JSON line each,
+//! of some 50 kB). Every scrape is kept raw (a JSON line each, gzipped,
 //! beside the result); the handful of series that explain a run are
 //! picked out for the result and the report ([`CHOSEN`]).
 
@@ -165,14 +165,20 @@ pub fn summary(scraped: &Scraped) -> NodeMetrics {
     }
 }
 
-/// Every scrape as a JSON line, `{"t_s": .., "metrics": {series: value}}`.
-pub fn write_jsonl(scraped: &Scraped, path: &Path) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+/// Every scrape as a JSON line, `{"t_s": .., "metrics": {series: value}}`,
+/// gzipped (geth serves over a thousand series: about 50 kB a scrape
+/// before compression).
+pub fn write_jsonl_gz(scraped: &Scraped, path: &Path) -> std::io::Result<()> {
+    let file = std::fs::File::create(path)?;
+    let mut f = flate2::write::GzEncoder::new(
+        std::io::BufWriter::new(file),
+        flate2::Compression::default(),
+    );
     for (t, s) in &scraped.points {
         let line = serde_json::json!({ "t_s": t, "metrics": s });
         writeln!(f, "{line}")?;
     }
-    f.flush()
+    f.finish()?.flush()
 }
 
 #[cfg(test)]
@@ -252,10 +258,15 @@ mod tests {
             ..Scraped::default()
         };
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("m.jsonl");
-        write_jsonl(&s, &p).unwrap();
-        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&p)
-            .unwrap()
+        let p = dir.path().join("m.jsonl.gz");
+        write_jsonl_gz(&s, &p).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&p).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        let lines: Vec<serde_json::Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
