@@ -348,9 +348,9 @@ pub struct Prepared {
 
 const TOKEN_SUPPLY: u64 = 1_000_000_000_000;
 
-/// The most distinct blobs a run makes: cell proofs cost about 0.2 s a
-/// blob on one core (c-kzg, measured here), so the blob transactions share
-/// this many, in turn ([`crate::blobs::Blobs::of_tx`]).
+/// The most distinct blobs a run makes: cell proofs cost 179 ms a blob on
+/// one core (c-kzg; `benches/blob_proofs.rs`, docs/load.md), so the blob
+/// transactions share this many, in turn ([`crate::blobs::Blobs::of_tx`]).
 pub const BLOB_SET: usize = 24;
 
 /// Who pays for set-up: `--funder-key`, else the node's unlocked account.
