@@ -26,14 +26,17 @@ pub enum Read {
     Rate,
 }
 
-/// The series a run is explained by (geth's names): what the pool admits
-/// and holds, how fast the head moves, how long a block takes to insert,
+/// The series a run is explained by (geth's names): what the pools admit
+/// and hold (the blob pool's transactions are the slots of its store, one
+/// a transaction), how fast the head moves, how long a block takes to insert,
 /// execute and write (geth's resetting timers: the median of the blocks
 /// since the previous scrape), and how fast the database reads and writes.
-pub const CHOSEN: [(&str, &str, Read); 10] = [
+pub const CHOSEN: [(&str, &str, Read); 12] = [
     ("txpool_valid", "txpool admitted /s", Read::Rate),
+    ("blobpool_add_valid", "blob pool admitted /s", Read::Rate),
     ("txpool_pending", "txpool pending", Read::Value),
     ("txpool_queued", "txpool queued", Read::Value),
+    ("blobpool_slotused", "blob pool transactions", Read::Value),
     ("blobpool_dataused", "blob pool bytes", Read::Value),
     ("chain_head_block", "head blocks /s", Read::Rate),
     (

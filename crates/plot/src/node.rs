@@ -19,6 +19,7 @@ const BROWN: RGBColor = RGBColor(140, 86, 75);
 const TEAL: RGBColor = RGBColor(23, 190, 207);
 const PINK: RGBColor = RGBColor(227, 119, 194);
 const OLIVE: RGBColor = RGBColor(188, 189, 34);
+const NAVY: RGBColor = RGBColor(31, 60, 120);
 
 /// A series of a panel: its name and colour.
 type Line = (&'static str, RGBColor);
@@ -37,6 +38,7 @@ const PANELS: [Panel; 4] = [
             ("sent /s", style::BLUE),
             ("included /s", style::GREEN),
             ("txpool admitted /s", style::PURPLE),
+            ("blob pool admitted /s", style::GREY),
         ],
     ),
     (
@@ -45,6 +47,7 @@ const PANELS: [Panel; 4] = [
         &[
             ("txpool pending", style::ORANGE),
             ("txpool queued", style::RED),
+            ("blob pool transactions", NAVY),
         ],
     ),
     (
