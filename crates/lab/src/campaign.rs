@@ -266,6 +266,17 @@ fn check_kinds(opts: &Options, modes: &[SignerMode]) -> crate::Result<()> {
     Ok(())
 }
 
+/// Why a dev node dyno starts cannot take a kind of the mix, if it cannot.
+fn refused_kind(target: &Target, opts: &Options) -> Option<String> {
+    let Target::Start(node, _) = target else {
+        return None;
+    };
+    opts.mix.kinds().find_map(|k| {
+        node.refuses_type(k.tx_type())
+            .map(|why| format!("the workload has {} transactions: {why}", k.as_str()))
+    })
+}
+
 fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
     Ok(match s {
         "client" => vec![SignerMode::Client],
@@ -285,6 +296,19 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     } else {
         targets(&lab.paths, args)?
     };
+    if !targets.is_empty()
+        && let Some(why) = targets
+            .iter()
+            .map(|t| refused_kind(t, &opts))
+            .collect::<Option<Vec<String>>>()
+    {
+        refuse!(
+            "--workload {}: no node asked for can take it: {}; use --node geth or anvil, or a \
+             workload without blob transactions",
+            args.workload,
+            why.join("; ")
+        );
+    }
     if !args.self_test {
         crate::history::check_location(&lab.paths)?;
     }
@@ -341,6 +365,10 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     for target in &targets {
         if interrupt.load(Ordering::Relaxed) {
             break;
+        }
+        if let Some(why) = refused_kind(target, &opts) {
+            say(&format!("skipping {}: {why}", target.name()));
+            continue;
         }
         let step = runtime.block_on(async {
             let c = lab::connect(target, &opts, &say).await?;

@@ -132,8 +132,7 @@ pub async fn estimate(
     value: U256,
     input: &Bytes,
 ) -> Result<u64, ChainError> {
-    let mut call =
-        json!({ "from": from, "value": format!("{value:#x}"), "input": input, "data": input });
+    let mut call = json!({ "from": from, "value": format!("{value:#x}"), "input": input });
     if let TxKind::Call(to) = to {
         call["to"] = json!(to);
     }

@@ -54,6 +54,22 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
+    /// Why this dev node, as dyno starts it, cannot take transactions of
+    /// EIP-2718 type `tx_type`, if it cannot. Tried on each pinned version
+    /// (nodes/README.md): geth and anvil take types 0 to 4; Hardhat 3.17
+    /// takes a blob transaction only with auto-mine on and an empty
+    /// mempool, and dyno's Hardhat mines on an interval.
+    pub fn refuses_type(self, tx_type: u8) -> Option<&'static str> {
+        match (self, tx_type) {
+            (Kind::Hardhat, 3) => Some(
+                "Hardhat 3.17 takes a blob transaction (type 3) only with auto-mine on and an \
+                 empty mempool (hardhat issue 5024), and dyno's Hardhat mines a block a \
+                 --block-time",
+            ),
+            _ => None,
+        }
+    }
+
     /// The flags that make a temporary, loopback-only dev node producing a
     /// block every `block_time` seconds with a 60M gas limit, chain id 1337
     /// (geth's dev chain; the same everywhere so one set of pre-signed

@@ -586,6 +586,33 @@ const ROWS: &[Row] = &[
         2,
         "would be the same file",
     ),
+    // The 2026 transaction types: what a node or a signer cannot do is
+    // refused before anything starts, naming the fix.
+    row(
+        "load --node hardhat --workload blob --txs 10",
+        2,
+        "--workload blob: no node asked for can take it: the workload has blob transactions: Hardhat 3.17",
+    ),
+    row(
+        "load --rpc http://127.0.0.1:1 --workload setcode --signer node",
+        2,
+        "--signer node: setcode transactions are signed by dyno only",
+    ),
+    row(
+        "load --rpc http://127.0.0.1:1 --workload types --accounts 1",
+        2,
+        "--accounts 1: a mix with blob transactions needs at least 2 accounts",
+    ),
+    row(
+        "load --rpc http://127.0.0.1:1 --workload blob --txs 400 --accounts 10",
+        2,
+        "blob transactions over 10 blob-sending accounts is 40 each, more than geth's blob pool holds of one account (16); give --accounts 25 or more",
+    ),
+    row(
+        "load --rpc http://127.0.0.1:1 --metrics-url 127.0.0.1:6060",
+        2,
+        "--metrics-url 127.0.0.1:6060: give an http:// URL",
+    ),
 ];
 
 /// Split a row's arguments like a shell would (single quotes only).
