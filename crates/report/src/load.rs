@@ -59,16 +59,8 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
                 c.finalized,
                 c.pending,
                 c.dropped,
-                if c.not_sent > 0 {
-                    format!(" · {} not sent", c.not_sent)
-                } else {
-                    String::new()
-                },
-                if c.reverted > 0 {
-                    format!(" · {} reverted", c.reverted)
-                } else {
-                    String::new()
-                },
+                when_some(c.not_sent, " · {} not sent"),
+                when_some(c.reverted, " · {} reverted"),
             ),
         ),
     ];
@@ -237,11 +229,7 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             m.scrapes,
             m.interval_s,
             m.metrics,
-            if m.failed > 0 {
-                format!(" ({} failed)", m.failed)
-            } else {
-                String::new()
-            }
+            when_some(m.failed, " ({} failed)")
         );
         if let Some(x) = peak("txpool pending") {
             line.push_str(&format!(" · txpool pending max {x:.0}"));
@@ -264,6 +252,15 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
         v.push(("note".into(), n.clone()));
     }
     v
+}
+
+/// `template` with `{}` replaced by `n`, or nothing when `n` is 0.
+fn when_some(n: u64, template: &str) -> String {
+    if n > 0 {
+        template.replacen("{}", &n.to_string(), 1)
+    } else {
+        String::new()
+    }
 }
 
 /// Latency rows: stage, n, P50 [CI], P90, P99, P99.9, max.
