@@ -166,9 +166,16 @@ generator) that falls behind cannot hide its queue. Before every run the generat
 measures its own ceiling against a built-in null JSON-RPC sink; a run whose sends
 fell behind schedule is flagged \"generator saturated\".
 
+Transaction types: legacy (0), accesslist (1), transfer/erc20/store/deploy (2), blob
+(3: 1-6 blobs, KZG commitments and, on Osaka, cell proofs from c-kzg) and setcode (4:
+an EIP-7702 delegation to Store, then a call through it). After the run every included
+transaction is checked on chain: its receipt's type, a blob transaction's blob gas, a
+delegation through eth_getCode, a written slot read back.
+
 Writes dyno-results/<run>-load.json (schema v1, `load` section), a per-transaction
-CSV per node and signer, and latency, throughput, histogram and blocks plots (SVG
-and PNG).
+CSV per node and signer, the node's metrics as scraped (a started geth serves them;
+--metrics-url for others), and latency, throughput, node, histogram and blocks plots
+(SVG and PNG).
 
 Examples:
   dyno setup geth                       build the pinned geth once
@@ -176,14 +183,16 @@ Examples:
   dyno load --txs 20000 --rate 1000     the acceptance run
   dyno load --node geth,anvil,hardhat   the same pre-signed load on three dev nodes
   dyno load --workload mix              transfers, ERC-20, storage writes and deployments
+  dyno load --workload blob --txs 200   blob transactions (9 blobs a block: about 90 s)
+  dyno load --workload types            every transaction type, 0 to 4, in one load
   dyno load --signer both               client-signed against node-signed, one report
   dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
   dyno load --self-test                 only the generator's null-sink ceiling
   dyno load --txs 0 --logs 100,1000,5000,20000 --reads 5000
                                         the read path: eth_getLogs sizes, then a read load
 
-Exit codes: 0 ok; 1 a wrong result (a node returned another hash, or the chain
-scan disagrees with the tracker); 2 a usage or runtime error, or a run cut short
+Exit codes: 0 ok; 1 a wrong result (a node returned another hash, the chain scan
+disagrees with the tracker, or the on-chain check failed); 2 a usage or runtime error, or a run cut short
 (its partial data is saved and marked incomplete).";
 
 #[derive(Debug, Clone, Args)]
