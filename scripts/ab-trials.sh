@@ -13,7 +13,8 @@
 #       the same for an adapter's implementations of ID: the base side is a
 #       copy of the installed adapter's folder (--base-adapter)
 #
-# Uses target/release/dyno (built if missing; DYNO_TRIALS_BIN for another), --no-store. Each trial's
+# Uses target/release/dyno (built if missing; DYNO_TRIALS_BIN for another), --no-store,
+# 4 passes (DYNO_TRIALS_PASSES for another count). Each trial's
 # result goes to $DYNO_TRIALS (default docs/trials/ab-<mode>-<date>/) as
 # trial-K.json.gz (every round of every pass: re-check any row from it),
 # with one row per trial in summary.tsv; the specs are copied there first.
@@ -60,7 +61,7 @@ for k in $(seq "$start" "$n"); do
   [ -n "$factor" ] && env_knob=(env "DYNO_TEST_SLOWDOWN=$id=$factor")
   set +e
   "${env_knob[@]}" "$dyno_bin" --specs "$out/specs" ab "${base[@]}" ${filter:+"$filter"} --quick --no-store -q \
-    --format json -o "$json" >/dev/null
+    --passes "${DYNO_TRIALS_PASSES:-4}" --format json -o "$json" >/dev/null
   code=$?
   set -e
   if [ ! -f "$json" ]; then
