@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_primitives::{Address, B256, U256};
 use dyno_format::load::OnChain;
 use dyno_rpc::Client;
 use serde_json::{Value, json};
@@ -135,11 +135,13 @@ pub async fn state(
         .iter()
         .map(|(_, a)| ("eth_getCode", json!([a, "latest"])))
         .collect();
-    let codes: Vec<Bytes> =
+    // Read as text: a node's malformed answer is this check's failure, not
+    // an error that hides the rest.
+    let codes: Vec<String> =
         chain::batched(client, &calls, 200, "reading the authorities' code").await?;
     let want = txs::delegation_code(store);
     for ((index, a), code) in authorities.iter().zip(&codes) {
-        if *code == want {
+        if code.eq_ignore_ascii_case(&want.to_string()) {
             out.delegations += 1;
         } else {
             fail(
@@ -201,6 +203,41 @@ mod tests {
             .enumerate()
             .map(|(i, k)| TxRecord::planned(i as u64, *k, Some(0), Some(i as u64)))
             .collect()
+    }
+
+    /// Against dyno's null sink, which answers `eth_getCode` with `0x01`
+    /// (no delegation) and `eth_getStorageAt` with `0x1` (the value
+    /// written): every set-code authority is reported, no slot is.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_authority_without_the_delegation_is_reported() {
+        let sink = dyno_rpc::NullSink::start(dyno_rpc::SinkOptions::default())
+            .await
+            .unwrap();
+        let client = dyno_rpc::Client::connect(&sink.endpoint(), Default::default())
+            .await
+            .unwrap();
+        let t = Targets {
+            store: Some(Address::repeat_byte(1)),
+            authority_seed: b"s".to_vec(),
+            ..Targets::default()
+        };
+        let e = expected(
+            &records(&[Kind::SetCode, Kind::AccessList, Kind::SetCode]),
+            &t,
+        );
+        let checked: Vec<&Expected> = e.iter().collect();
+        let mut out = OnChain::default();
+        state(&client, &checked, Address::repeat_byte(1), &mut out)
+            .await
+            .unwrap();
+        assert_eq!((out.delegations, out.slots), (0, 3));
+        assert_eq!(out.failures, 2, "{:?}", out.problems);
+        assert!(
+            out.problems[0].contains("has code 0x1, not the delegation 0xef0100"),
+            "{:?}",
+            out.problems
+        );
+        sink.stop().await;
     }
 
     #[test]
