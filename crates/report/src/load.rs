@@ -90,36 +90,10 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             ),
         ));
     }
-    if let Some(oc) = &r.onchain {
-        let types = oc
-            .by_type
-            .iter()
-            .map(|(t, n)| format!("type {t} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut line = format!(
-            "{} {} included transactions checked ({types})",
-            if oc.failures == 0 { "all" } else { "WRONG:" },
-            oc.checked
-        );
-        if oc.blob_txs > 0 {
-            line.push_str(&format!(
-                " · {} blob txs, {} blobs, {} blob gas",
-                oc.blob_txs, oc.blobs, oc.blob_gas_used
-            ));
-        }
-        if oc.delegations > 0 {
-            line.push_str(&format!(" · {} delegations", oc.delegations));
-        }
-        if oc.slots > 0 {
-            line.push_str(&format!(" · {} slots read back", oc.slots));
-        }
-        if oc.failures > 0 {
-            line.push_str(&format!(" · {} check(s) failed", oc.failures));
-        }
+    if let Some((line, problems)) = onchain_line(r) {
         v.push(("on chain".into(), line));
-        for p in &oc.problems {
-            v.push(("WRONG".into(), p.clone()));
+        for p in problems {
+            v.push(("WRONG".into(), p));
         }
     }
     let t = &r.throughput;
@@ -178,34 +152,8 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             ),
         ));
     }
-    let blobbed: Vec<&dyno_format::load::BlockInfo> = r
-        .blocks
-        .iter()
-        .filter(|b| b.blob_gas_used.unwrap_or(0) > 0)
-        .collect();
-    if !blobbed.is_empty() {
-        let per_blob = 131_072.0;
-        let most = blobbed
-            .iter()
-            .filter_map(|b| b.blob_gas_used)
-            .max()
-            .unwrap_or(0);
-        let fees: Vec<u128> = blobbed.iter().filter_map(|b| b.blob_base_fee).collect();
-        v.push((
-            "blob gas".into(),
-            format!(
-                "{} blocks with blobs · {:.1} blobs per such block (max {:.0}){}",
-                blobbed.len(),
-                blobbed.iter().filter_map(|b| b.blob_gas_used).sum::<u64>() as f64
-                    / per_blob
-                    / blobbed.len() as f64,
-                most as f64 / per_blob,
-                match (fees.iter().min(), fees.iter().max()) {
-                    (Some(lo), Some(hi)) => format!(" · blob base fee {lo}..{hi} wei"),
-                    _ => String::new(),
-                }
-            ),
-        ));
+    if let Some(line) = blob_line(r) {
+        v.push(("blob gas".into(), line));
     }
     if let Some(res) = &r.resources {
         v.push((
@@ -218,28 +166,7 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
             ),
         ));
     }
-    if let Some(m) = &r.node_metrics {
-        let peak = |name: &str| {
-            m.series
-                .get(name)
-                .and_then(|pts| pts.iter().map(|p| p[1]).reduce(f64::max))
-        };
-        let mut line = format!(
-            "{} scrapes every {:.1} s of {} series{}",
-            m.scrapes,
-            m.interval_s,
-            m.metrics,
-            when_some(m.failed, " ({} failed)")
-        );
-        if let Some(x) = peak("txpool pending") {
-            line.push_str(&format!(" · txpool pending max {x:.0}"));
-        }
-        if let Some(x) = peak("block insert P50 ms") {
-            line.push_str(&format!(" · block insert P50 max {x:.1} ms"));
-        }
-        if let Some(x) = peak("db write bytes /s") {
-            line.push_str(&format!(" · db write max {:.1} MB/s", x / 1e6));
-        }
+    if let Some(line) = node_metrics_line(r) {
         v.push(("node metrics".into(), line));
     }
     if !r.complete {
@@ -252,6 +179,96 @@ fn facts(r: &LoadResult) -> Vec<(String, String)> {
         v.push(("note".into(), n.clone()));
     }
     v
+}
+
+/// The on-chain check in a line, and its problems (each a WRONG row).
+pub(crate) fn onchain_line(r: &LoadResult) -> Option<(String, Vec<String>)> {
+    let oc = r.onchain.as_ref()?;
+    let types = oc
+        .by_type
+        .iter()
+        .map(|(t, n)| format!("type {t} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut line = format!(
+        "{} {} included transactions checked ({types})",
+        if oc.failures == 0 { "all" } else { "WRONG:" },
+        oc.checked
+    );
+    if oc.blob_txs > 0 {
+        line.push_str(&format!(
+            " · {} blob txs, {} blobs, {} blob gas",
+            oc.blob_txs, oc.blobs, oc.blob_gas_used
+        ));
+    }
+    if oc.delegations > 0 {
+        line.push_str(&format!(" · {} delegations", oc.delegations));
+    }
+    if oc.slots > 0 {
+        line.push_str(&format!(" · {} slots read back", oc.slots));
+    }
+    line.push_str(&when_some(oc.failures, " · {} check(s) failed"));
+    Some((line, oc.problems.clone()))
+}
+
+/// The blocks with blobs in a line: how many, how full, the blob base fee.
+pub(crate) fn blob_line(r: &LoadResult) -> Option<String> {
+    let per_blob = 131_072.0;
+    let used: Vec<(u64, Option<u128>)> = r
+        .blocks
+        .iter()
+        .filter_map(|b| {
+            b.blob_gas_used
+                .filter(|g| *g > 0)
+                .map(|g| (g, b.blob_base_fee))
+        })
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let most = used.iter().map(|u| u.0).max().unwrap_or(0);
+    let total: u64 = used.iter().map(|u| u.0).sum();
+    let fees: Vec<u128> = used.iter().filter_map(|u| u.1).collect();
+    Some(format!(
+        "{} blocks with blobs · {:.1} blobs per such block (max {:.0}){}",
+        used.len(),
+        total as f64 / per_blob / used.len() as f64,
+        most as f64 / per_blob,
+        match (fees.iter().min(), fees.iter().max()) {
+            (Some(lo), Some(hi)) => format!(" · blob base fee {lo}..{hi} wei"),
+            _ => String::new(),
+        }
+    ))
+}
+
+/// The node's metrics in a line: the scrapes and a few peaks.
+pub(crate) fn node_metrics_line(r: &LoadResult) -> Option<String> {
+    let m = r.node_metrics.as_ref()?;
+    let peak = |name: &str| {
+        m.series
+            .get(name)
+            .and_then(|pts| pts.iter().map(|p| p[1]).reduce(f64::max))
+    };
+    let mut line = format!(
+        "{} scrapes every {:.1} s of {} series{}",
+        m.scrapes,
+        m.interval_s,
+        m.metrics,
+        when_some(m.failed, " ({} failed)")
+    );
+    if let Some(x) = peak("txpool pending") {
+        line.push_str(&format!(" · txpool pending max {x:.0}"));
+    }
+    if let Some(x) = peak("blob pool transactions").filter(|x| *x > 0.0) {
+        line.push_str(&format!(" · blob pool max {x:.0} txs"));
+    }
+    if let Some(x) = peak("block insert P50 ms") {
+        line.push_str(&format!(" · block insert P50 max {x:.1} ms"));
+    }
+    if let Some(x) = peak("db write bytes /s") {
+        line.push_str(&format!(" · db write max {:.1} MB/s", x / 1e6));
+    }
+    Some(line)
 }
 
 /// `template` with `{}` replaced by `n`, or nothing when `n` is 0.

@@ -314,6 +314,16 @@ impl Page {
                 units::sig3(b.median_interval_s)
             ));
         }
+        if let Some((line, problems)) = crate::load::onchain_line(l) {
+            facts.push(format!("on chain: {line}"));
+            facts.extend(problems.into_iter().map(|p| format!("WRONG: {p}")));
+        }
+        if let Some(line) = crate::load::blob_line(l) {
+            facts.push(format!("blob gas: {line}"));
+        }
+        if let Some(line) = crate::load::node_metrics_line(l) {
+            facts.push(format!("node metrics: {line}"));
+        }
         if let Some(r) = &l.resources {
             facts.push(format!(
                 "node CPU {}% mean, {}% max (of one core) · RSS {} peak",
