@@ -154,7 +154,11 @@ impl Blobs {
     /// transaction: [`Blobs::per_tx`] of them, consecutive from where the
     /// previous transaction's ended, wrapping round the distinct ones.
     pub fn of_tx(&self, n: u64) -> Vec<usize> {
-        let start: u64 = (0..n).map(|m| Self::per_tx(m) as u64).sum();
+        // Blobs carried before the n-th: whole cycles of 1..=6, then the
+        // start of one (closed form: pre-signing calls this per transaction).
+        let k = MAX_PER_TX as u64;
+        let (cycles, rest) = (n / k, n % k);
+        let start = cycles * k * (k + 1) / 2 + rest * (rest + 1) / 2;
         let len = self.made.len().max(1) as u64;
         (0..Self::per_tx(n) as u64)
             .map(|j| ((start + j) % len) as usize)
