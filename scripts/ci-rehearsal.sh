@@ -49,8 +49,9 @@ set +e
 (
   cd "$clone"
   env -u DYNO_CACHE -u XDG_CACHE_HOME -u GOPATH -u GOCACHE -u GOMODCACHE -u CARGO_TARGET_DIR \
-    -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+    -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u GOFLAGS -u GOENV -u GOBIN \
     HOME="$dir/home" CARGO_HOME="$dir/home/.cargo" RUSTUP_HOME="$rustup_home" \
+    GOCACHE="$dir/home/.cache/go-build" GOMODCACHE="$dir/home/go/pkg/mod" GOPATH="$dir/home/go" \
     PATH="$toolchain_bin:$PATH" CI=true \
     bash .ci/run </dev/null
 ) >"$dir/run-$n.log" 2>&1

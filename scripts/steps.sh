@@ -6,32 +6,98 @@
 #   job NAME "WHAT" CMD...   runs CMD (a command or a function, with errexit)
 #                            in the background, niced, in a process group of
 #                            its own; output kept in $STEPS_LOGS/NAME.log
+#   part "NAME"              (inside a job) a timed part of the job
 #   after NAME...            (inside a job) waits for other jobs to end
 #   jobs_unnice              running and later jobs at normal priority
 #   await NAME               waits for job NAME as a step of its own; prints
 #                            its log; a failed job fails the run with the
 #                            log's last lines
-#   steps_report             (on exit) the table of every step's and job's
-#                            time and the total; a warning past
-#                            STEPS_WARN_MINUTES (40) naming the slowest
+#   steps_report             (on exit) the table of every step's, job's and
+#                            part's wall and CPU time, the totals, and the
+#                            largest CPU consumers; a warning past
+#                            STEPS_WARN_MINUTES (40); returns 1 past
+#                            STEPS_LIMIT_MINUTES (80)
 #
-# Times are whole seconds from bash's SECONDS, which a background job's
-# subshell inherits, so a job's start and end are on the same clock.
+# The guard: a watchdog stops a run still going at STEPS_LIMIT_MINUTES (CI
+# cuts a run at 90 minutes, and then prints nothing), so the table of what
+# ran is printed and the run fails, loudly, before CI's limit.
+#
+# Wall times are whole seconds from bash's SECONDS, which a background job's
+# subshell inherits, so a job's start and end are on the same clock. CPU
+# times are user + system of the processes a step or job ran and waited for
+# (bash's `times`: the shell's reaped children), in milliseconds; a daemon
+# that detaches (PostgreSQL's server) is counted only in the machine's total,
+# read from /proc/stat (every process on the machine, busy time).
 
 STEPS_LOGS=${STEPS_LOGS:-$(mktemp -d)}
+mkdir -p "$STEPS_LOGS"
 STEPS_WARN_MINUTES=${STEPS_WARN_MINUTES:-40}
+STEPS_LIMIT_MINUTES=${STEPS_LIMIT_MINUTES:-80}
+# The limit in seconds (tests set it directly).
+STEPS_LIMIT_SECONDS=${STEPS_LIMIT_SECONDS:-$((STEPS_LIMIT_MINUTES * 60))}
 # How nice a job started from now on runs (jobs_unnice lowers it).
 STEPS_JOB_NICE=10
 _step_name=""
 _step_start=0
-_step_rows=() # "SECONDS<TAB>START<TAB>KIND<TAB>NAME"
-declare -A _job_pid=() _job_what=()
+_step_cpu0=0
+_step_rows=() # "WALL<TAB>START<TAB>KIND<TAB>NAME<TAB>CPU_MS"
+declare -A _job_pid=() _job_what=() _job_all=() _job_counted=()
 
 _mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+# Milliseconds as m:ss.s of CPU.
+_cpu_fmt() { printf '%dm%04.1fs' $(($1 / 60000)) "$(($1 % 60000 / 100))e-1"; }
+
+# _cpu: the CPU (ms, user + system) of this shell's reaped children. `times`
+# must run in this shell (a command substitution would be a new process, with
+# no children yet), so it writes to a file.
+_cpu=0
+_cpu_read() {
+  local f=$STEPS_LOGS/.times.$BASHPID _u _s cu cs
+  times >"$f"
+  { read -r _u _s && read -r cu cs; } <"$f"
+  rm -f "$f"
+  _cpu=$(($(_times_ms "$cu") + $(_times_ms "$cs")))
+}
+# "1m2.345s" -> 62345
+_times_ms() {
+  local m=${1%%m*} s=${1#*m}
+  s=${s%s}
+  local whole=${s%%.*} frac=${s#*.}000
+  echo $((10#$m * 60000 + 10#$whole * 1000 + 10#${frac:0:3}))
+}
+# The machine's busy time (ms) since boot, every process: user, nice,
+# system, irq, softirq and steal from /proc/stat.
+_machine_ms() {
+  local _ user nice system _idle _iowait irq softirq steal
+  read -r _ user nice system _idle _iowait irq softirq steal _ </proc/stat 2>/dev/null || { echo 0; return; }
+  echo $(((user + nice + system + irq + softirq + steal) * 1000 / $(getconf CLK_TCK)))
+}
+_steps_machine0=$(_machine_ms)
+
+# The CPU of the jobs the shell has reaped since the last call, which lands in
+# this shell's children's total when bash reaps a job (when it ends, or at
+# `wait`): a step's CPU leaves it out.
+_jobs_reaped=0
+_jobs_reaped_read() {
+  local name start end rc cpu
+  _jobs_reaped=0
+  for name in "${!_job_all[@]}"; do
+    [ -z "${_job_counted[$name]:-}" ] || continue
+    [ -f "$STEPS_LOGS/$name.time" ] || continue
+    [ ! -e "/proc/${_job_all[$name]}" ] || continue # not reaped yet
+    read -r start end rc cpu <"$STEPS_LOGS/$name.time"
+    _jobs_reaped=$((_jobs_reaped + ${cpu:-0}))
+    _job_counted[$name]=1
+  done
+}
 
 step_end() {
   if [ -n "$_step_name" ]; then
-    _step_rows+=("$((SECONDS - _step_start))	$_step_start	step	$_step_name")
+    _cpu_read
+    _jobs_reaped_read
+    local cpu=$((_cpu - _step_cpu0 - _jobs_reaped))
+    [ "$cpu" -ge 0 ] || cpu=0
+    _step_rows+=("$((SECONDS - _step_start))	$_step_start	step	$_step_name	$cpu")
     _step_name=""
   fi
 }
@@ -40,7 +106,34 @@ step() {
   step_end
   _step_name=$*
   _step_start=$SECONDS
+  _cpu_read
+  _jobs_reaped_read # a job reaped between steps is nobody's step
+  _step_cpu0=$((_cpu - _jobs_reaped))
   printf '\n== [%s] %s\n' "$(_mmss "$SECONDS")" "$*" >&2
+}
+
+# Inside a job: ends the part before it and starts NAME. Each part's wall and
+# CPU go to the job's .parts file for the table.
+_part_name=""
+_part_start=0
+_part_cpu0=0
+part_end() {
+  if [ -n "$_part_name" ]; then
+    _cpu_read
+    printf '%s\t%s\t%s\t%s\n' "$((SECONDS - _part_start))" "$_part_start" "$((_cpu - _part_cpu0))" \
+      "$_part_name" >>"$STEPS_LOGS/$_steps_job.parts"
+    printf -- '-- [%s] done in %s wall, %s CPU: %s\n' "$(_mmss "$SECONDS")" "$(_mmss "$((SECONDS - _part_start))")" \
+      "$(_cpu_fmt "$((_cpu - _part_cpu0))")" "$_part_name"
+    _part_name=""
+  fi
+}
+part() {
+  part_end
+  _part_name=$*
+  _part_start=$SECONDS
+  _cpu_read
+  _part_cpu0=$_cpu
+  printf '\n-- [%s] %s\n' "$(_mmss "$SECONDS")" "$*"
 }
 
 # Job control gives each background job a process group of its own, so a
@@ -59,13 +152,17 @@ job() {
     # Not `( ... ) || rc=$?`: errexit is ignored on the left of `||`.
     (
       set -e
+      _steps_job=$name
+      trap part_end EXIT
       "$@"
     )
     rc=$?
-    printf '%s %s %s\n' "$start" "$SECONDS" "$rc" >"$STEPS_LOGS/$name.time"
+    _cpu_read
+    printf '%s %s %s %s\n' "$start" "$SECONDS" "$rc" "$_cpu" >"$STEPS_LOGS/$name.time"
     exit $rc
   ) </dev/null >"$STEPS_LOGS/$name.log" 2>&1 &
   _job_pid[$name]=$!
+  _job_all[$name]=$!
 }
 
 # Inside a job: wait until the jobs named have ended; fail if one failed.
@@ -74,7 +171,7 @@ after() {
   for name in "$@"; do
     echo "waiting for the job '$name' to end"
     until [ -f "$STEPS_LOGS/$name.time" ]; do sleep 1; done
-    read -r start end rc <"$STEPS_LOGS/$name.time"
+    read -r start end rc _ <"$STEPS_LOGS/$name.time"
     if [ "${rc:-1}" != 0 ]; then
       echo "this job needs '$name', which failed (exit $rc)"
       return 1
@@ -88,9 +185,9 @@ await() {
   step "wait for: ${_job_what[$name]}"
   wait "$pid" || rc=$?
   unset "_job_pid[$name]"
-  local start end
-  read -r start end _ <"$STEPS_LOGS/$name.time" 2>/dev/null || { start=$_step_start end=$SECONDS; }
-  _step_rows+=("$((end - start))	$start	background	${_job_what[$name]}")
+  local start end cpu
+  read -r start end _ cpu <"$STEPS_LOGS/$name.time" 2>/dev/null || { start=$_step_start end=$SECONDS cpu=0; }
+  _step_rows+=("$((end - start))	$start	background	${_job_what[$name]}	${cpu:-0}")
   if [ "$rc" -ne 0 ]; then
     echo "--- last 60 lines of $STEPS_LOGS/$name.log" >&2
     tail -n 60 "$STEPS_LOGS/$name.log" >&2
@@ -112,33 +209,100 @@ jobs_unnice() {
   done
 }
 
-# Stop every job still running (a failed or interrupted run).
+# Stop every job still running (a failed or interrupted run), and the
+# watchdog.
 jobs_stop() {
   local name
   for name in "${!_job_pid[@]}"; do
     kill -- "-${_job_pid[$name]}" 2>/dev/null || true
   done
+  if [ -n "${_steps_watchdog:-}" ]; then
+    kill -- "-$_steps_watchdog" 2>/dev/null || true
+    wait "$_steps_watchdog" 2>/dev/null || true
+    _steps_watchdog=""
+  fi
 }
+
+# The watchdog: at the limit it marks the run as over time and stops what
+# the run is doing (every process group the script started: the step in the
+# foreground and the jobs), so the script's EXIT trap prints the table and
+# the run fails. Its own process group (set -m), stopped by jobs_stop.
+_steps_main=$BASHPID
+# The watchdog signals the script first, so a step that would carry on after
+# its command is stopped (a `set +e` stretch) exits instead; the script's
+# EXIT trap then runs as on any exit.
+trap 'exit 1' USR1
+(
+  trap - EXIT
+  sleep "$STEPS_LIMIT_SECONDS" &
+  wait $! || exit 0
+  : >"$STEPS_LOGS/overtime"
+  kill -USR1 "$_steps_main" 2>/dev/null || true
+  printf '\n!! the run passed its %s limit (CI stops at 90 minutes, with no table): stopping it\n' \
+    "$(_mmss "$STEPS_LIMIT_SECONDS")" >&2
+  for p in $(pgrep -P "$_steps_main"); do
+    [ "$p" != "$BASHPID" ] || continue
+    kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
+  done
+) </dev/null &
+_steps_watchdog=$!
 
 steps_report() {
   step_end
-  local total=$SECONDS row secs start kind name
+  local total=$SECONDS row secs start kind name cpu sum=0 machine
+  machine=$(($(_machine_ms) - _steps_machine0))
   {
     printf '\n== step times (background jobs ran beside the steps; their waits are steps)\n\n'
-    printf '| step | started | time |\n|---|--:|--:|\n'
+    printf '| step | started | wall | CPU |\n|---|--:|--:|--:|\n'
     for row in "${_step_rows[@]}"; do
-      IFS=$'\t' read -r secs start kind name <<<"$row"
+      IFS=$'\t' read -r secs start kind name cpu <<<"$row"
       [ "$kind" = background ] && name="$name (background)"
-      printf '| %s | %s | %s |\n' "$name" "$(_mmss "$start")" "$(_mmss "$secs")"
+      sum=$((sum + cpu))
+      printf '| %s | %s | %s | %s |\n' "$name" "$(_mmss "$start")" "$(_mmss "$secs")" "$(_cpu_fmt "$cpu")"
     done
-    printf '| **total** | | **%s** |\n' "$(_mmss "$total")"
+    printf '| **total** | | **%s** | **%s** |\n' "$(_mmss "$total")" "$(_cpu_fmt "$sum")"
+    printf '\nCPU (user + system): %s in the steps and jobs above; %s on the whole machine while the run ran (every process; %.0f%% of its 2 cores x wall)\n' \
+      "$(_cpu_fmt "$sum")" "$(_cpu_fmt "$machine")" "$(((machine / 10) / (total > 0 ? total * $(nproc) : 1)))"
+    local f job parts=()
+    for f in "$STEPS_LOGS"/*.parts; do
+      [ -e "$f" ] || continue
+      job=$(basename "$f" .parts)
+      while IFS=$'\t' read -r secs start cpu name; do
+        parts+=("$secs	$start	$job	$name	$cpu")
+      done <"$f"
+    done
+    if [ "${#parts[@]}" -gt 0 ]; then
+      printf '\n== inside the background jobs\n\n| job | part | started | wall | CPU |\n|---|---|--:|--:|--:|\n'
+      printf '%s\n' "${parts[@]}" | sort -t$'\t' -k3,3 -k2,2n |
+        while IFS=$'\t' read -r secs start job name cpu; do
+          printf '| %s | %s | %s | %s | %s |\n' "$job" "$name" "$(_mmss "$start")" "$(_mmss "$secs")" "$(_cpu_fmt "$cpu")"
+        done
+    fi
+    printf '\nThe largest CPU consumers (steps and the jobs'"'"' parts):\n'
+    {
+      for row in "${_step_rows[@]}"; do
+        IFS=$'\t' read -r secs start kind name cpu <<<"$row"
+        [ "$kind" = step ] && printf '%s\t%s\t%s\n' "$cpu" "$secs" "$name"
+      done
+      for row in "${parts[@]}"; do
+        IFS=$'\t' read -r secs start job name cpu <<<"$row"
+        printf '%s\t%s\t%s\n' "$cpu" "$secs" "$job: $name"
+      done
+    } | sort -t$'\t' -k1,1nr | head -n 8 | while IFS=$'\t' read -r cpu secs name; do
+      printf '  %s CPU, %s wall  %s\n' "$(_cpu_fmt "$cpu")" "$(_mmss "$secs")" "$name"
+    done
     if [ "$total" -gt $((STEPS_WARN_MINUTES * 60)) ]; then
       printf '\nWARNING: this run took %s, past the %d-minute mark (CI stops at 90). The slowest:\n' \
         "$(_mmss "$total")" "$STEPS_WARN_MINUTES"
       printf '%s\n' "${_step_rows[@]}" | sort -t$'\t' -k1,1nr | head -n 3 |
-        while IFS=$'\t' read -r secs start kind name; do
+        while IFS=$'\t' read -r secs start kind name _; do
           printf '  %s  %s (%s)\n' "$(_mmss "$secs")" "$name" "$kind"
         done
     fi
   } >&2
+  if [ -e "$STEPS_LOGS/overtime" ] || [ "$total" -ge "$STEPS_LIMIT_SECONDS" ]; then
+    printf '\nFAILED: this run took %s, past its %s limit: it was stopped (or would be cut by CI at 90 minutes with no table). The table above says where the time went.\n' \
+      "$(_mmss "$total")" "$(_mmss "$STEPS_LIMIT_SECONDS")" >&2
+    return 1
+  fi
 }

@@ -41,7 +41,11 @@ export DYNO_CACHE=$cache
 smoke=$(mktemp -d)
 pgdir=$(mktemp -d)
 # One EXIT trap for every clean-up (a second `trap ... EXIT` would replace it).
-trap 'rc=$?; jobs_stop; steps_report; rm -rf "$smoke"; scripts/postgres.sh stop "$pgdir" >/dev/null 2>&1 || true; exit $rc' EXIT
+# steps_report fails the run past STEPS_LIMIT_MINUTES (80), with the table.
+trap 'rc=$?; jobs_stop; steps_report || rc=1; rm -rf "$smoke"; scripts/postgres.sh stop "$pgdir" >/dev/null 2>&1 || true; exit $rc' EXIT
+
+step "the step timer's own test: CPU charged to what ran it, and a run past its limit stopped with its table (scripts/steps-test.sh)"
+scripts/steps-test.sh
 
 step "set-up: pinned go-ethereum module (precompile vectors), libclang (bindgen), clang in CI"
 scripts/setup.sh
@@ -66,7 +70,6 @@ runtime_test() { # DIR HOME: an adapter's or dev node's own tests
   fi
   return "$rc"
 }
-part() { printf '\n-- [%s] %s\n' "$(_mmss "$SECONDS")" "$*"; } # a step inside a job
 
 system_packages() {
   part "headless Chromium (Debian's package) for the HTML report's browser test"
