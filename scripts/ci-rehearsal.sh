@@ -3,21 +3,29 @@
 # CI runs it (`CI=true bash .ci/run`, no standard input), with every cache
 # of its own under DIR, and its log kept.
 #
-#   scripts/ci-rehearsal.sh fresh DIR   empty caches: DIR must not exist. A
-#                                       new HOME under DIR, so the cargo
-#                                       registry, the dyno cache (workers,
-#                                       geth, the cargo target directory),
-#                                       the Go module and build caches, npm's,
-#                                       pip's and Maven's caches all start
-#                                       empty. The toolchains stay (rustup's
-#                                       RUSTUP_HOME, Go, the JDKs, Node).
+#   scripts/ci-rehearsal.sh fresh DIR   a new machine: DIR must not exist.
+#                                       Every Debian package a new machine
+#                                       lacks (scripts/ci-base-packages.txt)
+#                                       is removed first, so the run installs
+#                                       what scripts/test.sh installs; the
+#                                       kernel's page cache is dropped; a new
+#                                       HOME under DIR, so the cargo registry,
+#                                       the dyno cache (workers, geth, the
+#                                       cargo target directory), the Go
+#                                       module and build caches (GOCACHE,
+#                                       GOMODCACHE and GOPATH named inside
+#                                       DIR), npm's, pip's and Maven's caches
+#                                       all start empty. The toolchains stay
+#                                       (rustup's RUSTUP_HOME, Go, the JDKs,
+#                                       Node), as a new machine has them.
 #   scripts/ci-rehearsal.sh warm DIR    a second run on what an earlier
 #                                       rehearsal in DIR left: a new clone,
-#                                       the same caches.
+#                                       the same caches and packages.
 #
-# Debian's packages are the machine's: for a fresh-machine run, remove what
-# scripts/test.sh installs first (docs/ci.md says how). The log is
-# DIR/run-N.log; the step table is at its end.
+# Before it starts it says what it could not reset (a package it could not
+# remove, a base package missing, the page cache, other processes using the
+# CPU). The log is DIR/run-N.log; the step table, with wall and CPU per step
+# and job, is at its end.
 set -euo pipefail
 
 if [ $# -ne 2 ] || { [ "$1" != fresh ] && [ "$1" != warm ]; }; then
@@ -36,11 +44,64 @@ elif [ ! -d "$dir/home" ]; then
 fi
 dir=$(cd "$dir" && pwd)
 
+# What a new machine would not have, and what could not be made so.
+unreset=()
+note() { echo "ci-rehearsal: $*" >&2; }
+if [ "$mode" = fresh ]; then
+  base=$repo/scripts/ci-base-packages.txt
+  if command -v dpkg-query >/dev/null; then
+    extra=$(comm -13 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
+    missing=$(comm -23 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
+    if [ -n "$extra" ]; then
+      note "removing $(echo "$extra" | wc -l) Debian packages a new machine lacks: $(echo $extra | cut -c1-300)"
+      # shellcheck disable=SC2086
+      if ! DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $extra >"$dir/apt-purge.log" 2>&1; then
+        unreset+=("Debian packages a new machine lacks could not be removed (apt-get purge failed: $dir/apt-purge.log)")
+      fi
+      left=$(comm -13 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
+      [ -z "$left" ] || unreset+=("Debian packages still installed that a new machine lacks: $(echo $left)")
+    fi
+    [ -z "$missing" ] || unreset+=("Debian packages of a new machine that this one lacks (not reinstalled): $(echo $missing)")
+  else
+    unreset+=("Debian's packages (no dpkg-query here)")
+  fi
+  if sync && echo 3 2>/dev/null >/proc/sys/vm/drop_caches; then
+    note "dropped the kernel's page cache"
+  else
+    unreset+=("the kernel's page cache (dropping it needs root)")
+  fi
+fi
+# Other processes using the CPU make a run slower than CI's: measure the
+# machine's busy time over two seconds before starting.
+busy() { awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+read -r b0 t0 < <(busy)
+sleep 2
+read -r b1 t1 < <(busy)
+pct=$(( (b1 - b0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
+if [ "$pct" -gt 10 ]; then
+  unreset+=("other processes: the CPU was ${pct}% busy before the start ($(ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | awk '{printf "%s %s%%; ", $2, $1}'))")
+fi
+if [ "${#unreset[@]}" -gt 0 ]; then
+  note "could not reset, so this run may differ from a new machine's:"
+  printf '  - %s\n' "${unreset[@]}" >&2
+else
+  note "nothing left to reset: this machine is as a new one (toolchains kept), CPU idle"
+fi
+
 n=1
 while [ -e "$dir/run-$n.log" ]; do n=$((n + 1)); done
 clone=$dir/clone-$n
 git clone -q "$repo" "$clone"
 echo "ci-rehearsal: $mode run $n of $(git -C "$clone" rev-parse --short HEAD) in $clone, log $dir/run-$n.log" >&2
+{
+  echo "ci-rehearsal: $mode run $n of $(git -C "$clone" rev-parse HEAD), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  if [ "${#unreset[@]}" -gt 0 ]; then
+    echo "ci-rehearsal: could not reset:"
+    printf '  - %s\n' "${unreset[@]}"
+  else
+    echo "ci-rehearsal: nothing left to reset (toolchains kept), CPU idle"
+  fi
+} >"$dir/run-$n.log"
 
 rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
 toolchain_bin=${CARGO_HOME:-$HOME/.cargo}/bin
@@ -54,7 +115,7 @@ set +e
     GOCACHE="$dir/home/.cache/go-build" GOMODCACHE="$dir/home/go/pkg/mod" GOPATH="$dir/home/go" \
     PATH="$toolchain_bin:$PATH" CI=true \
     bash .ci/run </dev/null
-) >"$dir/run-$n.log" 2>&1
+) >>"$dir/run-$n.log" 2>&1
 rc=$?
 set -e
 took=$(($(date +%s) - start))

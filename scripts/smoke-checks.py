@@ -310,8 +310,8 @@ def byo(path: str) -> None:
     print(f"external adapter: {ext[0]['adapter']} from {ext[0]['dir']}", file=sys.stderr)
 
 
-def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
-    """`dyno ab --base (this dyno)`: an A/A, then the knob slowing one id by 25%."""
+def ab(aa_path: str, knob_path: str, knob_exit: str, slowed: str, factor: str) -> None:
+    """`dyno ab --base (this dyno)`: an A/A, then the knob slowing one id by FACTOR."""
     problems = []
     aa, knob = read_run(aa_path), read_run(knob_path)
     for name, run in [("A/A", aa), ("knob", knob)]:
@@ -331,7 +331,6 @@ def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
     ]
     if flagged:
         problems.append(f"A/A flagged {flagged}")
-    slowed = "hash/keccak256/1KiB"
     caught = {
         p["implementation"]
         for p in knob["paired"]
@@ -361,8 +360,8 @@ def ab(aa_path: str, knob_path: str, knob_exit: str) -> None:
     widest = max(p["min_detectable"] for p in aa["paired"])
     print(
         f"paired A/B passed: the A/A flagged none of {len(aa['paired'])} (largest detectable "
-        f"change {widest:.1%}); the knob's 25% was flagged on all three {slowed} and nothing "
-        "else (exit 1)",
+        f"change {widest:.1%}); the knob's x{factor} was flagged on all three {slowed} and "
+        "nothing else (exit 1)",
         file=sys.stderr,
     )
 

@@ -59,6 +59,15 @@ if [ "${CI:-}" = true ] && ! command -v clang++-14 >/dev/null; then
   apt_install clang-14 >&2
 fi
 
+# Every Go build, vet, staticcheck and test compiles with -trimpath, the flag
+# geth's and the adapters' builds use: the Go build cache keys a package by
+# its flags, so a command without it would compile go-ethereum again. And no
+# VCS stamping: to stamp a binary, `go build` runs `git status`, which
+# rewrites the clone's index, which dyno's build script watches, so the next
+# cargo command rebuilds dyno (a fresh rehearsal of fa4b1ba failed so: the
+# interop helper was built after dyno's build script ran).
+export GOFLAGS="-trimpath -buildvcs=false${GOFLAGS:+ $GOFLAGS}"
+
 # In CI (CI=true) a missing runtime is an error, not a skip: the machine is
 # meant to have Go, a JDK >= 21, Python 3 and Node.
 runtime_test() { # DIR HOME: an adapter's or dev node's own tests
@@ -86,7 +95,7 @@ geth_node() {
   # dyno-net's interop tests (in `cargo test`) run our RLPx against
   # go-ethereum's through this helper, and against the geth above.
   part "devp2p interop helper: go-ethereum's RLPx (the Go adapter's cmd/interop-geth)"
-  (cd adapters/go && go build -o "$cache/net-interop/interop-geth" ./cmd/interop-geth)
+  (cd adapters/go && go build -mod=readonly -trimpath -buildvcs=false -o "$cache/net-interop/interop-geth" ./cmd/interop-geth)
 }
 go_runtimes() {
   # geth's build fills the Go build cache with most of what these compile.
@@ -327,17 +336,8 @@ await node
 await python
 await smokes
 
-# Last, with the background jobs done: beside the jobs (two cores) the
-# knob's 25% came out inconclusive on one or all three implementations in
-# two runs of ten (CI of 5f3f95d; a rehearsal of 8ec14ad). Even alone, with
-# 4 passes, one odd pass left it inconclusive on one (CI of 48072c3); with
-# 8 one odd pass moves the interval less (docs/gate.md, Passes).
-step "paired A/B: dyno ab --base (this dyno) hash/keccak256 --quick --passes 8: an A/A flags nothing; a 25% slowdown of one id is flagged, and only it"
-"$dyno" ab --base "$dyno" hash/keccak256 --quick --passes 8 --format json --no-store -q \
-  --out "$smoke/ab-aa.json" >"$smoke/ab-aa-stdout.json"
-set +e
-DYNO_TEST_SLOWDOWN=hash/keccak256/1KiB=1.25 "$dyno" ab --base "$dyno" hash/keccak256 --quick --passes 8 \
-  --format json --no-store -q --out "$smoke/ab-knob.json" >"$smoke/ab-knob-stdout.json"
-knob=$?
-set -e
-python3 scripts/smoke-checks.py ab "$smoke/ab-aa-stdout.json" "$smoke/ab-knob-stdout.json" "$knob"
+# Last, with the background jobs done (a quiet machine gives the knob's
+# intervals their usual width); the check passes on a busy one too (issue 31:
+# the knob is x2, scripts/ab-check.sh says why).
+step "paired A/B: dyno ab --base (this dyno) hash/keccak256 --quick --passes 8: an A/A flags nothing; a x2 slowdown of one id is flagged, and only it (scripts/ab-check.sh)"
+scripts/ab-check.sh "$dyno" "$smoke/ab"

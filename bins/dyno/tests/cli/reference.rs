@@ -121,3 +121,37 @@ fn docs_layout_md_lists_every_crate() {
         "docs/layout.md has no line for crates/{missing:?}: add one where the crate sits in the pipeline"
     );
 }
+
+/// The dev and test profiles optimise every dependency (Cargo.toml's
+/// `[profile.dev]`) and set each of dyno's own crates back by name: a crate
+/// without its entry would quietly be built at -O2 with line tables only,
+/// slower to build and to debug. Every workspace crate has one, with full
+/// debug info.
+#[test]
+fn every_workspace_crate_has_its_own_dev_profile() {
+    let root: toml::Table =
+        toml::from_str(&std::fs::read_to_string(repo().join("Cargo.toml")).unwrap()).unwrap();
+    let overrides = root["profile"]["dev"]["package"].as_table().unwrap();
+    let mut dirs = vec![repo().join("bins/dyno")];
+    for entry in std::fs::read_dir(repo().join("crates")).unwrap() {
+        dirs.push(entry.unwrap().path());
+    }
+    let mut missing = Vec::new();
+    for dir in dirs {
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
+        let name = manifest["package"]["name"].as_str().unwrap().to_string();
+        let entry = overrides.get(&name).and_then(toml::Value::as_table);
+        let debug = entry
+            .and_then(|e| e.get("debug"))
+            .and_then(toml::Value::as_bool);
+        if entry.is_none_or(|e| !e.contains_key("opt-level")) || debug != Some(true) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "Cargo.toml has no [profile.dev.package.NAME] with opt-level and debug = true for {missing:?}: \
+         add one (opt-level = 0 unless its tests need speed), or the crate is built as a dependency is"
+    );
+}
