@@ -178,13 +178,16 @@ fn workflow(store: &str, dir: &Path) {
         out.contains("confirmed") && out.contains("DYNO_TEST_SLOWDOWN"),
         "{out}"
     );
-    // Seen in the first pass and in each of the three re-measures.
-    assert_eq!(
-        text(&o.stderr).matches("measuring it again").count(),
-        3,
-        "{}",
-        text(&o.stderr)
-    );
+    // Seen in the first pass and in each of the three re-measures. Counted
+    // by rounds, not by "measuring it again": a busy machine may flag
+    // another benchmark in a round too ("2 flagged; measuring them again",
+    // ecrecover beside it in a fresh CI rehearsal), which the re-measures
+    // then clear; the 10x slowdown is confirmed either way (above).
+    let rounds = text(&o.stderr)
+        .lines()
+        .filter(|l| l.contains(" again (") && l.contains(" of at most 3)"))
+        .count();
+    assert_eq!(rounds, 3, "{}", text(&o.stderr));
 
     // Markdown for a PR comment, JSON for machines.
     let md = dyno(
