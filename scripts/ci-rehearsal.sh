@@ -81,10 +81,13 @@ pct=$(( (b1 - b0) * 100 / (t1 - t0 > 0 ? t1 - t0 : 1) ))
 if [ "$pct" -gt 10 ]; then
   unreset+=("other processes: the CPU was ${pct}% busy before the start ($(ps -eo pcpu=,comm= --sort=-pcpu | head -n 3 | awk '{printf "%s %s%%; ", $2, $1}'))")
 fi
+if [ "$mode" = warm ]; then
+  note "warm: the caches and Debian packages the earlier runs in $dir left are kept"
+fi
 if [ "${#unreset[@]}" -gt 0 ]; then
   note "could not reset, so this run may differ from a new machine's:"
   printf '  - %s\n' "${unreset[@]}" >&2
-else
+elif [ "$mode" = fresh ]; then
   note "nothing left to reset: this machine is as a new one (toolchains kept), CPU idle"
 fi
 
@@ -98,8 +101,10 @@ echo "ci-rehearsal: $mode run $n of $(git -C "$clone" rev-parse --short HEAD) in
   if [ "${#unreset[@]}" -gt 0 ]; then
     echo "ci-rehearsal: could not reset:"
     printf '  - %s\n' "${unreset[@]}"
-  else
+  elif [ "$mode" = fresh ]; then
     echo "ci-rehearsal: nothing left to reset (toolchains kept), CPU idle"
+  else
+    echo "ci-rehearsal: warm: the earlier runs' caches and packages kept, CPU idle"
   fi
 } >"$dir/run-$n.log"
 

@@ -4,7 +4,15 @@
 # runs them, with the crate's own defines for Linux and -std=c++20. The
 # figures in docs/ci.md come from this script.
 #
+# With `pch`: what a precompiled header would save, the same 8 files one at
+# a time with clang++-14 at -O2 as CI builds them, first plainly
+# (`-include cstdint`, as librocksdb-sys does), then with a PCH of the
+# standard headers and the RocksDB headers most sources include
+# (db/db_impl/db_impl.h among them): the CPU (user + system) of each pass and
+# of building the PCH. An experiment; the build does not use it.
+#
 # Usage: scripts/rocksdb-compile-cost.sh [CXX...]   (default: g++ clang++-14)
+#        scripts/rocksdb-compile-cost.sh pch
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n '/^name = "librocksdb-sys"/{n;s/^version = "\(.*\)"/\1/p}' Cargo.lock)
@@ -20,6 +28,40 @@ defines+=" -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DROCKSDB_SCHED_GETCP
 defines+=" -DROCKSDB_AUXV_GETAUXVAL_PRESENT -DROCKSDB_FALLOCATE_PRESENT -DROCKSDB_RANGESYNC_PRESENT"
 base="-std=c++20 -I rocksdb/include/ -I rocksdb/ -I . $defines -fPIC -ffunction-sections"
 base+=" -fdata-sections -m64 -march=x86-64 -msse2 -include cstdint -w"
+if [ "${1:-}" = pch ]; then
+  command -v clang++-14 >/dev/null || { echo "clang++-14 is not installed (Debian's clang-14)" >&2; exit 2; }
+  {
+    for h in cstdint algorithm array atomic cassert chrono cinttypes condition_variable cstdio \
+      cstring deque functional limits list map memory mutex set sstream string thread \
+      unordered_map unordered_set utility vector; do
+      echo "#include <$h>"
+    done
+    for h in rocksdb/env.h rocksdb/slice.h rocksdb/status.h rocksdb/options.h rocksdb/db.h \
+      rocksdb/table.h rocksdb/file_system.h rocksdb/system_clock.h rocksdb/comparator.h \
+      rocksdb/convenience.h port/port.h util/string_util.h util/coding.h logging/logging.h \
+      test_util/sync_point.h db/dbformat.h db/db_impl/db_impl.h; do
+      echo "#include \"$h\""
+    done
+  } >"$out/pch.h"
+  flags="-O2 ${base/ -include cstdint/}"
+  # CPU (ms) of this shell's reaped children so far.
+  cpu() {
+    times >"$out/t"
+    tail -n 1 "$out/t" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }'
+  }
+  echo "librocksdb-sys $version, $(wc -l <"$out/files") files, one at a time, clang++-14 -O2"
+  c0=$(cpu)
+  while read -r f; do clang++-14 $flags -include cstdint -c "$f" -o "$out/$(basename "$f").o"; done <"$out/files"
+  c1=$(cpu)
+  clang++-14 $flags -x c++-header "$out/pch.h" -o "$out/pch.h.pch"
+  c2=$(cpu)
+  while read -r f; do clang++-14 $flags -include-pch "$out/pch.h.pch" -c "$f" -o "$out/$(basename "$f").pch.o"; done <"$out/files"
+  c3=$(cpu)
+  printf 'plain:            %6.1f s CPU\n' "$(((c1 - c0) / 100))e-1"
+  printf 'building the PCH: %6.1f s CPU\n' "$(((c2 - c1) / 100))e-1"
+  printf 'with the PCH:     %6.1f s CPU (%d%% of plain)\n' "$(((c3 - c2) / 100))e-1" $(((c3 - c2) * 100 / (c1 - c0)))
+  exit 0
+fi
 echo "librocksdb-sys $version, $(wc -l <"$out/files") files, two at a time"
 compilers=("$@")
 [ ${#compilers[@]} -gt 0 ] || compilers=(g++ clang++-14)
