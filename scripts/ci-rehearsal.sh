@@ -50,15 +50,18 @@ note() { echo "ci-rehearsal: $*" >&2; }
 if [ "$mode" = fresh ]; then
   base=$repo/scripts/ci-base-packages.txt
   if command -v dpkg-query >/dev/null; then
-    extra=$(comm -13 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
-    missing=$(comm -23 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
+    # The packages installed now, and those of a new machine, sorted.
+    installed() { dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort; }
+    listed() { grep -v '^#' "$base" | sort; }
+    extra=$(comm -13 <(listed) <(installed))
+    missing=$(comm -23 <(listed) <(installed))
     if [ -n "$extra" ]; then
       note "removing $(echo "$extra" | wc -l) Debian packages a new machine lacks: $(echo $extra | cut -c1-300)"
       # shellcheck disable=SC2086
       if ! DEBIAN_FRONTEND=noninteractive apt-get purge -y -q $extra >"$dir/apt-purge.log" 2>&1; then
         unreset+=("Debian packages a new machine lacks could not be removed (apt-get purge failed: $dir/apt-purge.log)")
       fi
-      left=$(comm -13 <(grep -v '^#' "$base" | sort) <(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^.i/ {print $2}' | sort))
+      left=$(comm -13 <(listed) <(installed))
       [ -z "$left" ] || unreset+=("Debian packages still installed that a new machine lacks: $(echo $left)")
     fi
     [ -z "$missing" ] || unreset+=("Debian packages of a new machine that this one lacks (not reinstalled): $(echo $missing)")
