@@ -404,6 +404,13 @@ fn a_clock_in_the_wrong_unit_fails_the_check() {
         fails[0].starts_with("FAIL  clock") && fails[0].contains("must be nanoseconds"),
         "{stdout}"
     );
+    // Checked before the empty loop, which would grow its samples a
+    // thousandfold to reach 1 ms by this clock: skipped, saying why.
+    assert!(
+        stdout.lines().any(|l| l.starts_with("skip  overhead")
+            && l.contains("the worker's clock failed its check")),
+        "{stdout}"
+    );
 }
 
 #[test]
