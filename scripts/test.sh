@@ -170,19 +170,12 @@ fi
 target=${CARGO_TARGET_DIR:-target}
 features=(--features dyno/db-engines)
 # In CI, C and C++ (RocksDB above all) compile with clang, 26% faster than
-# gcc at the same -O2 (docs/ci.md), and RocksDB's sources with a
-# precompiled header of what they all include (scripts/cxx-rocksdb-pch).
-# Only for cargo, and only with CI's own target directory: a developer's
-# target/ keeps the default compiler, so `cargo test` and this script do
-# not rebuild each other's C. The wrapper is run from the cache, a path
-# every clone shares: cc's build scripts rerun when CXX changes, and a
-# clone's own path would compile RocksDB again in every run.
+# gcc at the same -O2 (docs/ci.md). Only for cargo, and only with CI's own
+# target directory: a developer's target/ keeps the default compiler, so
+# `cargo test` and this script do not rebuild each other's C.
 cc_env=()
 if [ "${CI:-}" = true ]; then
-  mkdir -p "$cache/bin"
-  cmp -s scripts/cxx-rocksdb-pch "$cache/bin/cxx-rocksdb-pch" \
-    || install -m 0755 scripts/cxx-rocksdb-pch "$cache/bin/cxx-rocksdb-pch"
-  cc_env=(CC=clang-14 CXX="$cache/bin/cxx-rocksdb-pch")
+  cc_env=(CC=clang-14 CXX=clang++-14)
 fi
 
 step "clippy can fail: a crate with a known lint is refused by this build's lint set-up"
@@ -211,10 +204,6 @@ echo "the build's slowest units (cargo --timings; the whole report: $target/carg
 scripts/cargo-timings.py "$target/cargo-timings/cargo-timing.html" >"$smoke/timings.tsv"
 head -n 9 "$smoke/timings.tsv" | column -t -s $'\t' >&2
 tail -n 1 "$smoke/timings.tsv" >&2
-for d in "$target"/debug/build/librocksdb-sys-*/out/rocksdb-pch; do
-  [ -d "$d" ] || continue
-  echo "RocksDB's precompiled header (scripts/cxx-rocksdb-pch): $(cat "$d/used" 2>/dev/null | wc -l) sources compiled with it, $(cat "$d/fallbacks" 2>/dev/null | wc -l) again without it" >&2
-done
 
 # The compile is done: what is left of the jobs is on the way to the end.
 jobs_unnice
