@@ -2,10 +2,36 @@
 //! `termination` feature: CI timeouts, `timeout`, `docker stop` and systemd
 //! send SIGTERM, a closed terminal SIGHUP) set it; every measurement stops
 //! at its next sample boundary and saves what it has. A second interrupt
-//! stops the dev nodes dyno started and exits at once.
+//! kills every process dyno started (nodes, clients, workers), removes
+//! their temporary folders and exits at once, saying where the last
+//! checkpoint is, or that nothing was saved.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The file the last checkpoint went to, if any.
+static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Note that the results measured so far are in `path` (a checkpoint was
+/// written): what a second interrupt says.
+pub(crate) fn saved_at(path: &Path) {
+    *SAVED.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.to_path_buf());
+}
+
+/// What a second interrupt says of the results: true whenever printed.
+pub(crate) fn second_interrupt_message() -> String {
+    match &*SAVED.lock().unwrap_or_else(|p| p.into_inner()) {
+        Some(p) if p.is_file() => format!(
+            "dyno: second interrupt, exiting now; the results measured so far are in {} \
+             (the last checkpoint, marked incomplete)",
+            p.display()
+        ),
+        _ => "dyno: second interrupt, exiting now; nothing measured was saved \
+              (interrupt once to let dyno save what it has)"
+            .to_string(),
+    }
+}
 
 use crate::error::Context as _;
 
@@ -21,8 +47,8 @@ pub fn flag() -> crate::Result<Arc<AtomicBool>> {
     let stop = flag.clone();
     ctrlc::set_handler(move || {
         if stop.swap(true, Ordering::SeqCst) {
-            eprintln!("\ndyno: second interrupt, exiting now; results so far are saved");
-            dyno_node::kill_all();
+            dyno_process::group::kill_all();
+            eprintln!("\n{}", second_interrupt_message());
             std::process::exit(130);
         }
         eprintln!(
@@ -33,4 +59,28 @@ pub fn flag() -> crate::Result<Arc<AtomicBool>> {
     })
     .context("installing the Ctrl-C handler")?;
     Ok(FLAG.get_or_init(|| flag).clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The old message said "results so far are saved" with no file.
+    #[test]
+    fn the_second_interrupt_says_saved_only_of_a_file_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.json");
+        assert!(second_interrupt_message().contains("nothing measured was saved"));
+        saved_at(&file);
+        assert!(
+            second_interrupt_message().contains("nothing measured was saved"),
+            "a checkpoint path that was never written"
+        );
+        std::fs::write(&file, "{}").unwrap();
+        let m = second_interrupt_message();
+        assert!(
+            m.contains(&file.display().to_string()) && m.contains("marked incomplete"),
+            "{m}"
+        );
+    }
 }

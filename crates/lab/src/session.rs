@@ -437,9 +437,11 @@ impl Saving {
     pub(crate) fn checkpoint(&mut self, run: &Run) {
         if let Destination::File(path) = &self.dest
             && self.save_error.is_none()
-            && let Err(e) = run.write(path)
         {
-            self.save_error = Some(e);
+            match run.write(path) {
+                Ok(()) => crate::interrupt::saved_at(path),
+                Err(e) => self.save_error = Some(e),
+            }
         }
     }
 

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dyno_format::load::NodeMetrics;
@@ -77,24 +77,39 @@ pub struct Scraped {
     pub last_error: Option<String>,
 }
 
-/// A scraper running on its own thread.
+/// A scraper running on its own thread. Each scrape has a deadline
+/// ([`scrape_limit`]) and a size cap ([`metrics::MAX_SCRAPE_BYTES`]), and
+/// [`Scraper::finish`] does not wait for a scrape under way: an endpoint
+/// that never answers costs one failed scrape, never the run.
 #[derive(Debug)]
 pub struct Scraper {
     stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<Scraped>,
+    gathered: Arc<Mutex<Scraped>>,
+    done: std::sync::mpsc::Receiver<()>,
 }
+
+/// The deadline of one scrape at `interval`: the interval, at least 1 s
+/// and at most 10 s.
+pub fn scrape_limit(interval: Duration) -> Duration {
+    interval.clamp(Duration::from_secs(1), Duration::from_secs(10))
+}
+
+/// How long [`Scraper::finish`] waits for a scrape under way.
+const FINISH_GRACE: Duration = Duration::from_millis(500);
 
 impl Scraper {
     /// Scrape `url` every `interval` from `t0` (times are from `t0`).
     pub fn start(url: String, interval: Duration, t0: Instant) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut out = Scraped {
-                url: url.clone(),
-                interval,
-                ..Scraped::default()
-            };
+        let gathered = Arc::new(Mutex::new(Scraped {
+            url: url.clone(),
+            interval,
+            ..Scraped::default()
+        }));
+        let out = gathered.clone();
+        let (tx, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
             let mut next = t0;
             loop {
                 let now = Instant::now();
@@ -106,28 +121,49 @@ impl Scraper {
                     continue;
                 }
                 let t_s = Instant::now().saturating_duration_since(t0).as_secs_f64();
-                match metrics::scrape(&url, interval.max(Duration::from_secs(2))) {
+                let got = metrics::scrape(&url, scrape_limit(interval));
+                let mut out = lock(&out);
+                match got {
                     Ok(s) => out.points.push((t_s, s)),
                     Err(e) => {
                         out.failed += 1;
                         out.last_error = Some(e);
                     }
                 }
+                drop(out);
                 next += interval;
                 if flag.load(Ordering::Relaxed) {
                     break;
                 }
             }
-            out
+            let _ = tx.send(());
         });
-        Self { stop, thread }
+        Self {
+            stop,
+            gathered,
+            done,
+        }
     }
 
-    /// Stop after the scrape under way and return what was gathered.
+    /// Stop, and return what was gathered: after the scrape under way if
+    /// it ends within half a second; else without it (counted as failed).
     pub fn finish(self) -> Scraped {
         self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().unwrap_or_default()
+        let ended = self.done.recv_timeout(FINISH_GRACE).is_ok();
+        let mut out = std::mem::take(&mut *lock(&self.gathered));
+        if !ended {
+            out.failed += 1;
+            out.last_error = Some(format!(
+                "{}: a scrape was still under way at the end of the run; left behind",
+                out.url
+            ));
+        }
+        out
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The chosen series of `scraped`, for the result.
@@ -252,6 +288,38 @@ mod tests {
                 "{name} is drawn but never chosen"
             );
         }
+    }
+
+    /// An endpoint that accepts and never answers (the old scraper joined
+    /// its thread, which waited on it for ever): the run ends at once
+    /// with the scrapes it had, the stuck one counted as failed.
+    #[test]
+    fn finish_does_not_wait_for_an_endpoint_that_never_answers() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/metrics", l.local_addr().unwrap());
+        let held = std::thread::spawn(move || l.accept().map(|(s, _)| s));
+        let scraper = Scraper::start(url, Duration::from_secs(60), Instant::now());
+        let held = held.join().unwrap().unwrap();
+        let t = Instant::now();
+        let got = scraper.finish();
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        assert_eq!(got.points.len(), 0);
+        assert_eq!(got.failed, 1);
+        assert!(got.last_error.unwrap().contains("still under way"));
+        drop(held);
+    }
+
+    #[test]
+    fn a_scrape_never_waits_longer_than_ten_seconds() {
+        assert_eq!(
+            scrape_limit(Duration::from_millis(200)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(scrape_limit(Duration::from_secs(3)), Duration::from_secs(3));
+        assert_eq!(
+            scrape_limit(Duration::from_secs(600)),
+            Duration::from_secs(10)
+        );
     }
 
     #[test]

@@ -13,13 +13,12 @@
 pub mod metrics;
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::net::TcpListener;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The gas limit of the dev nodes dyno starts (`--dev.gaslimit` and
 /// `--miner.gaslimit` of geth, `--gas-limit` of anvil, Hardhat's config).
@@ -197,34 +196,20 @@ pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// Process groups of the nodes running now, for [`kill_all`].
-static RUNNING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
-
-fn running() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    RUNNING.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// SIGKILL every node still running: for a process that must exit at once
-/// (a second Ctrl-C) and so will not run the nodes' destructors. Their data
-/// directories are left in the temporary folder.
-pub fn kill_all() {
-    for pgid in running().drain(..) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pgid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-}
-
-/// A fresh temporary data directory and a free loopback port.
+/// A fresh temporary data directory (0700: it holds the Engine API's
+/// secret and the chain) and a free loopback port. The folder is held for
+/// [`dyno_process::group::kill_all`] until the node is stopped.
 fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
+    use std::os::unix::fs::PermissionsExt as _;
     let datadir = tempfile::Builder::new()
         .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
         .map_err(|source| NodeError::Spawn {
             command: "a temporary data directory".into(),
             source,
         })?;
+    dyno_process::group::hold_folder(datadir.path());
     let port = free_port().map_err(|source| NodeError::Spawn {
         command: "a free loopback port".into(),
         source,
@@ -252,11 +237,14 @@ impl Tail {
         }
     }
 
+    /// The longest line kept; the rest of a longer one is dropped.
+    const LINE_BYTES: usize = 64 * 1024;
+
     fn follow(&self, stream: impl std::io::Read + Send + 'static) {
         let this = self.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines() {
-                let Ok(line) = line else { break };
+            for line in dyno_process::lines::lines(BufReader::new(stream), Self::LINE_BYTES) {
+                let line = line.into_text();
                 if this.marker.is_some_and(|m| line.contains(m)) {
                     lock(&this.kept).push(line.clone());
                 }
@@ -411,18 +399,27 @@ fn prometheus_url(port: u16) -> String {
 }
 
 /// Write an Engine-API client's genesis JSON and JWT secret (hex) into
-/// `dir`; their paths.
+/// `dir` (dyno's own new folder), each a new file readable by its owner
+/// alone (0600); their paths.
 fn engine_files(
     dir: &Path,
     genesis_json: &str,
     jwt_secret: &[u8; 32],
 ) -> Result<(String, String), NodeError> {
     let write = |name: &str, text: String| {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|source| NodeError::Spawn {
-            command: format!("writing {}", path.display()),
-            source,
-        })?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|source| NodeError::Spawn {
+                command: format!("writing {}", path.display()),
+                source,
+            })?;
         Ok::<_, NodeError>(path.display().to_string())
     };
     let genesis = write("genesis.json", genesis_json.to_string())?;
@@ -620,6 +617,10 @@ impl LocalNode {
                 "--nodiscover",
                 "--maxpeers",
                 "0",
+                // geth binds its p2p listener on every interface (it has
+                // no listen-address flag): refuse every peer off loopback.
+                "--netrestrict",
+                "127.0.0.0/8",
                 "--authrpc.addr",
                 "127.0.0.1",
                 "--authrpc.port",
@@ -721,16 +722,15 @@ impl LocalNode {
             .envs(env)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
-        let mut child = cmd.spawn().map_err(|source| NodeError::Spawn {
-            command: command.join(" "),
-            source,
-        })?;
-        running().push(child.id() as i32);
+        let mut child =
+            dyno_process::group::spawn(&mut cmd).map_err(|source| NodeError::Spawn {
+                command: command.join(" "),
+                source,
+            })?;
         let tail = Tail::keeping(marker);
         if let Some(out) = child.stdout.take() {
             tail.follow(out);
@@ -781,27 +781,11 @@ impl LocalNode {
     /// data. Idempotent.
     pub fn stop(&mut self, grace: Duration) {
         if let Some(mut child) = self.child.take() {
-            running().retain(|&g| g != child.id() as i32);
-            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
             // The whole process group: a `run` script's children too.
-            let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGTERM);
-            let deadline = Instant::now() + grace;
-            loop {
-                match child.try_wait() {
-                    Ok(Some(_)) => break,
-                    Ok(None) if Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(25));
-                    }
-                    _ => {
-                        let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        break;
-                    }
-                }
-            }
+            dyno_process::group::stop(&mut child, grace);
         }
         if let Some(dir) = self.datadir.take() {
+            dyno_process::group::release_folder(dir.path());
             let _ = dir.close();
         }
     }
@@ -816,6 +800,7 @@ impl Drop for LocalNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn fake_home(script: &str) -> tempfile::TempDir {
         let home = tempfile::tempdir().unwrap();
@@ -852,6 +837,34 @@ mod tests {
         );
         assert!(!data.exists());
         node.stop(Duration::from_secs(1)); // idempotent
+    }
+
+    #[test]
+    fn the_engine_secret_is_its_owners_alone_and_goes_with_the_node() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let (mut node, _port) = LocalNode::start_engine_cmd("sleep 300", "{}", &[7u8; 32]).unwrap();
+        let folder = node.folder().unwrap().to_path_buf();
+        assert_eq!(mode(&folder), 0o700, "the folder of the secret");
+        let jwt = folder.join("jwt.hex");
+        assert_eq!(mode(&jwt), 0o600, "the secret");
+        assert_eq!(std::fs::read_to_string(&jwt).unwrap(), "07".repeat(32));
+        node.stop(Duration::from_secs(2));
+        assert!(!folder.exists(), "the secret outlived the node");
+    }
+
+    #[test]
+    fn the_engine_geth_takes_peers_from_loopback_only() {
+        let home = fake_home("[ \"$1\" = init ] && exit 0; exec sleep 300");
+        let (mut node, _) = LocalNode::start_geth_engine(home.path(), "{}", &[0; 32]).unwrap();
+        let at = node.command.iter().position(|a| a == "--netrestrict");
+        assert_eq!(
+            at.map(|i| node.command[i + 1].as_str()),
+            Some("127.0.0.0/8"),
+            "{:?}",
+            node.command
+        );
+        node.stop(Duration::from_secs(2));
     }
 
     #[test]

@@ -6,27 +6,76 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Write as _};
-use std::net::TcpStream;
-use std::time::Duration;
+use std::net::{TcpStream, ToSocketAddrs as _};
+use std::time::{Duration, Instant};
 
 /// One scrape: each series (`name{labels}`) and its value.
 pub type Scrape = BTreeMap<String, f64>;
 
-/// GET `url` (`http://127.0.0.1:PORT/path`) and parse it.
+/// The most a scrape may send: geth serves some 50 kB; anything near this
+/// is not a metrics page, and reading stops there.
+pub const MAX_SCRAPE_BYTES: usize = 16 << 20;
+
+/// GET `url` (`http://127.0.0.1:PORT/path`) and parse it; the whole
+/// exchange (connect, request, every byte of the answer) within `limit`,
+/// and at most [`MAX_SCRAPE_BYTES`] read: an endpoint that dribbles, never
+/// ends or sends without end fails this scrape, and costs no more than
+/// `limit` and the cap.
 pub fn scrape(url: &str, limit: Duration) -> Result<Scrape, String> {
     let rest = url
         .strip_prefix("http://")
         .ok_or_else(|| format!("{url}: not http://"))?;
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let mut stream = TcpStream::connect(host).map_err(|e| format!("{url}: {e}"))?;
+    let deadline = Instant::now() + limit;
+    let addr = host
+        .to_socket_addrs()
+        .map_err(|e| format!("{url}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{url}: {host} has no address"))?;
+    let mut stream = TcpStream::connect_timeout(&addr, limit).map_err(|e| format!("{url}: {e}"))?;
+    let left = |what: &str| {
+        deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("{url}: {what} within {:.1}s", limit.as_secs_f64()))
+    };
     stream
-        .set_read_timeout(Some(limit))
+        .set_write_timeout(Some(left("no request sent")?))
         .map_err(|e| e.to_string())?;
-    write!(stream, "GET /{path} HTTP/1.0\r\nHost: {host}\r\n\r\n").map_err(|e| e.to_string())?;
-    let mut reply = String::new();
-    stream
-        .read_to_string(&mut reply)
+    write!(stream, "GET /{path} HTTP/1.0\r\nHost: {host}\r\n\r\n")
         .map_err(|e| format!("{url}: {e}"))?;
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        stream
+            .set_read_timeout(Some(left("no complete answer")?))
+            .map_err(|e| e.to_string())?;
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => reply.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(format!(
+                    "{url}: no complete answer within {:.1}s ({} bytes received)",
+                    limit.as_secs_f64(),
+                    reply.len()
+                ));
+            }
+            Err(e) => return Err(format!("{url}: {e}")),
+        }
+        if reply.len() > MAX_SCRAPE_BYTES {
+            return Err(format!(
+                "{url}: more than {} MiB without an end: not a metrics page; stopped reading",
+                MAX_SCRAPE_BYTES >> 20
+            ));
+        }
+    }
+    let reply = String::from_utf8_lossy(&reply);
     let (head, body) = reply
         .split_once("\r\n\r\n")
         .ok_or_else(|| format!("{url}: not an HTTP response"))?;
@@ -81,6 +130,69 @@ pub fn changed(before: &Scrape, after: &Scrape) -> BTreeMap<String, [f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::TcpListener;
+
+    /// A metrics endpoint on loopback that answers each connection with
+    /// `serve` (on a thread of its own); its URL.
+    fn endpoint(serve: fn(TcpStream)) -> String {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!(
+            "http://{}/debug/metrics/prometheus",
+            l.local_addr().unwrap()
+        );
+        std::thread::spawn(move || {
+            for mut s in l.incoming().flatten() {
+                std::thread::spawn(move || {
+                    // The request first: closing with it unread resets.
+                    let mut req = Vec::new();
+                    let mut b = [0u8; 1];
+                    while !req.ends_with(b"\r\n\r\n") && s.read(&mut b).is_ok_and(|n| n == 1) {
+                        req.push(b[0]);
+                    }
+                    serve(s)
+                });
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn a_good_endpoint_is_scraped() {
+        let url = endpoint(|mut s| {
+            let _ = s.write_all(b"HTTP/1.0 200 OK\r\n\r\nchain_head_block 7\n");
+        });
+        assert_eq!(
+            scrape(&url, Duration::from_secs(5)).unwrap()["chain_head_block"],
+            7.0
+        );
+    }
+
+    #[test]
+    fn an_endpoint_that_dribbles_fails_the_scrape_at_its_deadline() {
+        // One byte every 100 ms, for ever: each read succeeds, so only a
+        // deadline on the whole answer ends it.
+        let url = endpoint(|mut s| {
+            let _ = s.write_all(b"HTTP/1.0 200 OK\r\n\r\n");
+            while s.write_all(b"a").is_ok() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let t = Instant::now();
+        let e = scrape(&url, Duration::from_millis(700)).unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert!(e.contains("no complete answer within 0.7s"), "{e}");
+    }
+
+    #[test]
+    fn an_endless_endpoint_fails_the_scrape_at_the_cap() {
+        let url = endpoint(|mut s| {
+            let _ = s.write_all(b"HTTP/1.0 200 OK\r\n\r\n");
+            let block = vec![b'x'; 1 << 20];
+            while s.write_all(&block).is_ok() {}
+        });
+        let e = scrape(&url, Duration::from_secs(60)).unwrap_err();
+        assert!(e.contains("more than 16 MiB"), "{e}");
+    }
 
     #[test]
     fn geth_text_parses_and_only_changes_are_kept() {
