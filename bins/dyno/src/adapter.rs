@@ -9,6 +9,8 @@ pub(crate) fn adapter(lab: &Lab, args: &AdapterArgs) -> anyhow::Result<Outcome> 
     match &args.action {
         AdapterAction::Check { dir, quiet } => {
             let quiet = *quiet;
+            // Nothing to save: an interrupt stops its setup and workers.
+            dyno_lab::interrupt::exit_at_once()?;
             let report = dyno_lab::conformance::check(lab, dir, |line| {
                 if !quiet {
                     eprintln!("{line}");

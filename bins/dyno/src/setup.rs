@@ -6,6 +6,8 @@ use crate::cli::{DoctorArgs, SetupArgs};
 use crate::print_stdout;
 
 pub(crate) fn setup(lab: &Lab, args: &SetupArgs) -> anyhow::Result<Outcome> {
+    // Nothing to save: an interrupt stops the builds under way.
+    dyno_lab::interrupt::exit_at_once()?;
     dyno_lab::setup::setup(&lab.paths, &args.runtimes, args.quiet)?;
     Ok(Outcome::Ok)
 }

@@ -1,6 +1,6 @@
 //! An adapter folder and its installed worker.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,6 +11,22 @@ use crate::worker::{Worker, WorkerError};
 
 /// The exit code with which `setup` says its runtime is missing or too old.
 pub const RUNTIME_MISSING: i32 = 3;
+
+/// How long `setup` may run (a first build fetching a whole client's
+/// dependencies on a slow link), unless [`SETUP_LIMIT_VAR`] says otherwise.
+pub const SETUP_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// The variable that sets `setup`'s time limit, in seconds.
+pub const SETUP_LIMIT_VAR: &str = "DYNO_SETUP_LIMIT_SECS";
+/// The longest line of `setup`'s output echoed whole; the rest is dropped.
+const SETUP_LINE_BYTES: usize = 16 * 1024;
+
+/// `setup`'s time limit: [`SETUP_LIMIT`], or [`SETUP_LIMIT_VAR`]'s seconds.
+fn setup_limit() -> Duration {
+    std::env::var(SETUP_LIMIT_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(SETUP_LIMIT, Duration::from_secs)
+}
 
 /// Folders inside an adapter that hold build products or installed
 /// dependencies, not sources.
@@ -84,6 +100,17 @@ pub enum SetupError {
         runtime: String,
         /// How it exited.
         status: String,
+        /// Its last line of output.
+        last: String,
+    },
+    /// `setup` ran past its time limit; it was stopped, with what it
+    /// started.
+    #[error("{runtime}: setup did not finish within {}s and was stopped (with everything it started); its last line: {last}. A slow first build may need more: set {SETUP_LIMIT_VAR}=SECONDS", after.as_secs())]
+    Timeout {
+        /// The runtime.
+        runtime: String,
+        /// The limit.
+        after: Duration,
         /// Its last line of output.
         last: String,
     },
@@ -309,7 +336,17 @@ impl Adapter {
     /// Run `setup HOME`, forwarding its output line by line to `echo` (dyno
     /// sends it to stderr), and record the source digest. Returns how long
     /// it took.
-    pub fn setup(&self, mut echo: impl FnMut(&str)) -> Result<Duration, SetupError> {
+    pub fn setup(&self, echo: impl FnMut(&str)) -> Result<Duration, SetupError> {
+        self.setup_within(setup_limit(), echo)
+    }
+
+    /// [`Adapter::setup`] within `limit`: past it, `setup` is stopped with
+    /// everything it started.
+    pub fn setup_within(
+        &self,
+        limit: Duration,
+        mut echo: impl FnMut(&str),
+    ) -> Result<Duration, SetupError> {
         let start = Instant::now();
         let script = self.dir.join("setup");
         std::fs::create_dir_all(&self.home).map_err(|source| SetupError::Spawn {
@@ -317,58 +354,96 @@ impl Adapter {
             path: self.home.clone(),
             source,
         })?;
-        let mut child = Command::new("bash")
-            .arg(&script)
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script)
             .arg(&self.home)
             .current_dir(&self.dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| SetupError::Spawn {
+            .stderr(Stdio::piped());
+        // A group of its own: a time-out stops the build tools it started.
+        let mut child =
+            dyno_process::group::spawn(&mut cmd).map_err(|source| SetupError::Spawn {
                 runtime: self.label(),
                 path: script.clone(),
                 source,
             })?;
-        // stdout on a thread, stderr here; both echoed, the last line kept
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, rx) = std::sync::mpsc::channel::<String>();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
+        // Both streams on threads, each line bounded, into one channel
+        // read here until the time limit.
+        let (tx, rx) = std::sync::mpsc::channel::<(bool, String)>();
+        let follow = |stream: Box<dyn std::io::Read + Send>, is_err: bool| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in dyno_process::lines::lines(BufReader::new(stream), SETUP_LINE_BYTES) {
+                    if tx.send((is_err, line.into_text())).is_err() {
+                        break;
+                    }
                 }
-            }
-        });
-        // What a failure quotes: the first line that says "error" (a
-        // build tool's first is the cause, the rest its advice), else the
-        // last line; terminal colour codes removed.
+            })
+        };
+        let out = follow(Box::new(child.stdout.take().expect("piped")), false);
+        let err = follow(Box::new(child.stderr.take().expect("piped")), true);
+        drop(tx);
+        // What a failure quotes: the first line on stderr that says
+        // "error" (a build tool's first is the cause, the rest its
+        // advice), else its last line; terminal colour codes removed.
         let mut last = String::new();
         let mut first_error = None;
-        let stderr = child.stderr.take().expect("piped");
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            for out in rx.try_iter() {
-                echo(&out);
-            }
-            echo(&line);
-            let plain = without_colour(&line);
-            if !plain.trim().is_empty() {
-                if first_error.is_none() && plain.to_ascii_lowercase().contains("error") {
-                    first_error = Some(plain.trim().to_string());
+        let deadline = start + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok((is_err, line)) => {
+                    echo(&line);
+                    let plain = without_colour(&line);
+                    if is_err && !plain.trim().is_empty() {
+                        if first_error.is_none() && plain.to_ascii_lowercase().contains("error") {
+                            first_error = Some(plain.trim().to_string());
+                        }
+                        last = plain.trim().to_string();
+                    }
                 }
-                last = plain.trim().to_string();
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    dyno_process::group::stop(&mut child, Duration::from_secs(5));
+                    return Err(SetupError::Timeout {
+                        runtime: self.label(),
+                        after: limit,
+                        last,
+                    });
+                }
             }
         }
         let last = first_error.unwrap_or(last);
-        let _ = reader.join();
-        for out in rx.try_iter() {
-            echo(&out);
-        }
-        let status = child.wait().map_err(|source| SetupError::Spawn {
-            runtime: self.label(),
-            path: script.clone(),
-            source,
-        })?;
+        let _ = (out.join(), err.join());
+        // Both streams closed: wait for the script itself, within what is
+        // left of the limit (a script may close its output and go on).
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Ok(None) => {
+                    dyno_process::group::stop(&mut child, Duration::from_secs(5));
+                    return Err(SetupError::Timeout {
+                        runtime: self.label(),
+                        after: limit,
+                        last,
+                    });
+                }
+                Err(source) => {
+                    dyno_process::group::kill(&mut child);
+                    return Err(SetupError::Spawn {
+                        runtime: self.label(),
+                        path: script.clone(),
+                        source,
+                    });
+                }
+            }
+        };
+        // Whatever it left running in its group goes with it.
+        dyno_process::group::kill(&mut child);
         match status.code() {
             Some(0) if !self.installed() => Err(SetupError::Failed {
                 runtime: self.label(),
@@ -506,6 +581,37 @@ mod tests {
             .into_iter()
             .find(|x| x.runtime == runtime)
             .unwrap()
+    }
+
+    /// `setup` had no time limit: one that hangs (here behind a child of
+    /// its own, holding the output open) is stopped with what it started.
+    #[test]
+    fn a_setup_past_its_limit_is_stopped_with_what_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let a = fake(
+            dir.path(),
+            "slow",
+            &format!(
+                "echo building >&2\n(sleep 300) &\necho $! > {}\nwait\n",
+                pidfile.display()
+            ),
+        );
+        let t = Instant::now();
+        let e = a.setup_within(Duration::from_secs(1), |_| {}).unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        let msg = e.to_string();
+        assert!(
+            msg.contains("did not finish within 1s") && msg.contains("building"),
+            "{msg}"
+        );
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        assert!(
+            stat.is_err() || stat.unwrap().contains(") Z"),
+            "setup's child outlived it"
+        );
     }
 
     #[test]

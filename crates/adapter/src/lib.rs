@@ -19,8 +19,8 @@ mod worker;
 mod workload;
 
 pub use adapter::{
-    Adapter, AdapterError, Launch, RUNTIME_MISSING, SetupError, discover, discover_into,
-    source_files,
+    Adapter, AdapterError, Launch, RUNTIME_MISSING, SETUP_LIMIT, SETUP_LIMIT_VAR, SetupError,
+    discover, discover_into, source_files,
 };
 pub use pool::Pool;
 pub use worker::{HELLO_LIMIT, TEST_REPLY_LIMIT, Worker, WorkerError};

@@ -1,7 +1,7 @@
 //! A running worker: one request, one reply, within a time limit.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -16,6 +16,15 @@ pub const HELLO_LIMIT: Duration = Duration::from_secs(120);
 
 /// Lines of stderr kept for error messages.
 const TAIL: usize = 12;
+/// The longest stderr line kept; the rest of a longer one is dropped.
+const TAIL_LINE_BYTES: usize = 4096;
+
+/// A line from the worker's stdout: a protocol line, or one too long.
+#[derive(Debug)]
+enum Out {
+    Line(String),
+    TooLong,
+}
 
 /// Why a worker could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +73,12 @@ pub enum WorkerError {
         /// Its last stderr lines, preformatted.
         tail: String,
     },
+    /// It sent a line longer than the protocol allows; it was stopped.
+    #[error("{runtime}: it sent a line of more than {} MiB on stdout (or never ended one): the protocol's lines are at most {} MiB; the worker was stopped", dyno_protocol::MAX_LINE_BYTES >> 20, dyno_protocol::MAX_LINE_BYTES >> 20)]
+    LineTooLong {
+        /// The runtime.
+        runtime: String,
+    },
     /// It sent something that is not a protocol reply, or the wrong one.
     #[error("{runtime}: protocol error: {message}")]
     Protocol {
@@ -92,21 +107,21 @@ pub struct Worker {
     runtime: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    lines: Receiver<Out>,
     tail: Arc<Mutex<VecDeque<String>>>,
     hello: Hello,
     dead: bool,
 }
 
 impl Worker {
-    /// Start `cmd` and exchange `hello`.
+    /// Start `cmd`, in a process group of its own (stopped as a group:
+    /// a `run` wrapper's children too), and exchange `hello`.
     pub fn spawn(runtime: &str, mut cmd: Command) -> Result<Self, WorkerError> {
-        let mut child = cmd
-            .stdin(Stdio::piped())
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| WorkerError::Spawn {
+            .stderr(Stdio::piped());
+        let mut child =
+            dyno_process::group::spawn(&mut cmd).map_err(|source| WorkerError::Spawn {
                 runtime: runtime.into(),
                 source,
             })?;
@@ -114,8 +129,14 @@ impl Worker {
         let stderr = child.stderr.take().expect("piped");
         let (tx, lines) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
+            for line in
+                dyno_process::lines::lines(BufReader::new(stdout), dyno_protocol::MAX_LINE_BYTES)
+            {
+                let (out, go_on) = match line {
+                    dyno_process::lines::Line::Whole(l) => (Out::Line(l), true),
+                    dyno_process::lines::Line::Cut(_) => (Out::TooLong, false),
+                };
+                if tx.send(out).is_err() || !go_on {
                     break;
                 }
             }
@@ -123,7 +144,8 @@ impl Worker {
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
         let keep = tail.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            for line in dyno_process::lines::lines(BufReader::new(stderr), TAIL_LINE_BYTES) {
+                let line = line.into_text();
                 let mut t = keep.lock().unwrap_or_else(|e| e.into_inner());
                 if t.len() == TAIL {
                     t.pop_front();
@@ -219,6 +241,15 @@ impl Worker {
         }
     }
 
+    /// A line past the protocol's bound: the worker is stopped.
+    fn too_long(&mut self) -> WorkerError {
+        self.dead = true;
+        dyno_process::group::kill(&mut self.child);
+        WorkerError::LineTooLong {
+            runtime: self.runtime.clone(),
+        }
+    }
+
     fn died(&mut self) -> WorkerError {
         self.dead = true;
         // give the process a moment to be reaped, and stderr to drain
@@ -230,7 +261,7 @@ impl Worker {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 Ok(None) => {
-                    let _ = self.child.kill();
+                    dyno_process::group::kill(&mut self.child);
                     break "closed its output; stopped".to_string();
                 }
                 Err(e) => break e.to_string(),
@@ -261,6 +292,9 @@ impl Worker {
         // here is output the worker printed outside the protocol.
         if let Ok(stray) = self.lines.try_recv() {
             self.dead = true;
+            let Out::Line(stray) = stray else {
+                return Err(self.too_long());
+            };
             let shown: String = stray.chars().take(200).collect();
             return Err(self.protocol(format!(
                 "it printed on stdout outside a reply: {shown:?}; stdout carries protocol lines only (write diagnostics to stderr)"
@@ -277,7 +311,8 @@ impl Worker {
             return Err(self.died());
         }
         match self.lines.recv_timeout(limit) {
-            Ok(reply) => dyno_protocol::decode::<Reply>(&reply).map_err(|e| {
+            Ok(Out::TooLong) => Err(self.too_long()),
+            Ok(Out::Line(reply)) => dyno_protocol::decode::<Reply>(&reply).map_err(|e| {
                 self.dead = true;
                 let shown: String = reply.chars().take(200).collect();
                 self.protocol(format!("not a reply ({e}): {shown}"))
@@ -285,8 +320,7 @@ impl Worker {
             Err(RecvTimeoutError::Disconnected) => Err(self.died()),
             Err(RecvTimeoutError::Timeout) => {
                 self.dead = true;
-                let _ = self.child.kill();
-                let _ = self.child.wait();
+                dyno_process::group::kill(&mut self.child);
                 Err(WorkerError::Timeout {
                     runtime: self.runtime.clone(),
                     after: limit,
@@ -311,35 +345,39 @@ impl Worker {
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10));
                 }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break None;
-                }
+                _ => break None,
             }
         };
+        // Whatever the worker left running in its group goes with it.
+        dyno_process::group::kill(&mut self.child);
         // the reader thread ends at the pipe's end
         let mut stray = Vec::new();
         while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
-            stray.push(line);
+            stray.push(match line {
+                Out::Line(l) => l,
+                Out::TooLong => format!(
+                    "(a line of more than {} MiB)",
+                    dyno_protocol::MAX_LINE_BYTES >> 20
+                ),
+            });
         }
         (status, stray)
     }
 }
 
 impl Drop for Worker {
-    /// Close stdin (the worker exits), wait up to 2 s, then kill.
+    /// Close stdin (the worker exits), wait up to 2 s, then kill its
+    /// whole group (what it left running too).
     fn drop(&mut self) {
         drop(self.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+                break;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        dyno_process::group::kill(&mut self.child);
     }
 }
 
@@ -366,6 +404,82 @@ pub(crate) mod tests {
         iterations: 1,
         samples: 1,
     };
+
+    /// True while a process with this pid runs (and is not a zombie).
+    fn running(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+    }
+
+    /// The old reader grew one line until the allocation failed (4 GiB,
+    /// then abort); now the line ends the worker at 64 MiB.
+    #[test]
+    fn a_worker_that_never_ends_a_line_is_stopped_at_the_bound() {
+        let mut w = Worker::spawn(
+            "sh",
+            sh_worker(&["head -c 70000000 /dev/zero | tr '\\0' x; sleep 30"]),
+        )
+        .unwrap();
+        let e = w.request(&RUN_ONE, Duration::from_secs(60)).unwrap_err();
+        assert!(matches!(e, WorkerError::LineTooLong { .. }), "{e}");
+        assert!(e.to_string().contains("at most 64 MiB"), "{e}");
+        assert!(!w.alive());
+    }
+
+    #[test]
+    fn an_endless_stderr_line_is_kept_cut() {
+        let mut w = Worker::spawn(
+            "sh",
+            sh_worker(&["head -c 1000000 /dev/zero | tr '\\0' e >&2; exit 1"]),
+        )
+        .unwrap();
+        let e = w
+            .request(&RUN_ONE, Duration::from_secs(30))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("eeee"), "{e}");
+        assert!(
+            e.len() < 5000,
+            "the stderr line was kept whole: {} bytes",
+            e.len()
+        );
+    }
+
+    /// A `run` script that does not `exec` its worker, which leaves a
+    /// child of its own: both go with the worker (only the direct child
+    /// was killed before).
+    #[test]
+    fn a_wrapper_and_what_it_started_go_with_the_worker() {
+        let mut cmd = Command::new("bash");
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let hello = r#"{"type":"hello","protocol":1,"runtime":{"name":"sh","version":"5"},"adapter":{"name":"t","version":"0"},"clock":{"source":"date"},"jit":false,"benchmarks":[]}"#;
+        cmd.arg("-c").arg(format!(
+            "trap '' TERM; (trap '' TERM; sleep 300) & echo $! > {}; read -r l; echo '{hello}'; \
+             while :; do sleep 1; done",
+            pidfile.display()
+        ));
+        let w = Worker::spawn("sh", cmd).unwrap();
+        let grandchild: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let leader = w.pid() as i32;
+        assert!(running(grandchild) && running(leader));
+        let t = Instant::now();
+        drop(w); // it ignores stdin's end and SIGTERM
+        assert!(t.elapsed() < Duration::from_secs(5));
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!running(leader), "the wrapper outlived the worker");
+        assert!(
+            !running(grandchild),
+            "the wrapper's child outlived the worker"
+        );
+    }
 
     #[test]
     fn hello_then_requests_and_replies() {

@@ -10,6 +10,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Set by [`exit_at_once`]: the first interrupt ends the process.
+static AT_ONCE: AtomicBool = AtomicBool::new(false);
+
+/// For a command that measures nothing to save (`dyno adapter check`,
+/// `dyno setup`): the first interrupt (Ctrl-C, SIGTERM, SIGHUP) stops
+/// every process dyno started, removes their temporary folders and exits
+/// 130, so no worker or build is left running.
+pub fn exit_at_once() -> crate::Result<()> {
+    AT_ONCE.store(true, Ordering::SeqCst);
+    flag().map(drop)
+}
+
 /// The file the last checkpoint went to, if any.
 static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
 
@@ -46,6 +58,11 @@ pub fn flag() -> crate::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let stop = flag.clone();
     ctrlc::set_handler(move || {
+        if AT_ONCE.load(Ordering::SeqCst) {
+            dyno_process::group::kill_all();
+            eprintln!("\ndyno: interrupted; stopped everything dyno had started");
+            std::process::exit(130);
+        }
         if stop.swap(true, Ordering::SeqCst) {
             dyno_process::group::kill_all();
             eprintln!("\n{}", second_interrupt_message());

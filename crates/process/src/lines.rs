@@ -4,14 +4,14 @@
 
 use std::io::{BufRead, ErrorKind};
 
-/// One line read by [`read_line`].
+/// One line read by [`Lines`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
     /// A whole line, without its `\n` (or `\r\n`); invalid UTF-8 replaced.
     Whole(String),
-    /// A line longer than the bound: its first `max` bytes (lossy UTF-8).
-    /// The rest of it was read and dropped, so the next read starts at the
-    /// next line.
+    /// A line longer than the bound: its first `max` bytes (lossy UTF-8),
+    /// returned as soon as they are read (the line may never end). The
+    /// next read skips the rest of it first.
     Cut(String),
 }
 
@@ -24,55 +24,94 @@ impl Line {
     }
 }
 
-/// Read the next line of at most `max` bytes from `r`; `None` at the end
-/// of the stream (or on a read error: the stream is as good as closed).
-/// A longer line is returned [`Line::Cut`] and the reader moves past it,
-/// holding no more than `max` bytes of it at any time.
-pub fn read_line(r: &mut impl BufRead, max: usize) -> Option<Line> {
-    let mut buf = Vec::new();
-    let mut cut = false;
-    let mut any = false;
-    loop {
-        let chunk = match r.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        if chunk.is_empty() {
-            if !any {
-                return None;
-            }
-            break;
-        }
-        any = true;
-        let (part, used, end) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], i + 1, true),
-            None => (chunk, chunk.len(), false),
-        };
-        let room = max.saturating_sub(buf.len());
-        if part.len() > room {
-            cut = true;
-        }
-        buf.extend_from_slice(&part[..part.len().min(room)]);
-        r.consume(used);
-        if end {
-            break;
-        }
-    }
-    if !cut && buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    Some(if cut {
-        Line::Cut(text)
-    } else {
-        Line::Whole(text)
-    })
+/// The lines of a stream, each of at most `max` bytes (see [`Line`]).
+/// Reading holds at most `max` bytes of a line, however long it is.
+#[derive(Debug)]
+pub struct Lines<R> {
+    r: R,
+    max: usize,
+    /// Inside a line that was cut: skip to its end first.
+    skipping: bool,
 }
 
-/// Every line of `r`, each cut at `max` bytes (see [`read_line`]).
-pub fn lines<R: BufRead>(mut r: R, max: usize) -> impl Iterator<Item = Line> {
-    std::iter::from_fn(move || read_line(&mut r, max))
+/// Every line of `r`, each bounded by `max` bytes.
+pub fn lines<R: BufRead>(r: R, max: usize) -> Lines<R> {
+    Lines {
+        r,
+        max,
+        skipping: false,
+    }
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Skip the rest of a cut line; false at the end of the stream.
+    fn skip_rest(&mut self) -> bool {
+        while self.skipping {
+            let chunk = match self.r.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => return false,
+            };
+            if chunk.is_empty() {
+                return false;
+            }
+            let (used, end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            self.r.consume(used);
+            self.skipping = !end;
+        }
+        true
+    }
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Line;
+
+    /// The next line; `None` at the end of the stream (or on a read
+    /// error: the stream is as good as closed).
+    fn next(&mut self) -> Option<Line> {
+        if !self.skip_rest() {
+            return None;
+        }
+        let mut buf = Vec::new();
+        let mut any = false;
+        loop {
+            let chunk = match self.r.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            if chunk.is_empty() {
+                if !any {
+                    return None;
+                }
+                break;
+            }
+            any = true;
+            let (part, used, end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], i + 1, true),
+                None => (chunk, chunk.len(), false),
+            };
+            let room = self.max - buf.len();
+            if part.len() > room {
+                buf.extend_from_slice(&part[..room]);
+                self.r.consume(room);
+                self.skipping = true;
+                return Some(Line::Cut(String::from_utf8_lossy(&buf).into_owned()));
+            }
+            buf.extend_from_slice(part);
+            self.r.consume(used);
+            if end {
+                break;
+            }
+        }
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        Some(Line::Whole(String::from_utf8_lossy(&buf).into_owned()))
+    }
 }
 
 #[cfg(test)]
@@ -103,28 +142,22 @@ mod tests {
         assert_eq!(got, [Line::Cut("x".repeat(10)), Line::Whole("next".into())]);
     }
 
-    /// An endless stream with no newline: reading a line of it ends at
-    /// the bound's memory, and a reader that gives up after a cut line
-    /// returns (the old `lines()` would grow until the allocation failed).
+    /// A stream that never ends and never sends a newline: the cut line
+    /// comes back at once, holding the bound (the old `lines()` grew one
+    /// line until the allocation failed).
     #[test]
-    fn an_endless_line_costs_the_bound_not_all_memory() {
-        struct Endless(u64);
+    fn an_endless_line_comes_back_cut_at_once() {
+        struct Endless;
         impl Read for Endless {
             fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                if self.0 == 0 {
-                    return Ok(0);
-                }
-                self.0 -= 1;
                 buf.fill(b'y');
                 Ok(buf.len())
             }
         }
-        // 64 MiB of one line through a 8 KiB buffer, cut at 1 KiB.
-        let mut r = BufReader::with_capacity(8192, Endless(8192));
-        match read_line(&mut r, 1024) {
-            Some(Line::Cut(s)) => assert_eq!(s.len(), 1024),
+        let mut l = lines(BufReader::with_capacity(8192, Endless), 1024);
+        match l.next() {
+            Some(Line::Cut(s)) => assert_eq!(s, "y".repeat(1024)),
             other => panic!("expected a cut line, got {other:?}"),
         }
-        assert_eq!(read_line(&mut r, 1024), None);
     }
 }

@@ -14,6 +14,11 @@ use serde_json::{Map, Value};
 /// The protocol version this crate speaks.
 pub const VERSION: u32 = 1;
 
+/// The longest line either side may send, in bytes (64 MiB): a reply of a
+/// million samples is some 12 MB. A worker that sends a longer one (or
+/// never ends a line) has failed, and is stopped.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
 /// The id every adapter offers: the identity operation, for measuring the
 /// adapter's own loop and clock cost.
 pub const NOOP_ID: &str = "harness/noop/empty";

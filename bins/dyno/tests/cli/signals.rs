@@ -250,3 +250,52 @@ fn signals_at_any_point_of_a_run_or_a_save_leave_files_and_history_whole() {
         read_json(p);
     }
 }
+
+/// True while a process with this pid runs (and is not a zombie).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|r| !r.trim_start().starts_with('Z'))
+    })
+}
+
+/// `dyno adapter check` had no signal handler: SIGTERM or SIGHUP killed
+/// dyno (143, 129) and left its `setup` and what that started running.
+/// Now each signal stops them all and exits 130.
+#[test]
+fn an_interrupted_adapter_check_leaves_nothing_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let adapter = cwd.join("slow-adapter");
+    std::fs::create_dir(&adapter).unwrap();
+    for sig in ["TERM", "HUP", "INT"] {
+        let pidfile = cwd.join(format!("build-{sig}.pid"));
+        std::fs::write(
+            adapter.join("setup"),
+            format!(
+                "(trap '' TERM HUP INT; sleep 300) &\necho $! > {}\necho 'building the worker' >&2\nwait\n",
+                pidfile.display()
+            ),
+        )
+        .unwrap();
+        let (code, stderr) = interrupt_after(
+            cwd,
+            &["adapter", "check", adapter.to_str().unwrap()],
+            "building the worker",
+            sig,
+        );
+        assert_eq!(code, Some(130), "SIG{sig}: {stderr}");
+        assert!(
+            stderr.contains("stopped everything dyno had started"),
+            "SIG{sig}: {stderr}"
+        );
+        let pid: u32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!running(pid), "SIG{sig}: setup's child outlived dyno");
+    }
+}
