@@ -244,32 +244,53 @@ fn check_folder(path: &Path, target: &Path) -> Result<(), DestinationError> {
     if meta.permissions().readonly() {
         return Err(refuse("the folder is read-only".into()));
     }
-    let probe = dir.join(format!(".dyno-write-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| refuse(e.to_string()))?;
-    let _ = std::fs::remove_file(&probe);
+    // A file of a new random name, created exclusively (never through a
+    // link planted under a name dyno would use) and removed at once.
+    tempfile::Builder::new()
+        .prefix(".dyno-write-probe-")
+        .tempfile_in(&dir)
+        .map_err(|e| refuse(e.to_string()))?;
     Ok(())
 }
 
 /// Write through a synced temporary file beside `path` and a rename; on
 /// failure the temporary file is removed and `path` is as it was.
 pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
+    write_new(path, |f| f.write_all(bytes))
+}
+
+/// Write `path` through `write` into a temporary file beside it, synced,
+/// then renamed over `path`. The temporary file has a new random name and
+/// is created exclusively, so a link planted in the folder (which dyno
+/// may not own) is never followed; the rename replaces whatever `path`
+/// was (a planted link too) rather than writing through it. On failure
+/// the temporary file is removed and `path` is as it was. The folder is
+/// created if needed.
+pub fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            dir
         }
+        None => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file());
+        write(&mut w)?;
+        w.flush()?;
     }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 #[cfg(test)]
@@ -286,7 +307,11 @@ mod tests {
         d.write(b"one").unwrap();
         d.write(b"two").unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"two");
-        assert!(!dir.path().join("a/b/run.json.partial").exists());
+        assert_eq!(
+            entries(&dir.path().join("a/b")),
+            ["run.json"],
+            "no temporary file left"
+        );
 
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink("a/b/run.json", &link).unwrap();
@@ -308,12 +333,13 @@ mod tests {
         let file = dir.path().join("run.json");
         std::fs::write(&file, "checkpoint").unwrap();
         let d = Destination::check(&file).unwrap();
-        // The rename fails: a directory now holds the temporary name.
-        std::fs::create_dir(dir.path().join("run.json.partial")).unwrap();
+        // The rename fails: a folder now holds the file's name.
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(&file).unwrap();
+        std::fs::write(file.join("x"), "x").unwrap();
         let e = d.write(b"whole").unwrap_err().to_string();
         assert!(e.starts_with(&file.display().to_string()), "{e}");
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "checkpoint");
-        std::fs::remove_dir(dir.path().join("run.json.partial")).unwrap();
+        assert_eq!(entries(dir.path()), ["run.json"], "no temporary file left");
         // A failure after the temporary file was made removes it.
         let sub = dir.path().join("sub");
         std::fs::create_dir(&sub).unwrap();
@@ -321,7 +347,64 @@ mod tests {
         let d = Destination::check(&target).unwrap();
         std::fs::create_dir(&target).unwrap();
         assert!(d.write(b"whole").is_err());
-        assert!(!sub.join("run.json.partial").exists());
+        assert_eq!(entries(&sub), ["run.json"], "no temporary file left");
+    }
+
+    /// The names in `dir`, sorted.
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Links planted under the names the old code used for its temporary
+    /// file and its write probe (`run.json.partial`,
+    /// `.dyno-write-probe-<pid>`) made dyno write the result into one file
+    /// and truncate another; now neither is followed or touched.
+    #[test]
+    fn links_planted_under_temporary_names_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        let other = dir.path().join("other");
+        std::fs::write(&victim, "precious").unwrap();
+        std::fs::write(&other, "precious too").unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::os::unix::fs::symlink(&victim, out.join("run.json.partial")).unwrap();
+        std::os::unix::fs::symlink(
+            &other,
+            out.join(format!(".dyno-write-probe-{}", std::process::id())),
+        )
+        .unwrap();
+        let file = out.join("run.json");
+        let d = Destination::check(&file).unwrap();
+        d.write(b"result").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "result");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "precious too");
+    }
+
+    /// A link planted under a name dyno writes beside the result (a CSV,
+    /// a plot) is replaced, not written through.
+    #[test]
+    fn write_new_replaces_a_planted_link_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let path = dir.path().join("run.csv");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        write_new(&path, |w| w.write_all(b"a,b\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
     }
 
     #[test]

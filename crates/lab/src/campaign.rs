@@ -509,7 +509,8 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     if !run.load.is_empty() || !run.logs.is_empty() || !run.reads.is_empty() || failure.is_none() {
         save(&mut run, &out)?;
         let md = out.with_extension("md");
-        std::fs::write(&md, dyno_report::load::markdown(&run))
+        let text = dyno_report::load::markdown(&run);
+        dyno_format::destination::write_new(&md, |w| std::io::Write::write_all(w, text.as_bytes()))
             .with_context(|| format!("writing {}", md.display()))?;
         if !quiet {
             eprintln!(

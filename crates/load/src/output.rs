@@ -10,14 +10,16 @@ use dyno_plot::{BlockGas, BlockMark, Format, LoadPlots, NodeSeries, ThroughputPo
 use crate::lab::Outcome;
 use crate::record::{Mark, TxRecord};
 
-/// Write the records as CSV to `path`.
+/// Write the records as CSV to `path` (a new file renamed into place:
+/// [`dyno_format::destination::write_new`]).
 pub fn write_csv(records: &[TxRecord], path: &Path) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "{}", TxRecord::CSV_HEADER)?;
-    for r in records {
-        writeln!(f, "{}", r.csv_row())?;
-    }
-    f.flush()
+    dyno_format::destination::write_new(path, |f| {
+        writeln!(f, "{}", TxRecord::CSV_HEADER)?;
+        for r in records {
+            writeln!(f, "{}", r.csv_row())?;
+        }
+        Ok(())
+    })
 }
 
 fn marks(m: &[Mark]) -> Vec<BlockMark> {

@@ -208,16 +208,14 @@ pub fn summary(scraped: &Scraped) -> NodeMetrics {
 /// gzipped (geth serves over a thousand series: about 50 kB a scrape
 /// before compression).
 pub fn write_jsonl_gz(scraped: &Scraped, path: &Path) -> std::io::Result<()> {
-    let file = std::fs::File::create(path)?;
-    let mut f = flate2::write::GzEncoder::new(
-        std::io::BufWriter::new(file),
-        flate2::Compression::default(),
-    );
-    for (t, s) in &scraped.points {
-        let line = serde_json::json!({ "t_s": t, "metrics": s });
-        writeln!(f, "{line}")?;
-    }
-    f.finish()?.flush()
+    dyno_format::destination::write_new(path, |w| {
+        let mut f = flate2::write::GzEncoder::new(w, flate2::Compression::default());
+        for (t, s) in &scraped.points {
+            let line = serde_json::json!({ "t_s": t, "metrics": s });
+            writeln!(f, "{line}")?;
+        }
+        f.finish()?.flush()
+    })
 }
 
 #[cfg(test)]

@@ -360,10 +360,11 @@ pub fn write_plots(
                 Format::Svg => render_svg(kind, p)?.into_bytes(),
                 Format::Png => render_png(kind, p)?,
             };
-            std::fs::write(&path, bytes).map_err(|source| PlotError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            dyno_format::destination::write_new(&path, |w| std::io::Write::write_all(w, &bytes))
+                .map_err(|source| PlotError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
             written.push(path);
         }
     }

@@ -231,7 +231,8 @@ impl Folder {
     pub fn write(&self, dir: &Path, set: &BlockSet) -> Result<(), FolderError> {
         let write = |name: &str, bytes: &[u8]| {
             let path = dir.join(name);
-            std::fs::write(&path, bytes).map_err(|source| FolderError::Write { path, source })
+            dyno_format::destination::write_new(&path, |w| std::io::Write::write_all(w, bytes))
+                .map_err(|source| FolderError::Write { path, source })
         };
         std::fs::create_dir_all(dir).map_err(|source| FolderError::Write {
             path: dir.to_path_buf(),

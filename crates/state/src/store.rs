@@ -425,9 +425,8 @@ pub fn open_state(
             ),
         });
     }
-    let tmp = dir.join(format!("{READY}.tmp"));
-    std::fs::write(&tmp, &want).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &ready).map_err(io(&ready))?;
+    dyno_format::destination::write_new(&ready, |w| std::io::Write::write_all(w, want.as_bytes()))
+        .map_err(io(&ready))?;
     CHECKED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
