@@ -24,7 +24,7 @@ pub mod load;
 pub mod noise;
 pub mod paired;
 pub mod read;
-pub mod redact;
+pub use dyno_redact as redact;
 pub mod replay;
 pub mod state;
 pub mod time;

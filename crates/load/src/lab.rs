@@ -293,7 +293,8 @@ pub async fn connect(
     let version = chain::client_version(&client).await;
     let unlocked = chain::unlocked_account(&client).await;
     say(&format!(
-        "{url} is ready after {:.1} s: {version}, chain id {chain_id}",
+        "{} is ready after {:.1} s: {version}, chain id {chain_id}",
+        dyno_format::redact::url(&url),
         ready.as_secs_f64()
     ));
     let command = local

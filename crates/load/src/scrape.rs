@@ -65,7 +65,8 @@ pub const CHOSEN: [(&str, &str, Read); 12] = [
 /// What the scraper gathered.
 #[derive(Debug, Default)]
 pub struct Scraped {
-    /// The endpoint.
+    /// The endpoint, its secrets masked (`dyno_format::redact::url`): it
+    /// goes into the result, its notes and the report.
     pub url: String,
     /// The interval asked for.
     pub interval: Duration,
@@ -103,7 +104,7 @@ impl Scraper {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let gathered = Arc::new(Mutex::new(Scraped {
-            url: url.clone(),
+            url: dyno_format::redact::url(&url),
             interval,
             ..Scraped::default()
         }));

@@ -22,28 +22,33 @@ pub const MAX_SCRAPE_BYTES: usize = 16 << 20;
 /// ends or sends without end fails this scrape, and costs no more than
 /// `limit` and the cap.
 pub fn scrape(url: &str, limit: Duration) -> Result<Scrape, String> {
+    // Messages name the URL with its secrets masked.
+    let shown = dyno_redact::url(url);
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("{url}: not http://"))?;
+        .ok_or_else(|| format!("{shown}: not http://"))?;
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    // A user part is not sent (no authentication): only the address.
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
     let deadline = Instant::now() + limit;
     let addr = host
         .to_socket_addrs()
-        .map_err(|e| format!("{url}: {e}"))?
+        .map_err(|e| format!("{shown}: {e}"))?
         .next()
-        .ok_or_else(|| format!("{url}: {host} has no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, limit).map_err(|e| format!("{url}: {e}"))?;
+        .ok_or_else(|| format!("{shown}: {host} has no address"))?;
+    let mut stream =
+        TcpStream::connect_timeout(&addr, limit).map_err(|e| format!("{shown}: {e}"))?;
     let left = |what: &str| {
         deadline
             .checked_duration_since(Instant::now())
             .filter(|d| !d.is_zero())
-            .ok_or_else(|| format!("{url}: {what} within {:.1}s", limit.as_secs_f64()))
+            .ok_or_else(|| format!("{shown}: {what} within {:.1}s", limit.as_secs_f64()))
     };
     stream
         .set_write_timeout(Some(left("no request sent")?))
         .map_err(|e| e.to_string())?;
     write!(stream, "GET /{path} HTTP/1.0\r\nHost: {host}\r\n\r\n")
-        .map_err(|e| format!("{url}: {e}"))?;
+        .map_err(|e| format!("{shown}: {e}"))?;
     let mut reply = Vec::new();
     let mut chunk = [0u8; 16 * 1024];
     loop {
@@ -61,16 +66,16 @@ pub fn scrape(url: &str, limit: Duration) -> Result<Scrape, String> {
                 ) =>
             {
                 return Err(format!(
-                    "{url}: no complete answer within {:.1}s ({} bytes received)",
+                    "{shown}: no complete answer within {:.1}s ({} bytes received)",
                     limit.as_secs_f64(),
                     reply.len()
                 ));
             }
-            Err(e) => return Err(format!("{url}: {e}")),
+            Err(e) => return Err(format!("{shown}: {e}")),
         }
         if reply.len() > MAX_SCRAPE_BYTES {
             return Err(format!(
-                "{url}: more than {} MiB without an end: not a metrics page; stopped reading",
+                "{shown}: more than {} MiB without an end: not a metrics page; stopped reading",
                 MAX_SCRAPE_BYTES >> 20
             ));
         }
@@ -78,10 +83,10 @@ pub fn scrape(url: &str, limit: Duration) -> Result<Scrape, String> {
     let reply = String::from_utf8_lossy(&reply);
     let (head, body) = reply
         .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("{url}: not an HTTP response"))?;
+        .ok_or_else(|| format!("{shown}: not an HTTP response"))?;
     let status = head.split_whitespace().nth(1).unwrap_or("");
     if status != "200" {
-        return Err(format!("{url}: HTTP {status}"));
+        return Err(format!("{shown}: HTTP {status}"));
     }
     Ok(parse(body))
 }
@@ -181,6 +186,21 @@ mod tests {
         let e = scrape(&url, Duration::from_millis(700)).unwrap_err();
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         assert!(e.contains("no complete answer within 0.7s"), "{e}");
+    }
+
+    /// The URL's secrets were in the error, and from there in the
+    /// result's notes, the Markdown and the HTML.
+    #[test]
+    fn a_failed_scrape_does_not_show_the_urls_secrets() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        let url = format!("http://u:PW1@127.0.0.1:{port}/metrics?password=PW2&token=PW3");
+        let e = scrape(&url, Duration::from_secs(2)).unwrap_err();
+        for pw in ["PW1", "PW2", "PW3"] {
+            assert!(!e.contains(pw), "{e}");
+        }
+        assert!(e.contains("password=***"), "{e}");
     }
 
     #[test]

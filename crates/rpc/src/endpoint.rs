@@ -30,7 +30,8 @@ pub struct Endpoint {
     explicit_port: bool,
     /// Path and query, always starting with `/`.
     path: String,
-    /// Normalised URL, used in error messages.
+    /// Normalised URL, used in messages: its secrets masked
+    /// (`dyno_redact::url`: a `?token=`, a path key).
     url: Arc<str>,
 }
 
@@ -39,7 +40,7 @@ impl Endpoint {
     /// form; every error names the URL and says how to fix it.
     pub fn parse(url: &str) -> Result<Endpoint, RpcError> {
         let bad = |reason: String| RpcError::InvalidEndpoint {
-            url: without_credentials(url),
+            url: dyno_redact::url(url),
             reason,
         };
         let trimmed = url.trim();
@@ -170,7 +171,7 @@ impl Endpoint {
             port,
             explicit_port,
             path,
-            url: url.into(),
+            url: dyno_redact::url(&url).into(),
         })
     }
 
@@ -202,7 +203,8 @@ impl Endpoint {
         &self.path
     }
 
-    /// The normalised URL (`http://host:port/path`), as used in messages.
+    /// The normalised URL (`http://host:port/path`), as used in messages,
+    /// with its secrets masked (`?password=***`).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -237,17 +239,6 @@ impl FromStr for Endpoint {
 
 /// `url` with any `user:password@` replaced by `***@`, for messages: dyno
 /// refuses credentials in an RPC URL, and must not print them doing so.
-fn without_credentials(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
-}
-
 impl fmt::Display for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.url)
@@ -260,6 +251,24 @@ mod tests {
 
     fn err(url: &str) -> String {
         Endpoint::parse(url).unwrap_err().to_string()
+    }
+
+    /// A secret in the query reached every RPC error (printed on stderr)
+    /// before: `--rpc http://h:8545/?password=PW`.
+    #[test]
+    fn messages_never_show_a_secret_of_the_url() {
+        let e = Endpoint::parse("http://127.0.0.1:8545/rpc?password=PW1&token=T1&x=1").unwrap();
+        assert_eq!(
+            e.url(),
+            "http://127.0.0.1:8545/rpc?password=***&token=***&x=1"
+        );
+        assert_eq!(
+            e.path(),
+            "/rpc?password=PW1&token=T1&x=1",
+            "the request keeps it"
+        );
+        let bad = err("http://u:PW2@127.0.0.1:8545/?password=PW3");
+        assert!(!bad.contains("PW2") && !bad.contains("PW3"), "{bad}");
     }
 
     #[test]
@@ -315,7 +324,7 @@ mod tests {
             !m.contains("SECRET"),
             "the refusal prints the password: {m}"
         );
-        assert!(m.contains("http://***@h:1"), "{m}");
+        assert!(m.contains("http://u:***@h:1"), "{m}");
         let m = err("http://h:1/#x");
         assert!(m.contains("fragment"), "{m}");
         let m = err("http://ho st:1");

@@ -871,6 +871,31 @@ fn a_password_never_reaches_any_output() {
         recorded.contains(&"postgres://dyno:***@127.0.0.1:9/dyno?connect_timeout=2"),
         "{recorded:?}"
     );
+    // An RPC endpoint with secrets in its query and path (a provider's
+    // `/v3/KEY`): nothing listens, and the error names the URL.
+    for rpc in [
+        format!("http://127.0.0.1:9/?password={SECRET}&token={SECRET}"),
+        format!("http://127.0.0.1:9/v3/{SECRET}0123456789"),
+    ] {
+        let o = dyno(
+            cwd,
+            &[
+                "load".into(),
+                "--rpc".into(),
+                rpc,
+                "--txs".into(),
+                "10".into(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("127.0.0.1:9"),
+            "{}",
+            text(&o.stderr)
+        );
+        keep("load --rpc", &o);
+    }
     // Every way the run is shown again.
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     for (what, args) in [

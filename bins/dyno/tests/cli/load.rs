@@ -111,6 +111,70 @@ fn every_accepted_transaction_is_accounted_for_and_matches_a_chain_scan() {
     );
 }
 
+/// `--metrics-url` with a password, a `?password=` and a `token=` was
+/// written in clear into the result's notes, its Markdown, stdout and the
+/// HTML report. Metrics that never answer (nothing listens there) put
+/// the URL in a note: masked everywhere.
+#[test]
+fn the_secrets_of_a_metrics_url_reach_no_output() {
+    if geth_home().is_none() {
+        return;
+    }
+    const PW: &str = "HUNTER2METRICS";
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.json");
+    let port = dyno_node::free_port().unwrap();
+    let url = format!(
+        "http://dyno:{PW}@127.0.0.1:{port}/debug/metrics/prometheus?password={PW}&token={PW}"
+    );
+    let o = dyno()
+        .args(["load", "--txs", "40", "--rate", "40", "--accounts", "4"])
+        .args(["--finality-timeout", "0", "--metrics-url", &url])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
+    let html = dir.path().join("m.html");
+    let r = dyno()
+        .arg("report")
+        .arg(&out)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let json = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        json.contains("never answered"),
+        "no note of the metrics: {json}"
+    );
+    assert!(json.contains("password=***"), "{json}");
+    let mut texts = vec![
+        ("stdout", String::from_utf8_lossy(&o.stdout).into_owned()),
+        ("stderr", stderr),
+        (
+            "report stderr",
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        ),
+    ];
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let p = e.unwrap().path();
+        if let Ok(t) = std::fs::read(&p) {
+            texts.push(("a file", String::from_utf8_lossy(&t).into_owned()));
+        }
+    }
+    for (what, t) in texts {
+        assert!(!t.contains(PW), "the metrics URL's secret is in {what}");
+    }
+}
+
 #[test]
 fn killing_the_node_mid_run_saves_partial_data_and_exits_2() {
     if geth_home().is_none() {

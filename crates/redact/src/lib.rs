@@ -1,10 +1,18 @@
-//! Credentials never reach a result: what dyno records of a command line
-//! or a URL has its passwords and keys replaced by `***`.
+//! Credentials never reach a result or a message: what dyno records or
+//! prints of a command line or a URL has its passwords, tokens and keys
+//! replaced by `***`.
 //!
 //! A run's `command_line` travels far: into the result JSON and Markdown,
-//! the HTML report, `dyno history` and a team's shared database. So every
-//! place that records one goes through [`command_line`], and every URL
-//! shown or stored goes through [`url`].
+//! the HTML report, `dyno history` and a team's shared database; a URL
+//! also reaches a result's notes, stderr and the errors of an RPC or a
+//! metrics scrape. So every place that records a command line goes
+//! through [`command_line`], and every URL shown or stored through
+//! [`url`]: one rule, here.
+//!
+//! The rule for a URL: the password of its user part; the value of a
+//! query parameter named for a secret ([`SECRET_PARAMS`]: `password`,
+//! `token`, `api_key`, `key`, ...); and a path segment that looks like a
+//! key ([`looks_like_key`]: a provider's `/v3/KEY`).
 
 /// What replaces a secret.
 pub const MASK: &str = "***";
@@ -12,8 +20,64 @@ pub const MASK: &str = "***";
 /// Flags whose value is a secret (a private key), masked whole.
 pub const SECRET_FLAGS: &[&str] = &["--funder-key"];
 
-/// `url` with the password (in the user part, or a `password=` query
-/// parameter) replaced by `***`. A string without `://` is returned as is.
+/// Query parameters whose value is a secret, compared without case and
+/// without `-` and `_` (`api_key`, `API-Key` and `apikey` alike).
+pub const SECRET_PARAMS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "token",
+    "accesstoken",
+    "authtoken",
+    "apikey",
+    "key",
+    "secret",
+    "clientsecret",
+    "auth",
+    "authorization",
+    "jwt",
+    "signature",
+    "sig",
+    "credential",
+    "credentials",
+];
+
+fn secret_param(name: &str) -> bool {
+    let plain: String = name
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    SECRET_PARAMS.contains(&plain.as_str())
+}
+
+/// True for a path segment that looks like a key or token (a provider's
+/// `https://mainnet.example/v3/KEY`): at least 16 characters, all letters,
+/// digits, `-` or `_`, with at least one letter and one digit. Names of
+/// paths (`debug`, `metrics`, `prometheus`, `v3`) are not.
+pub fn looks_like_key(segment: &str) -> bool {
+    segment.len() >= 16
+        && segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && segment.chars().any(|c| c.is_ascii_digit())
+        && segment.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// `path` (what follows the host, from its `/`) with each segment that
+/// [`looks_like_key`] replaced by `***`.
+fn mask_path(path: &str) -> String {
+    path.split('/')
+        .map(|seg| if looks_like_key(seg) { MASK } else { seg })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `url` with its secrets replaced by `***`: the password of the user
+/// part, the value of a secret query parameter ([`SECRET_PARAMS`]) and a
+/// path segment that [`looks_like_key`]. A string without `://` is
+/// returned as is.
 pub fn url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
@@ -29,20 +93,28 @@ pub fn url(url: &str) -> String {
         None => (String::new(), rest),
     };
     let mut out = format!("{scheme}://{user}");
-    match rest.split_once('?') {
-        Some((main, query)) => {
-            out.push_str(main);
-            out.push('?');
-            let masked: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}={MASK}"),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            out.push_str(&masked.join("&"));
+    let (main, query) = match rest.split_once('?') {
+        Some((main, query)) => (main, Some(query)),
+        None => (rest, None),
+    };
+    match main.split_once('/') {
+        Some((host, path)) => {
+            out.push_str(host);
+            out.push('/');
+            out.push_str(&mask_path(path));
         }
-        None => out.push_str(rest),
+        None => out.push_str(main),
+    }
+    if let Some(query) = query {
+        out.push('?');
+        let masked: Vec<String> = query
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) if secret_param(k) => format!("{k}={MASK}"),
+                _ => kv.to_string(),
+            })
+            .collect();
+        out.push_str(&masked.join("&"));
     }
     out
 }
@@ -135,6 +207,38 @@ mod tests {
         assert_eq!(url("postgres://u:p@ss@h/d"), "postgres://u:***@h/d");
         assert_eq!(url("postgres://u:p/w?x@h/d"), "postgres://u:***@h/d");
         assert_eq!(url("not a url"), "not a url");
+    }
+
+    /// The old rule masked only a user's password and `password=`.
+    #[test]
+    fn tokens_api_keys_and_path_keys_are_masked_too() {
+        assert_eq!(
+            url("https://mainnet.infura.io/v3/9aa3d95b3bc440fa88ea12eaa4456161"),
+            "https://mainnet.infura.io/v3/***"
+        );
+        assert_eq!(
+            url("https://eth-mainnet.g.alchemy.com/v2/aB3dE5fG7hJ9kL1mN3pQ/"),
+            "https://eth-mainnet.g.alchemy.com/v2/***/"
+        );
+        assert_eq!(
+            url(
+                "http://u:PW@127.0.0.1:6060/debug/metrics/prometheus?password=PW2&Token=T0&api-key=K1&x=1"
+            ),
+            "http://u:***@127.0.0.1:6060/debug/metrics/prometheus?password=***&Token=***&api-key=***&x=1"
+        );
+        assert_eq!(
+            url("http://h/rpc?API_KEY=abc&key=k"),
+            "http://h/rpc?API_KEY=***&key=***"
+        );
+        // Paths and parameters that are not secrets stay.
+        for kept in [
+            "http://127.0.0.1:6060/debug/metrics/prometheus",
+            "http://127.0.0.1:8545/?chain=1&keyspace=main",
+            "https://host/v3/short123",
+            "https://host/a-long-name-without-digits",
+        ] {
+            assert_eq!(url(kept), kept);
+        }
     }
 
     #[test]
