@@ -151,11 +151,26 @@ fn targets(paths: &Paths, args: &Request) -> crate::Result<Vec<Target>> {
         .collect()
 }
 
+/// The most transactions one `dyno load` run takes: each is signed and
+/// kept in memory before the run starts, with its record through the run
+/// (some hundreds of bytes each, a blob transaction's sidecar 128 KiB), so
+/// a bound is checked before anything starts, never met by an allocation
+/// that aborts with a node running. Five million is 40 minutes at 2 000
+/// transactions a second.
+pub const MAX_TXS: usize = 5_000_000;
+
 fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
     let schedule: Schedule = args
         .rate
         .parse()
         .map_err(|e| Error::Refused(format!("--rate: {e}")))?;
+    if args.txs > MAX_TXS {
+        refuse!(
+            "--txs {}: at most {MAX_TXS} in one run (every transaction is signed and held in \
+             memory before the run starts); split the load into several runs",
+            args.txs
+        );
+    }
     if args.txs == 0 && args.logs.is_empty() && args.reads == 0 {
         refuse!("--txs 0 with neither --logs nor --reads: nothing to do");
     }
@@ -610,6 +625,10 @@ fn check_record(dir: &Path, targets: &[Target], args: &Request) -> crate::Result
             refuse!("{flag}: it exists and is not an empty folder; give a new one");
         }
     }
+    // Writable, before the run: the recorded blocks are written after it,
+    // and a folder that cannot take them would lose them.
+    dyno_format::destination::Destination::check(&dir.join("genesis.json"))
+        .map_err(|e| Error::Refused(format!("{flag}: {e}")))?;
     Ok(())
 }
 

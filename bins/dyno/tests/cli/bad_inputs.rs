@@ -613,6 +613,25 @@ const ROWS: &[Row] = &[
         2,
         "--metrics-url 127.0.0.1:6060: give an http:// URL",
     ),
+    // Issue 32: sizes checked before anything starts (u64::MAX panicked,
+    // 2e9 aborted on a 64 GB allocation with geth left running).
+    row(
+        "load --rpc http://127.0.0.1:1 --txs 18446744073709551615",
+        2,
+        "--txs 18446744073709551615: at most 5000000 in one run",
+    ),
+    row(
+        "load --node geth --txs 2000000000",
+        2,
+        "--txs 2000000000: at most 5000000 in one run",
+    ),
+    // The record folder checked before the run, not after it (its blocks
+    // were lost).
+    row(
+        "load --node geth --txs 10 --record @/ok.json/rec",
+        2,
+        "ok.json is a file, not a folder; choose another path",
+    ),
 ];
 
 /// Split a row's arguments like a shell would (single quotes only).
