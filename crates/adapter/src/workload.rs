@@ -159,10 +159,27 @@ impl AdapterWorkload {
                 expected: show(&expected),
                 actual: show(&actual),
             }),
+            // A worker may decline an input of a family it offers by
+            // pattern: that is an absence. An `error` for a pair it lists
+            // in `benchmarks` is a failure (a read-only or full state
+            // folder, a damaged store), never "does not run it".
             Reply::Error { message, .. } => {
-                return Err(BuildError::Unsupported {
-                    runtime,
-                    reason: message,
+                let listed = hello
+                    .benchmarks
+                    .iter()
+                    .any(|o| o.id == id && o.implementation == implementation);
+                return Err(if listed {
+                    adapter_error(
+                        &runtime,
+                        format!(
+                            "it failed to prepare {id} ({implementation}), which it offers: {message}"
+                        ),
+                    )
+                } else {
+                    BuildError::Unsupported {
+                        runtime,
+                        reason: message,
+                    }
                 });
             }
             other => {
@@ -303,5 +320,59 @@ impl Workload for AdapterWorkload {
             f.push(("allocs_per_op", per_op(c)));
         }
         f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::Launch;
+    use std::path::PathBuf;
+
+    /// A worker in shell that lists `hash/keccak256/32B` (toy) and offers
+    /// `precompile/*` (toy) by pattern, and answers every prepare `error`.
+    fn refusing_pool() -> Rc<RefCell<Pool>> {
+        let hello = r#"{"type":"hello","protocol":1,"runtime":{"name":"sh","version":"5"},"adapter":{"name":"t","version":"0"},"clock":{"source":"date"},"jit":false,"benchmarks":[{"id":"hash/keccak256/32B","implementation":"toy"}],"patterns":[{"id":"precompile/*","implementation":"toy"}]}"#;
+        let script = format!(
+            "read -r l; echo '{hello}'; while read -r l; do \
+             echo '{{\"type\":\"error\",\"message\":\"state folder is read-only\"}}'; done"
+        );
+        let launch = Launch {
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), script],
+            env: Vec::new(),
+            cwd: None,
+            env_remove: Vec::new(),
+        };
+        Rc::new(RefCell::new(Pool::new(crate::Adapter::launching(
+            "sh", launch,
+        ))))
+    }
+
+    fn prepare(pool: Rc<RefCell<Pool>>, id: &str) -> BuildError {
+        let check: Checker = Box::new(|_, _| Ok(()));
+        let cases = dyno_protocol::noop_cases();
+        AdapterWorkload::prepare(pool, id, "toy", cases, &check, 0, Limits::default())
+            .expect_err("the worker refuses")
+    }
+
+    /// An `error` for a listed pair was "the sh adapter does not run it",
+    /// a skip: the run exited 0, complete.
+    #[test]
+    fn an_error_for_a_listed_benchmark_is_a_failure_not_an_absence() {
+        let e = prepare(refusing_pool(), "hash/keccak256/32B");
+        assert!(!e.is_skip(), "{e}");
+        assert!(
+            e.to_string()
+                .contains("failed to prepare hash/keccak256/32B")
+                && e.to_string().contains("read-only"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_error_for_a_pattern_input_is_a_declined_input() {
+        let e = prepare(refusing_pool(), "precompile/x");
+        assert!(e.is_skip(), "{e}");
     }
 }

@@ -731,6 +731,26 @@ pub fn report_problems(
             dyno_report::one_line(&e.to_string())
         );
     }
+    // Everything asked for declined (an engine not built in, a node not
+    // installed): nothing was measured, and exit 0 would say it was.
+    let asked = run
+        .results
+        .iter()
+        .filter(|r| {
+            r.id != dyno_protocol::NOOP_ID
+                && r.parameters.get("reference") != Some(&serde_json::Value::Bool(true))
+        })
+        .count();
+    let declined_asked = declined
+        .iter()
+        .filter(|(_, e)| !matches!(e, dyno_workload::BuildError::Reference { .. }))
+        .count();
+    if asked == 0 && declined_asked > 0 {
+        refuse!(
+            "nothing asked for was measured: {declined_asked} benchmark(s) declined, for the \
+             reasons above"
+        );
+    }
     if !run.run.complete {
         refuse!(
             "run incomplete ({}); the results measured so far are saved",
@@ -743,4 +763,50 @@ pub fn report_problems(
 /// A destination error as `-o`'s.
 fn flag_o(e: dyno_format::destination::DestinationError) -> crate::Error {
     crate::Error::Refused(format!("-o: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dyno_format::fixture;
+    use dyno_workload::BuildError;
+
+    fn declined() -> (String, BuildError) {
+        (
+            "state/sload-cold/10000 on revm".into(),
+            BuildError::NotCompiled {
+                how: "cargo build --features db-engines".into(),
+            },
+        )
+    }
+
+    /// `dyno run state` in a build without MDBX declined every id and
+    /// exited 0, as if it had measured what was asked.
+    #[test]
+    fn a_run_that_measured_nothing_asked_for_is_an_error() {
+        let mut reference =
+            fixture::result("precompile/ecrecover/ValidKey", "libsecp256k1", Some(5e4));
+        reference
+            .parameters
+            .insert("reference".into(), serde_json::Value::Bool(true));
+        let run = fixture::run("r", vec![reference]);
+        let e = report_problems(&run, &[declined()], false).unwrap_err();
+        assert!(
+            e.to_string().contains("nothing asked for was measured"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_run_that_measured_some_of_what_was_asked_is_not() {
+        let run = fixture::run(
+            "r",
+            vec![fixture::result(
+                "hash/keccak256/32B",
+                "tiny-keccak",
+                Some(100.0),
+            )],
+        );
+        assert!(report_problems(&run, &[declined()], false).is_ok());
+    }
 }

@@ -186,6 +186,18 @@ pub fn execute(
             }
             Err(e) => (not_built(&e), Some(e)),
         };
+        // The implicit reference (not asked for) that cannot be built is
+        // said, never a failure of the run.
+        let build_error = build_error.map(|e| {
+            let implicit = parameters.get("reference") == Some(&serde_json::Value::Bool(true));
+            if implicit && !e.is_skip() {
+                BuildError::Reference {
+                    reason: e.to_string(),
+                }
+            } else {
+                e
+            }
+        });
         if build_error.as_ref().is_some_and(BuildError::is_skip) {
             skipped += 1;
             errors.extend(build_error.map(|e| (format!("{id} on {}", implementation.name), e)));
@@ -373,5 +385,54 @@ mod tests {
             !run.run.complete,
             "a job that could not be built leaves the run incomplete"
         );
+    }
+
+    /// The implicit reference that cannot be built (no go-ethereum module
+    /// cache for its vectors) made the whole run exit 2 before; it is now
+    /// a skip, said, and what was asked keeps its result.
+    #[test]
+    fn an_unbuildable_reference_is_said_not_fatal() {
+        let _serial = crate::engine::tests::timing();
+        let clock = crate::clock::calibrate();
+        let mut s = crate::settings(true, None, &clock);
+        s.warmup_min_ns = 1_000_000;
+        s.measurement_ns = 5_000_000;
+        let engine = Engine::new(s.clone());
+        let inv = Invocation {
+            command_line: vec!["dyno".into()],
+            dyno_version: "0".into(),
+            git_commit: None,
+        };
+        let mut run = new_run(inv, s, env());
+        let mut reference = Job {
+            build: Box::new(|| {
+                Err(BuildError::vectors(
+                    &PathBuf::from("go/pkg/mod/precompiles.json"),
+                    "missing",
+                ))
+            }),
+            ..job("precompile/ecrecover/x", 4, 1e9)
+        };
+        reference
+            .parameters
+            .insert("reference".into(), serde_json::Value::Bool(true));
+        let errors = execute(
+            &engine,
+            &mut run,
+            vec![job("t/ok/x", 4, 1e9), reference],
+            |_| {},
+        );
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].1.is_skip(), "{}", errors[0].1);
+        assert!(
+            errors[0]
+                .1
+                .to_string()
+                .contains("cross-machine reference could not be measured"),
+            "{}",
+            errors[0].1
+        );
+        assert_eq!(run.results.len(), 1, "no result for the reference");
+        assert!(run.run.complete, "everything asked for was measured");
     }
 }

@@ -509,6 +509,16 @@ pub enum BuildError {
         /// How to install it.
         how: String,
     },
+    /// The cross-machine reference that every run measures beside what
+    /// was asked (`dyno check --normalize`) could not be measured here.
+    /// Not a failure of what was asked: said, not fatal.
+    #[error(
+        "the cross-machine reference could not be measured here ({reason}); what was asked is unaffected, but `dyno check --normalize` cannot use this run"
+    )]
+    Reference {
+        /// Why, in one line.
+        reason: String,
+    },
     /// The benchmark's data could not be set up: a database could not be
     /// created, loaded or opened.
     #[error("{what}: {reason}")]
@@ -530,12 +540,16 @@ pub enum BuildError {
 }
 
 impl BuildError {
-    /// True if the implementation declined or is not built in: the run
-    /// goes on without a result for it, and that is not a failure.
+    /// True if the implementation declined or is not built in (or the
+    /// implicit reference could not be measured): the run goes on without
+    /// a result for it, and that is not a failure.
     pub fn is_skip(&self) -> bool {
         matches!(
             self,
-            Self::Unsupported { .. } | Self::NotCompiled { .. } | Self::NotInstalled { .. }
+            Self::Unsupported { .. }
+                | Self::NotCompiled { .. }
+                | Self::NotInstalled { .. }
+                | Self::Reference { .. }
         )
     }
 
