@@ -184,7 +184,10 @@ impl Worker {
             dead: false,
         };
         match w.request(&Request::Hello { protocol: VERSION }, HELLO_LIMIT)? {
-            Reply::Hello(h) if h.protocol == VERSION => w.hello = h,
+            Reply::Hello(h) if h.protocol == VERSION => {
+                h.check().map_err(|e| w.protocol(e))?;
+                w.hello = h;
+            }
             Reply::Hello(h) => {
                 return Err(w.protocol(format!(
                     "it speaks protocol version {}, dyno speaks {VERSION}: build it with a protocol library of version {VERSION}.x (docs/adapter-protocol.md)",
@@ -479,6 +482,32 @@ pub(crate) mod tests {
             !running(grandchild),
             "the wrapper's child outlived the worker"
         );
+    }
+
+    /// Names with terminal escapes, `|`, newlines or a leading `=` were
+    /// taken as they came and printed raw, forging Markdown rows and
+    /// spreadsheet formulas.
+    #[test]
+    fn a_hello_with_unsafe_names_is_refused() {
+        for (bad, says) in [
+            (r#""implementation":"toy\u001b[31m""#, "implementation"),
+            (r#""implementation":"a|b""#, "implementation"),
+            (r#""implementation":"=HYPERLINK(1)""#, "implementation"),
+            (r#""implementation":"x\ny""#, "implementation"),
+        ] {
+            let hello = format!(
+                r#"{{"type":"hello","protocol":1,"runtime":{{"name":"sh","version":"5"}},"adapter":{{"name":"t","version":"0"}},"clock":{{"source":"date"}},"jit":false,"benchmarks":[{{"id":"hash/keccak256/32B",{bad}}}]}}"#
+            );
+            let mut cmd = Command::new("bash");
+            cmd.arg("-c").arg(format!(
+                "read -r l; echo '{hello}'; while read -r l; do :; done"
+            ));
+            let e = Worker::spawn("sh", cmd).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("its hello names a {says}")),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

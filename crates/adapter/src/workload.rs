@@ -217,10 +217,30 @@ impl AdapterWorkload {
             iterations: iters.max(1),
             samples: 1,
         };
+        let sent = std::time::Instant::now();
         let reply = w
             .request(&req, RUN_LIMIT)
             .map_err(|e| strip(&self.runtime, e))?;
+        let wall_ns = u64::try_from(sent.elapsed().as_nanos()).unwrap_or(u64::MAX);
         match reply {
+            Reply::Samples { ns, .. } if ns.len() == 1 && ns[0] == 0 => Err(format!(
+                "the {} worker timed {} iteration(s) as 0 ns: its clock did not advance, so the \
+                 sample says nothing (a worker times with a clock of nanoseconds: \
+                 docs/adapter-protocol.md)",
+                self.runtime,
+                iters.max(1)
+            )),
+            // The sample cannot be longer than the whole exchange that
+            // carried it (1 ms of slack for clocks read at other points).
+            Reply::Samples { ns, .. }
+                if ns.len() == 1 && ns[0] > wall_ns.saturating_add(1_000_000) =>
+            {
+                Err(format!(
+                    "the {} worker timed {} ns, longer than the {wall_ns} ns the whole request \
+                     took: not a timing",
+                    self.runtime, ns[0]
+                ))
+            }
             Reply::Samples { ns, gc, alloc } if ns.len() == 1 => {
                 self.iters += iters;
                 self.timed_ns += ns[0];
@@ -329,14 +349,20 @@ mod tests {
     use crate::adapter::Launch;
     use std::path::PathBuf;
 
+    const HELLO: &str = r#"{"type":"hello","protocol":1,"runtime":{"name":"sh","version":"5"},"adapter":{"name":"t","version":"0"},"clock":{"source":"date"},"jit":false,"benchmarks":[{"id":"hash/keccak256/32B","implementation":"toy"}],"patterns":[{"id":"precompile/*","implementation":"toy"}]}"#;
+
     /// A worker in shell that lists `hash/keccak256/32B` (toy) and offers
     /// `precompile/*` (toy) by pattern, and answers every prepare `error`.
     fn refusing_pool() -> Rc<RefCell<Pool>> {
-        let hello = r#"{"type":"hello","protocol":1,"runtime":{"name":"sh","version":"5"},"adapter":{"name":"t","version":"0"},"clock":{"source":"date"},"jit":false,"benchmarks":[{"id":"hash/keccak256/32B","implementation":"toy"}],"patterns":[{"id":"precompile/*","implementation":"toy"}]}"#;
-        let script = format!(
-            "read -r l; echo '{hello}'; while read -r l; do \
-             echo '{{\"type\":\"error\",\"message\":\"state folder is read-only\"}}'; done"
-        );
+        shell_pool(
+            "while read -r l; do \
+             echo '{\"type\":\"error\",\"message\":\"state folder is read-only\"}'; done",
+        )
+    }
+
+    /// A worker in shell: hello, then `script`.
+    fn shell_pool(script: &str) -> Rc<RefCell<Pool>> {
+        let script = format!("read -r l; echo '{HELLO}'; {script}");
         let launch = Launch {
             program: PathBuf::from("/bin/sh"),
             args: vec!["-c".into(), script],
@@ -368,6 +394,39 @@ mod tests {
                 && e.to_string().contains("read-only"),
             "{e}"
         );
+    }
+
+    /// A worker that prepares, then times every run as `ns`.
+    fn timing(ns: &str) -> AdapterWorkload {
+        let prepared = r#"{"type":"prepared","id":"hash/keccak256/32B","cases":4}"#;
+        let pool = shell_pool(&format!(
+            "read -r l; echo '{prepared}'; while read -r l; do \
+             echo '{{\"type\":\"samples\",\"ns\":[{ns}]}}'; done"
+        ));
+        let check: Checker = Box::new(|_, _| Ok(()));
+        AdapterWorkload::prepare(
+            pool,
+            "hash/keccak256/32B",
+            "toy",
+            dyno_protocol::noop_cases(),
+            &check,
+            0,
+            Limits::default(),
+        )
+        .unwrap()
+    }
+
+    /// 0 ns and u64::MAX ns were taken as timings.
+    #[test]
+    fn impossible_timings_are_refused() {
+        let e = timing("0").time(10).unwrap().unwrap_err();
+        assert!(e.contains("as 0 ns: its clock did not advance"), "{e}");
+        let e = timing("18446744073709551615")
+            .time(10)
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("longer than the"), "{e}");
+        assert_eq!(timing("1234").time(10).unwrap().unwrap(), 1234);
     }
 
     #[test]

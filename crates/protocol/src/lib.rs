@@ -157,7 +157,73 @@ pub struct Hello {
     pub patterns: Vec<Offer>,
 }
 
+/// Why `name` (a `kind` of name in a hello) cannot be shown or stored
+/// safely, if it cannot: a name is 1 to 100 characters of ASCII letters,
+/// digits, `.`, `_`, `-` and `+` (and `/`, `*` in an id), starting with a
+/// letter or digit. So no terminal escape reaches the screen, no `|` or
+/// newline forges a Markdown row, and no leading `=`, `+`, `-` or `@`
+/// becomes a spreadsheet formula.
+pub fn check_name(kind: &str, name: &str) -> Result<(), String> {
+    let id = kind == "benchmark id";
+    let ok_char = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '.' | '_' | '-' | '+')
+            || (id && matches!(c, '/' | '*'))
+    };
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().all(ok_char);
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "its hello names a {kind} {name:?}: a name is 1 to 100 ASCII letters, digits, '.', '_', \
+         '-' or '+'{}, starting with a letter or digit (docs/adapter-protocol.md)",
+        if id { " (and '/', '*')" } else { "" }
+    ))
+}
+
+/// Why `text` (a version, a flag, a clock's name) cannot be shown safely,
+/// if it cannot: free text, but at most 200 characters, with no control
+/// character (a terminal escape, a newline) and no `|`.
+pub fn check_text(kind: &str, text: &str) -> Result<(), String> {
+    if text.len() <= 200 && !text.chars().any(|c| c.is_control() || c == '|') {
+        return Ok(());
+    }
+    Err(format!(
+        "its hello gives a {kind} {:?}: text there is at most 200 characters, with no control \
+         characters and no '|' (docs/adapter-protocol.md)",
+        text.chars().take(60).collect::<String>()
+    ))
+}
+
 impl Hello {
+    /// Every name and text of the hello checked ([`check_name`],
+    /// [`check_text`]): the first that is not safe to show or store.
+    pub fn check(&self) -> Result<(), String> {
+        for named in [&self.runtime, &self.adapter] {
+            check_name("name", &named.name)?;
+            check_text("version", &named.version)?;
+            for f in &named.flags {
+                check_text("flag", f)?;
+            }
+        }
+        for (lib, version) in &self.libraries {
+            check_text("library", lib)?;
+            check_text("version", version)?;
+        }
+        check_text("clock source", &self.clock.source)?;
+        for o in self.benchmarks.iter().chain(&self.patterns) {
+            check_name("benchmark id", &o.id)?;
+            check_name("implementation", &o.implementation)?;
+        }
+        Ok(())
+    }
+
     /// The implementations this worker offers for `id`.
     pub fn implementations_of(&self, id: &str) -> Vec<&Offer> {
         let mut out: Vec<&Offer> = Vec::new();
