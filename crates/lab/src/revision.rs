@@ -90,6 +90,16 @@ pub fn binary(
         return Ok((bin, commit));
     }
     let flag = format!("--base-rev {rev}");
+    // Before a build of many minutes: the revision must have the command
+    // `dyno ab` drives each side with.
+    let cli = git(&root, &["show", &format!("{commit}:bins/dyno/src/cli.rs")]).unwrap_or_default();
+    if !cli.lines().any(|l| l.trim() == "Worker,") {
+        refuse!(
+            "{flag}: {short} has no `dyno worker` (the command `dyno ab` runs on each side), so \
+             its build could not be compared; give a later revision, or build the base yourself \
+             and give --base PATH"
+        );
+    }
     let work = builds(paths).join(format!("src-{commit}"));
     let target = builds(paths).join("target");
     std::fs::create_dir_all(builds(paths))
@@ -118,17 +128,13 @@ pub fn binary(
         work.display(),
         target.display()
     ));
-    let built = Command::new("cargo")
-        .args(["build", "--release", "--locked", "-p", "dyno"])
-        .current_dir(&work)
-        .env("CARGO_TARGET_DIR", &target)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status();
+    // The worktree goes on every exit path: at the end here, and with the
+    // build's process group on a second interrupt (kill_all).
+    dyno_process::group::hold_folder(&work);
+    let built = build(&work, &target);
+    dyno_process::group::release_folder(&work);
     let result = match built {
-        Err(e) => Err(format!(
-            "running cargo: {e} (is Rust installed? scripts/setup.sh installs it)"
-        )),
+        Err(e) => Err(e),
         Ok(s) if !s.success() => Err(format!(
             "cargo build --release -p dyno failed at {short} ({s}); its errors are above"
         )),
@@ -150,4 +156,36 @@ pub fn binary(
         refuse!("{flag}: {e}");
     }
     Ok((bin, commit))
+}
+
+/// `cargo build --release --locked -p dyno` in `work`, in a process group
+/// of its own, stopped when dyno is interrupted.
+fn build(work: &Path, target: &Path) -> Result<std::process::ExitStatus, String> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["build", "--release", "--locked", "-p", "dyno"])
+        .current_dir(work)
+        .env("CARGO_TARGET_DIR", target)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let mut child = dyno_process::group::spawn(&mut cmd).map_err(|e| {
+        format!("running cargo: {e} (is Rust installed? scripts/setup.sh installs it)")
+    })?;
+    let interrupt = crate::interrupt::flag().map_err(|e| e.to_string())?;
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => {
+                dyno_process::group::kill(&mut child);
+                return Ok(s);
+            }
+            Ok(None) if interrupt.load(std::sync::atomic::Ordering::Relaxed) => {
+                dyno_process::group::stop(&mut child, std::time::Duration::from_secs(5));
+                return Err("interrupted during the build; nothing was kept".into());
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(100)),
+            Err(e) => {
+                dyno_process::group::kill(&mut child);
+                return Err(format!("waiting for cargo: {e}"));
+            }
+        }
+    }
 }

@@ -186,6 +186,64 @@ fn a_base_revision_is_taken_from_its_cache_by_commit_and_an_unknown_one_is_refus
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A revision without `dyno worker` started a release build of many
+/// minutes before failing; it is refused at once, and nothing is left.
+#[test]
+fn a_base_revision_without_dyno_worker_is_refused_before_any_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = tmp.path().join("old");
+    std::fs::create_dir_all(old.join("bins/dyno/src")).unwrap();
+    std::fs::write(
+        old.join("bins/dyno/src/cli.rs"),
+        "enum Command {\n    Run,\n}\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .arg("-C")
+            .arg(&old)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "-m",
+        "old",
+    ]);
+    let cache = tmp.path().join("cache");
+    let o = dyno(tmp.path())
+        .current_dir(&old)
+        .env("DYNO_CACHE", &cache)
+        .env("DYNO_SPECS", repo().join("specs"))
+        .env("DYNO_VECTORS", repo().join("vectors"))
+        .args([
+            "ab",
+            "hash/keccak256/1KiB",
+            "--base-rev",
+            "HEAD",
+            "--quick",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("has no `dyno worker`"), "{stderr}");
+    assert!(
+        !cache.join("ab").exists(),
+        "a worktree or build was started"
+    );
+}
+
 #[test]
 fn passes_sets_how_many_values_the_interval_has_and_an_impossible_count_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
