@@ -1,10 +1,47 @@
 //! A small blocking Engine-API client: one keep-alive HTTP/1.1 connection
 //! to the client's authenticated port, a fresh JWT per request, and each
 //! call timed from the first byte written to the last byte read.
+//!
+//! The client is another process, so every answer is bounded: the whole
+//! call (not each read) within its limit, a header line within
+//! [`MAX_HEADER_LINE`] and a body within [`MAX_BODY`]. A client that
+//! dribbles, never ends a line or announces a body of a terabyte fails
+//! the call, at the cost of the limit and the bound.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{BufRead as _, BufReader, Read, Write as _};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+/// The longest header line (status or field) read from a client.
+pub const MAX_HEADER_LINE: u64 = 8 * 1024;
+/// The largest answer body read from a client (a payload status is some
+/// hundred bytes).
+pub const MAX_BODY: usize = 16 << 20;
+
+/// The connection, each read given what is left of the call's deadline.
+#[derive(Debug)]
+struct Deadlined {
+    stream: TcpStream,
+    deadline: Option<Instant>,
+}
+
+impl Read for Deadlined {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(deadline) = self.deadline {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "no complete answer within the call's time limit",
+                    )
+                })?;
+            self.stream.set_read_timeout(Some(left))?;
+        }
+        self.stream.read(buf)
+    }
+}
 
 use serde_json::{Value, json};
 
@@ -49,7 +86,8 @@ pub enum EngineError {
 pub struct Engine {
     port: u16,
     secret: [u8; 32],
-    stream: BufReader<TcpStream>,
+    stream: BufReader<Deadlined>,
+    limit: Duration,
     next_id: u64,
 }
 
@@ -65,7 +103,11 @@ impl Engine {
         Ok(Self {
             port,
             secret,
-            stream: BufReader::new(stream),
+            stream: BufReader::new(Deadlined {
+                stream,
+                deadline: None,
+            }),
+            limit,
             next_id: 1,
         })
     }
@@ -89,8 +131,10 @@ impl Engine {
             source,
         };
         let started = Instant::now();
+        self.stream.get_mut().deadline = Some(started + self.limit);
         self.stream
             .get_mut()
+            .stream
             .write_all(request.as_bytes())
             .map_err(io)?;
         let (status, reply) = self.read_response(method)?;
@@ -124,7 +168,7 @@ impl Engine {
         let io = |source| EngineError::Io { port, source };
         let bad = |what: &str| EngineError::Protocol(what.into(), method.into());
         let mut line = String::new();
-        self.stream.read_line(&mut line).map_err(io)?;
+        header_line(&mut self.stream, &mut line).map_err(io)?;
         let status: u16 = line
             .split_whitespace()
             .nth(1)
@@ -134,7 +178,7 @@ impl Engine {
         let mut chunked = false;
         loop {
             line.clear();
-            self.stream.read_line(&mut line).map_err(io)?;
+            header_line(&mut self.stream, &mut line).map_err(io)?;
             let l = line.trim_end();
             if l.is_empty() {
                 break;
@@ -151,9 +195,12 @@ impl Engine {
         if chunked {
             loop {
                 line.clear();
-                self.stream.read_line(&mut line).map_err(io)?;
+                header_line(&mut self.stream, &mut line).map_err(io)?;
                 let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
                     .map_err(|_| bad(&format!("chunk size {line:?}")))?;
+                if body.len().saturating_add(size) > MAX_BODY {
+                    return Err(bad(&format!("a body of more than {} MiB", MAX_BODY >> 20)));
+                }
                 let mut chunk = vec![0; size + 2];
                 self.stream.read_exact(&mut chunk).map_err(io)?;
                 if size == 0 {
@@ -163,6 +210,12 @@ impl Engine {
             }
         } else {
             let n = length.ok_or_else(|| bad("no content length"))?;
+            if n > MAX_BODY {
+                return Err(bad(&format!(
+                    "a body of {n} bytes, more than {} MiB",
+                    MAX_BODY >> 20
+                )));
+            }
             body.resize(n, 0);
             self.stream.read_exact(&mut body).map_err(io)?;
         }
@@ -186,6 +239,24 @@ impl Engine {
         expect_valid(method, result.get("payloadStatus").unwrap_or(&Value::Null))?;
         Ok(took)
     }
+}
+
+/// One header line of at most [`MAX_HEADER_LINE`] bytes into `line`.
+fn header_line(r: &mut BufReader<Deadlined>, line: &mut String) -> std::io::Result<()> {
+    let n = r.by_ref().take(MAX_HEADER_LINE).read_line(line)?;
+    if n as u64 == MAX_HEADER_LINE && !line.ends_with('\n') {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a header line of more than {MAX_HEADER_LINE} bytes"),
+        ));
+    }
+    if n == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the connection closed before a complete answer",
+        ));
+    }
+    Ok(())
 }
 
 /// A `PayloadStatusV1` that must be `VALID`.
