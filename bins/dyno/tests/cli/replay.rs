@@ -321,3 +321,77 @@ fn a_load_runs_recorded_blocks_replay_into_a_fresh_client() {
     assert_eq!(r["blocks"].as_array().unwrap().len(), n - 1);
     assert!(leftovers(tmp.path()).is_empty());
 }
+
+/// A replay interrupted twice: geth left running with its 0644 secret and
+/// data folder, and "results so far are saved" printed with nothing on
+/// disk. Now the second signal kills geth's group, removes its folder and
+/// says what is on disk.
+#[test]
+fn a_replay_interrupted_twice_leaves_nothing_and_says_what_is_saved() {
+    if geth_home().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("twice.json");
+    let mut child = dyno(tmp.path())
+        .args([
+            "replay", "--set", "60M", "--warmup", "0", "--blocks", "12", "-o",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    read_until(&mut stderr, &mut log, "4/48 blocks");
+    let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
+    let folder = leftovers(tmp.path());
+    assert_eq!(folder.len(), 1, "{folder:?}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(tmp.path().join(&folder[0]).join("jwt.hex"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600, "the JWT secret");
+    for _ in 0..2 {
+        let ok = Command::new("sh")
+            .args(["-c", &format!("kill -INT {}", child.id())])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    log.push_str(&rest);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "stderr:\n{log}");
+    let said_saved = log.contains("the results measured so far are in");
+    assert!(
+        said_saved || log.contains("nothing measured was saved"),
+        "stderr:\n{log}"
+    );
+    if said_saved {
+        assert!(out.is_file(), "it said saved: {log}");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // Killed, at most a zombie waiting for its new parent to reap it.
+    let state = std::fs::read_to_string(format!("/proc/{geth}/stat")).unwrap_or_default();
+    assert!(
+        state.is_empty()
+            || state
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z'),
+        "geth outlived dyno: {state}"
+    );
+    assert!(
+        leftovers(tmp.path()).is_empty(),
+        "{:?}",
+        leftovers(tmp.path())
+    );
+}
