@@ -408,15 +408,6 @@ pub(crate) mod tests {
         samples: 1,
     };
 
-    /// True while a process with this pid runs (and is not a zombie).
-    fn running(pid: i32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| !r.trim_start().starts_with('Z'))
-        })
-    }
-
     /// The old reader grew one line until the allocation failed (4 GiB,
     /// then abort); now the line ends the worker at 64 MiB.
     #[test]
@@ -451,6 +442,8 @@ pub(crate) mod tests {
         );
     }
 
+    use dyno_process::group::running;
+
     /// A `run` script that does not `exec` its worker, which leaves a
     /// child of its own: both go with the worker (only the direct child
     /// was killed before).
@@ -466,12 +459,12 @@ pub(crate) mod tests {
             pidfile.display()
         ));
         let w = Worker::spawn("sh", cmd).unwrap();
-        let grandchild: i32 = std::fs::read_to_string(&pidfile)
+        let grandchild: u32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
             .parse()
             .unwrap();
-        let leader = w.pid() as i32;
+        let leader = w.pid();
         assert!(running(grandchild) && running(leader));
         let t = Instant::now();
         drop(w); // it ignores stdin's end and SIGTERM

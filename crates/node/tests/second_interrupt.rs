@@ -1,18 +1,10 @@
 //! What a second interrupt leaves behind (its own process: `kill_all`
 //! kills every group this process started).
 
+use dyno_process::group::running;
 use std::time::Duration;
 
 use dyno_node::LocalNode;
-
-/// True while a process with this pid runs (and is not a zombie).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit(')')
-            .next()
-            .is_some_and(|r| !r.trim_start().starts_with('Z'))
-    })
-}
 
 #[test]
 fn kill_all_stops_the_client_and_removes_its_secret_and_data() {

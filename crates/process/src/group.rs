@@ -76,6 +76,16 @@ pub fn registered(child: &Child) -> bool {
     lock(&GROUPS).contains(&(child.id() as i32))
 }
 
+/// True while process `pid` runs: it exists and is not a zombie (a killed
+/// process whose parent has not reaped it yet has ended).
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|r| !r.trim_start().starts_with('Z'))
+    })
+}
+
 /// Remove `folder` in [`kill_all`] unless [`release_folder`] is called
 /// first (its owner removed it, or keeps it).
 pub fn hold_folder(folder: &Path) {
@@ -113,18 +123,9 @@ mod tests {
     /// The registry is the process's: one test at a time.
     static SERIAL: Mutex<()> = Mutex::new(());
 
-    /// True while a process with this pid runs (and is not a zombie).
-    fn running(pid: i32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| !r.trim_start().starts_with('Z'))
-        })
-    }
-
     /// A shell that starts a grandchild ignoring SIGTERM, prints its pid
     /// and waits: a `run` wrapper that does not `exec`.
-    fn wrapper() -> (Child, i32) {
+    fn wrapper() -> (Child, u32) {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "sh -c 'trap \"\" TERM; sleep 300' & echo $!; wait"])
             .stdin(Stdio::null())

@@ -27,19 +27,30 @@ struct Deadlined {
 
 impl Read for Deadlined {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(deadline) = self.deadline {
-            let left = deadline
-                .checked_duration_since(Instant::now())
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "no complete answer within the call's time limit",
-                    )
-                })?;
-            self.stream.set_read_timeout(Some(left))?;
-        }
-        self.stream.read(buf)
+        let late = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no complete answer within the call's time limit",
+            )
+        };
+        let Some(deadline) = self.deadline else {
+            return self.stream.read(buf);
+        };
+        let left = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(late)?;
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf).map_err(|e| {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) {
+                late()
+            } else {
+                e
+            }
+        })
     }
 }
 

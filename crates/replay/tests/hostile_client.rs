@@ -4,6 +4,7 @@
 //! bounded memory; a client process that never becomes ready is stopped
 //! with its data directory and secret.
 
+use dyno_process::group::running;
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -94,15 +95,6 @@ fn an_endless_header_line_is_refused_at_the_bound() {
         while s.write_all(&block).is_ok() {}
     });
     assert!(e.contains("header line of more than"), "{e}");
-}
-
-/// True while a process with this pid runs (and is not a zombie).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit(')')
-            .next()
-            .is_some_and(|r| !r.trim_start().starts_with('Z'))
-    })
 }
 
 /// A client process that listens and never answers: the start gives up

@@ -3,6 +3,7 @@
 //! at any point of a run or a save leaves a result file that parses and a
 //! history that passes SQLite's integrity check.
 
+use dyno_process::group::running;
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -249,15 +250,6 @@ fn signals_at_any_point_of_a_run_or_a_save_leave_files_and_history_whole() {
     for p in &results {
         read_json(p);
     }
-}
-
-/// True while a process with this pid runs (and is not a zombie).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit(')')
-            .next()
-            .is_some_and(|r| !r.trim_start().starts_with('Z'))
-    })
 }
 
 /// `dyno adapter check` had no signal handler: SIGTERM or SIGHUP killed
