@@ -446,8 +446,8 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
     let stderr = std::fs::File::create(&stderr_path)
         .map_err(|e| reason(format!("creating {}: {e}", stderr_path.display())))?;
     let pattern = format!("*{REGION}*");
-    let mut child = Command::new(VALGRIND)
-        .arg("-q")
+    let mut cmd = Command::new(VALGRIND);
+    cmd.arg("-q")
         .arg("--tool=callgrind")
         .arg(format!(
             "--callgrind-out-file={}",
@@ -470,9 +470,15 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         .env("DYNO_VECTORS", &env.vectors)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .map_err(|e| reason(format!("starting valgrind: {e}")))?;
+        .stderr(stderr);
+    // A group of its own, killed with its folder on a second interrupt.
+    dyno_process::group::hold_folder(dir.path());
+    let child = dyno_process::group::spawn(&mut cmd);
+    let release = || dyno_process::group::release_folder(dir.path());
+    let mut child = child.map_err(|e| {
+        release();
+        reason(format!("starting valgrind: {e}"))
+    })?;
 
     // The calibration: the child prints `calibrated CASES` once its first
     // profile is written, then waits for N. Anything else (it failed
@@ -493,9 +499,10 @@ fn count_one(env: &ChildEnv, r: &BenchResult) -> Result<(u64, [u64; 2]), Failure
         let _ = writeln!(stdin, "{n}");
     }
     drop(child.stdin.take());
-    let status = child
-        .wait()
-        .map_err(|e| reason(format!("waiting for valgrind: {e}")))?;
+    let status = child.wait();
+    dyno_process::group::forget(&child);
+    release();
+    let status = status.map_err(|e| reason(format!("waiting for valgrind: {e}")))?;
     if let Some(Err(e)) = chosen {
         return Err(Failure::Profiles(format!("calibrating: {e}")));
     }
