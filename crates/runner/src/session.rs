@@ -330,9 +330,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_run_records_results_targets_and_completion() {
-        let _serial = crate::engine::tests::timing();
+    /// A quick engine and an empty run of its settings.
+    fn quick() -> (Engine, Run) {
         let clock = crate::clock::calibrate();
         let mut s = crate::settings(true, None, &clock);
         s.warmup_min_ns = 1_000_000;
@@ -343,7 +342,13 @@ mod tests {
             dyno_version: "0".into(),
             git_commit: None,
         };
-        let mut run = new_run(inv, s, env());
+        (engine, new_run(inv, s, env()))
+    }
+
+    #[test]
+    fn a_run_records_results_targets_and_completion() {
+        let _serial = crate::engine::tests::timing();
+        let (engine, mut run) = quick();
         let failing = Job {
             build: Box::new(|| {
                 Err(BuildError::vectors(
@@ -393,17 +398,7 @@ mod tests {
     #[test]
     fn an_unbuildable_reference_is_said_not_fatal() {
         let _serial = crate::engine::tests::timing();
-        let clock = crate::clock::calibrate();
-        let mut s = crate::settings(true, None, &clock);
-        s.warmup_min_ns = 1_000_000;
-        s.measurement_ns = 5_000_000;
-        let engine = Engine::new(s.clone());
-        let inv = Invocation {
-            command_line: vec!["dyno".into()],
-            dyno_version: "0".into(),
-            git_commit: None,
-        };
-        let mut run = new_run(inv, s, env());
+        let (engine, mut run) = quick();
         let mut reference = Job {
             build: Box::new(|| {
                 Err(BuildError::vectors(

@@ -158,6 +158,25 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
     );
 }
 
+/// `dyno replay` of 12 blocks of each class at 60M into geth, writing
+/// `out`; the child and its stderr.
+fn replay_48_blocks(
+    tmp: &Path,
+    out: &Path,
+) -> (std::process::Child, BufReader<std::process::ChildStderr>) {
+    let mut child = dyno(tmp)
+        .args([
+            "replay", "--set", "60M", "--warmup", "0", "--blocks", "12", "-o",
+        ])
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    (child, stderr)
+}
+
 #[test]
 fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behind() {
     if geth_home().is_none() {
@@ -165,16 +184,7 @@ fn killing_the_client_mid_replay_keeps_the_timed_blocks_and_leaves_nothing_behin
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("killed.json");
-    let mut child = dyno(tmp.path())
-        .args([
-            "replay", "--set", "60M", "--warmup", "0", "--blocks", "12", "-o",
-        ])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (mut child, mut stderr) = replay_48_blocks(tmp.path(), &out);
     let mut log = String::new();
     // The first quarter of the 48 blocks is in: kill geth.
     read_until(&mut stderr, &mut log, "12/48 blocks");
@@ -333,16 +343,7 @@ fn a_replay_interrupted_twice_leaves_nothing_and_says_what_is_saved() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("twice.json");
-    let mut child = dyno(tmp.path())
-        .args([
-            "replay", "--set", "60M", "--warmup", "0", "--blocks", "12", "-o",
-        ])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (mut child, mut stderr) = replay_48_blocks(tmp.path(), &out);
     let mut log = String::new();
     read_until(&mut stderr, &mut log, "4/48 blocks");
     let geth = child_named(child.id(), "geth").expect("geth is dyno's child");
