@@ -71,8 +71,9 @@ pub fn forget(child: &Child) {
     lock(&GROUPS).retain(|&g| g != pgid);
 }
 
-/// True while `child`'s group is registered.
-pub fn registered(child: &Child) -> bool {
+/// True while `child`'s group is registered (for the tests).
+#[cfg(test)]
+fn registered(child: &Child) -> bool {
     lock(&GROUPS).contains(&(child.id() as i32))
 }
 
