@@ -454,8 +454,10 @@ Verdicts (B against A):
   improved       likewise below -threshold
   unchanged      the whole interval lies within ±threshold
   inconclusive   the interval spans a threshold: too noisy here to say
-Each result carries its minimum detectable effect: the change it would flag 95% of the
-time at the noise it saw. The run records the machine's noise (CPU steal, load, timer).
+Each result carries its minimum detectable effect: the change the verdict would flag
+95% of the time at the noise it saw, with Holm's test over this run's number of
+comparisons (a run of many benchmarks needs a larger change to flag any one; more
+--passes shrink it). The run records the machine's noise (CPU steal, load, timer).
 
 DYNO_TEST_SLOWDOWN=ID=FACTOR (test only) slows the candidate side only.
 

@@ -35,9 +35,11 @@ pub struct Paired {
     pub p_holm: f64,
     /// A change smaller than this (relative) is not a regression.
     pub threshold: f64,
-    /// The smallest change this comparison would flag 95% of the time at
-    /// the noise it saw (relative): what the gate can vouch for here;
-    /// `None` when nothing was compared.
+    /// The smallest change the verdict would flag 95% of the time at the
+    /// noise this comparison saw (relative), the interval beyond the
+    /// threshold and Holm's test over the run's number of comparisons
+    /// both counted: what the gate can vouch for here; `None` when
+    /// nothing was compared.
     pub min_detectable: Option<f64>,
     /// `regressed`, `improved`, `unchanged` (the interval lies within the
     /// threshold), `inconclusive` (too noisy to say either), or

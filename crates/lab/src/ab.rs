@@ -431,8 +431,31 @@ fn not_compared(p: &Planned, (a, b): (&str, &str), threshold: f64, why: String) 
     }
 }
 
-/// Fill in every compared benchmark's Holm p and verdict.
+/// Fill in every compared benchmark's Holm p, verdict and minimum
+/// detectable effect (which depends on how many were compared).
 pub fn judge(paired: &mut [Paired]) {
+    let compared = verdicts(paired);
+    let comparisons = compared.len();
+    for i in compared {
+        let p = &mut paired[i];
+        let stats: Vec<f64> = p.passes.iter().map(|x| x.statistic).collect();
+        if let Some(r) = dyno_stats::paired::passes(&stats, LEVEL) {
+            let mde = dyno_stats::paired::detectable(
+                (1.0 + p.threshold).ln(),
+                r.se,
+                (stats.len() - 1) as f64,
+                LEVEL,
+                POWER,
+                comparisons,
+            );
+            p.min_detectable = Some(mde.exp_m1());
+        }
+    }
+}
+
+/// Fill in every compared benchmark's Holm p and verdict; the indices of
+/// those compared.
+fn verdicts(paired: &mut [Paired]) -> Vec<usize> {
     let compared: Vec<usize> = (0..paired.len())
         .filter(|&i| paired[i].verdict != "not compared")
         .collect();
@@ -443,6 +466,7 @@ pub fn judge(paired: &mut [Paired]) {
         let t = (1.0 + p.threshold).ln();
         p.verdict = verdict((1.0 + p.delta_low).ln(), (1.0 + p.delta_high).ln(), t, adj).into();
     }
+    compared
 }
 
 /// The comparison of `p` from its passes so far (at least two).
@@ -455,13 +479,6 @@ fn compared(
 ) -> Option<Paired> {
     let stats: Vec<f64> = passes.iter().map(|x| x.statistic).collect();
     let r = dyno_stats::paired::passes(&stats, LEVEL)?;
-    let mde = dyno_stats::paired::detectable(
-        (1.0 + threshold).ln(),
-        r.se,
-        (stats.len() - 1) as f64,
-        LEVEL,
-        POWER,
-    );
     Some(Paired {
         id: p.id.clone(),
         implementation: p.implementation.clone(),
@@ -475,7 +492,8 @@ fn compared(
         p: r.p,
         p_holm: r.p,
         threshold,
-        min_detectable: Some(mde.exp_m1()),
+        // With the run's number of comparisons, in `judge`.
+        min_detectable: None,
         verdict: String::new(),
         note,
     })
@@ -538,7 +556,7 @@ fn one_pass(
             rounds::Side::B => Skip::on(b, message),
         },
     })?;
-    let statistic = dyno_stats::median(&m.log_ratios).unwrap_or(0.0);
+    let statistic = pass_statistic(&m.log_ratios)?;
     Ok(Pass {
         iterations: m.iterations,
         order: m.order,
@@ -547,6 +565,13 @@ fn one_pass(
         log_ratios: m.log_ratios,
         statistic,
     })
+}
+
+/// A pass's statistic: the median of its log ratios. A pass with none
+/// says nothing (taken as 0 it would read as "no change").
+fn pass_statistic(log_ratios: &[f64]) -> Result<f64, Skip> {
+    dyno_stats::median(log_ratios)
+        .ok_or_else(|| Skip::Failed("the pass gave no rounds to compare".into()))
 }
 
 /// Compare what `req` asks; every refusal comes before anything runs.
@@ -808,5 +833,75 @@ mod tests {
         ];
         judge(&mut three);
         assert!(three.iter().all(|p| p.verdict == "inconclusive"));
+    }
+
+    #[test]
+    fn a_pass_with_no_ratios_is_no_pass() {
+        assert!(matches!(pass_statistic(&[]), Err(Skip::Failed(_))));
+        assert_eq!(pass_statistic(&[0.1, 0.3, 0.2]).unwrap(), 0.2);
+    }
+
+    /// A simulated run: `comparisons` benchmarks of 4 passes, each pass's
+    /// statistic the median of 25 round ratios plus its processes' own
+    /// offset; the first benchmark's true log ratio is `effect`, the rest
+    /// are A/As.
+    fn simulated_run(
+        rng: &mut dyno_stats::SplitMix64,
+        comparisons: usize,
+        effect: f64,
+    ) -> Vec<Paired> {
+        let planned = |k: usize| Planned {
+            id: format!("bench/{k}"),
+            workload: "w".into(),
+            implementation: "x".into(),
+        };
+        (0..comparisons)
+            .map(|k| {
+                let passes: Vec<Pass> = (0..4)
+                    .map(|_| {
+                        let ratios: Vec<f64> = (0..25).map(|_| 0.04 * rng.normal()).collect();
+                        let statistic = dyno_stats::median(&ratios).unwrap()
+                            + 0.01 * rng.normal()
+                            + if k == 0 { effect } else { 0.0 };
+                        Pass {
+                            iterations: 1,
+                            order: String::new(),
+                            base_ns: Vec::new(),
+                            candidate_ns: Vec::new(),
+                            log_ratios: Vec::new(),
+                            statistic,
+                        }
+                    })
+                    .collect();
+                compared(&planned(k), ("a", "b"), 0.05, &passes, None).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_reported_detectable_change_is_what_the_verdict_catches() {
+        let mut rng = dyno_stats::SplitMix64(0x0d_e7ec7);
+        for comparisons in [12, 152] {
+            // What a run reports: the median detectable change over an
+            // A/A's comparisons.
+            let mut aa = simulated_run(&mut rng, comparisons, 0.0);
+            judge(&mut aa);
+            let mut reported: Vec<f64> = aa.iter().filter_map(|p| p.min_detectable).collect();
+            reported.sort_by(f64::total_cmp);
+            let mde = reported[reported.len() / 2];
+            // A true change of that size on one benchmark, judged by the
+            // verdict over the whole run.
+            let trials = 300;
+            let caught = (0..trials)
+                .filter(|_| {
+                    let mut run = simulated_run(&mut rng, comparisons, mde.ln_1p());
+                    verdicts(&mut run);
+                    run[0].verdict == "regressed"
+                })
+                .count();
+            let rate = caught as f64 / trials as f64;
+            eprintln!("{comparisons} comparisons: detectable {mde:.4}, caught in {rate:.3}");
+            assert!(rate >= 0.90, "{comparisons} comparisons: {rate} at {mde}");
+        }
     }
 }

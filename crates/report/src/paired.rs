@@ -127,6 +127,11 @@ pub fn noise_line(n: &Noise) -> String {
 pub(crate) fn explain(run: &Run) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(p) = run.paired.iter().find(|p| p.verdict != "not compared") {
+        let compared = run
+            .paired
+            .iter()
+            .filter(|p| p.verdict != "not compared")
+            .count();
         lines.push(format!(
             "A = {}; B = {}. Rounds of A and B alternate (ABBA); each pair of adjacent rounds is one ratio B/A.",
             p.base, p.candidate
@@ -136,8 +141,10 @@ pub(crate) fn explain(run: &Run) -> Vec<String> {
             p.passes.first().map_or(0, |x| x.iterations)
         ));
         lines.push(format!(
-            "detectable: the change this comparison would flag 95% of the time at the noise it saw; verdicts need the whole interval beyond ±{:.0}% (and Holm's t test over the passes); inconclusive: too noisy here to say either way.",
-            100.0 * p.threshold
+            "detectable: the change the verdict would flag 95% of the time at the noise each comparison saw, among {} comparisons; verdicts need the whole interval beyond ±{:.0}% and the t test over the passes, Holm-adjusted over the {} comparisons, below 0.05; inconclusive: too noisy here to say either way.",
+            compared,
+            100.0 * p.threshold,
+            compared
         ));
         let noisy: Vec<&Paired> = run
             .paired
@@ -146,7 +153,7 @@ pub(crate) fn explain(run: &Run) -> Vec<String> {
             .collect();
         if !noisy.is_empty() {
             lines.push(format!(
-                "{} of {} comparisons were too noisy for a ±{:.0}% threshold on this machine (their detectable change is larger); more time per benchmark (no --quick) narrows them.",
+                "{} of {} comparisons were too noisy for a ±{:.0}% threshold on this machine (their detectable change is larger); more passes (--passes) and more time per benchmark (no --quick) narrow them.",
                 noisy.len(),
                 run.paired.len(),
                 100.0 * p.threshold

@@ -376,6 +376,16 @@ fn student_t_quantile_known_values() {
     close(student_t_quantile(0.995, 30.0), 2.749995653567, 1e-9);
     // Symmetry and centre.
     close(student_t_quantile(0.025, 10.0), -2.228138851986, 1e-9);
+    // Very many degrees of freedom: the normal quantile, 1.959963984540
+    // (Python's statistics.NormalDist); statrs' own inversion gave 1.83 at
+    // 10⁷. No step where the expansion takes over.
+    close(student_t_quantile(0.975, 1e7), 1.959963984540, 1e-6);
+    close(student_t_quantile(0.95, 1e9), 1.644853626951, 1e-8);
+    close(
+        student_t_quantile(0.975, 1e4),
+        student_t_quantile(0.975, 1e4 + 1.0),
+        1e-7,
+    );
     close(student_t_quantile(0.5, 5.0), 0.0, 1e-12);
     // Edges and invalid input: no panic.
     assert_eq!(student_t_quantile(0.0, 5.0), f64::NEG_INFINITY);
