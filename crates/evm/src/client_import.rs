@@ -109,6 +109,12 @@ impl GethImport {
     pub fn new(chain: Arc<Chain>) -> Result<Self, BuildError> {
         let home = geth_home();
         let geth = home.join("geth");
+        Self::with_geth(chain, geth)
+    }
+
+    /// The workload for `chain` on the geth at `geth`.
+    fn with_geth(chain: Arc<Chain>, geth: PathBuf) -> Result<Self, BuildError> {
+        let home = geth.parent().unwrap_or(Path::new(".")).to_path_buf();
         if !geth.is_file() {
             return Err(BuildError::NotInstalled {
                 how: format!(
@@ -158,6 +164,20 @@ impl GethImport {
     }
 }
 
+impl GethImport {
+    /// The head an import must leave: the genesis hash, and the last
+    /// block's number, hash and state root, from dyno's own chain.
+    fn expected_head(&self) -> (String, u64, String, String) {
+        let last = &self.chain.blocks.last().expect("a chain has blocks").header;
+        (
+            self.chain.genesis.header.hash_slow().to_string(),
+            last.number,
+            last.hash_slow().to_string(),
+            last.state_root.to_string(),
+        )
+    }
+}
+
 impl Workload for GethImport {
     fn verify(&mut self) -> Result<(), Mismatch> {
         let mismatch = |expected: String, actual: String| Mismatch {
@@ -165,13 +185,7 @@ impl Workload for GethImport {
             expected,
             actual,
         };
-        let last = &self.chain.blocks.last().expect("a chain has blocks").header;
-        let want = (
-            self.chain.genesis.header.hash_slow().to_string(),
-            last.number,
-            last.hash_slow().to_string(),
-            last.state_root.to_string(),
-        );
+        let want = self.expected_head();
         let seen = self
             .import()
             .and_then(|data| head(&self.geth, &data))
@@ -184,9 +198,39 @@ impl Workload for GethImport {
     }
 
     fn run(&mut self, iters: u64) {
+        // The engine times through `time`, which checks every import.
         for _ in 0..iters {
             std::hint::black_box(self.import()).ok();
         }
+    }
+
+    /// Every timed import is checked: an import that fails, or leaves a
+    /// head other than the chain's, ends the benchmark with that error
+    /// instead of giving a (fast) sample. The check itself (geth's console
+    /// reading the head) is outside the time.
+    fn time(&mut self, iters: u64) -> Option<Result<u64, String>> {
+        let want = self.expected_head();
+        let mut total = 0u64;
+        for _ in 0..iters {
+            let t0 = std::time::Instant::now();
+            let imported = self.import();
+            total += u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let checked = imported
+                .and_then(|data| head(&self.geth, &data))
+                .and_then(|seen| {
+                    if seen == want {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "the chain's head in geth: expected {want:?}, got {seen:?}"
+                        ))
+                    }
+                });
+            if let Err(e) = checked {
+                return Some(Err(format!("a timed geth import: {e}")));
+            }
+        }
+        Some(Ok(total))
     }
 
     fn cases(&self) -> usize {
@@ -198,5 +242,80 @@ impl Workload for GethImport {
             return Vec::new();
         }
         self.chain.facts()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::block::genesis::Contracts;
+
+    /// A stand-in for geth: `init` works, `import` works the first `good`
+    /// times and then fails, and the console prints `head` (a JSON string
+    /// of a JSON array, as geth's console does).
+    fn fake_geth(dir: &Path, good: u32, head: &str) -> PathBuf {
+        let path = dir.join("geth");
+        let count = dir.join("imports");
+        let printed = serde_json::to_string(head).unwrap();
+        let script = format!(
+            "#!/bin/sh\n\
+             case \"$1\" in\n\
+             init) exit 0 ;;\n\
+             import) n=$(cat '{count}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{count}';\n\
+               [ $n -le {good} ] || {{ echo 'bad block' >&2; exit 1; }}; exit 0 ;;\n\
+             esac\n\
+             printf '%s\\n' '{printed}'\n",
+            count = count.display(),
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn chain() -> Arc<Chain> {
+        let contracts = Contracts::load(&crate::precompile::tests::ctx()).unwrap();
+        Arc::new(Chain::generate(&contracts, 2, 4).unwrap())
+    }
+
+    fn head_json(w: &GethImport) -> String {
+        let (g, n, h, r) = w.expected_head();
+        serde_json::json!([g, n, h, r]).to_string()
+    }
+
+    #[test]
+    fn a_timed_import_that_fails_is_an_error_not_a_sample() {
+        let dir = tempfile::tempdir().unwrap();
+        let chain = chain();
+        // Work out the head first, with any geth path.
+        let probe = GethImport::with_geth(chain.clone(), fake_geth(dir.path(), 0, "[]")).unwrap();
+        let head = head_json(&probe);
+        // Imports 1 (verify) and 2 (the first timed one) work, the third
+        // fails fast.
+        let mut w = GethImport::with_geth(chain, fake_geth(dir.path(), 2, &head)).unwrap();
+        w.verify().unwrap();
+        assert!(matches!(w.time(1), Some(Ok(_))));
+        let err = w.time(1).unwrap().unwrap_err();
+        assert!(
+            err.contains("a timed geth import") && err.contains("bad block"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_timed_import_that_ends_elsewhere_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let chain = chain();
+        let probe = GethImport::with_geth(chain.clone(), fake_geth(dir.path(), 0, "[]")).unwrap();
+        let mut w =
+            GethImport::with_geth(chain, fake_geth(dir.path(), 9, &head_json(&probe))).unwrap();
+        w.verify().unwrap();
+        // Another head from now on: geth imported, but not to dyno's head.
+        let (g, n, h, _) = probe.expected_head();
+        let wrong = serde_json::json!([g, n, h, format!("0x{}", "00".repeat(32))]).to_string();
+        fake_geth(dir.path(), 9, &wrong);
+        let err = w.time(1).unwrap().unwrap_err();
+        assert!(err.contains("the chain's head in geth"), "{err}");
     }
 }

@@ -237,17 +237,23 @@ impl Engine {
     /// the client said instead. Returns the time the call took.
     pub fn new_payload(&mut self, params: Value) -> Result<Duration, EngineError> {
         let method = "engine_newPayloadV4";
+        let block = params.pointer("/0/blockHash").cloned();
         let (result, took) = self.call(method, params)?;
-        expect_valid(method, &result)?;
+        expect_valid(method, &result, block.as_ref())?;
         Ok(took)
     }
 
     /// `engine_forkchoiceUpdatedV3` of `params`; its payload status must
-    /// be `VALID`.
+    /// be `VALID`, for the head asked for.
     pub fn forkchoice_updated(&mut self, params: Value) -> Result<Duration, EngineError> {
         let method = "engine_forkchoiceUpdatedV3";
+        let head = params.pointer("/0/headBlockHash").cloned();
         let (result, took) = self.call(method, params)?;
-        expect_valid(method, result.get("payloadStatus").unwrap_or(&Value::Null))?;
+        expect_valid(
+            method,
+            result.get("payloadStatus").unwrap_or(&Value::Null),
+            head.as_ref(),
+        )?;
         Ok(took)
     }
 }
@@ -270,11 +276,27 @@ fn header_line(r: &mut BufReader<Deadlined>, line: &mut String) -> std::io::Resu
     Ok(())
 }
 
-/// A `PayloadStatusV1` that must be `VALID`.
-fn expect_valid(method: &str, status: &Value) -> Result<(), EngineError> {
+/// A `PayloadStatusV1` that must be `VALID` and, when the call named a
+/// block (`block`), say that block is the latest valid one: a client that
+/// answers VALID for another hash has not validated this block.
+fn expect_valid(method: &str, status: &Value, block: Option<&Value>) -> Result<(), EngineError> {
     let s = status.get("status").and_then(Value::as_str).unwrap_or("");
     if s == "VALID" {
-        return Ok(());
+        let Some(want) = block.and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let latest = status.get("latestValidHash").and_then(Value::as_str);
+        if latest.is_some_and(|h| h.eq_ignore_ascii_case(want)) {
+            return Ok(());
+        }
+        return Err(EngineError::NotValid {
+            method: method.into(),
+            status: "VALID".into(),
+            reason: Some(format!(
+                "its latestValidHash is {}, not the block's {want}",
+                latest.unwrap_or("missing")
+            )),
+        });
     }
     Err(EngineError::NotValid {
         method: method.into(),

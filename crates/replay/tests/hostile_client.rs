@@ -135,3 +135,50 @@ fn a_client_that_never_becomes_ready_is_stopped_with_its_folder() {
         "its folder or secret was left"
     );
 }
+
+/// VALID, but for another block: the block was not validated, and the
+/// call fails as a wrong answer (the old client took any VALID).
+#[test]
+fn valid_for_another_block_is_not_valid() {
+    let answer = |latest: String| -> u16 {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for mut s in l.incoming().flatten() {
+                let mut req = Vec::new();
+                let mut b = [0u8; 1];
+                while !req.ends_with(b"\r\n\r\n") && s.read(&mut b).is_ok_and(|n| n == 1) {
+                    req.push(b[0]);
+                }
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"result":{{"status":"VALID","latestValidHash":{latest},"validationError":null}}}}"#,
+                    latest = latest
+                );
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        port
+    };
+    let block = format!("0x{}", "ab".repeat(32));
+    let params =
+        serde_json::json!([{ "blockHash": block }, [], format!("0x{}", "00".repeat(32)), []]);
+    let send = |latest: String| {
+        let mut e = Engine::connect(answer(latest), [7; 32], Duration::from_secs(2)).unwrap();
+        e.new_payload(params.clone())
+    };
+    let err = send(format!("\"0x{}\"", "cd".repeat(32)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("latestValidHash") && err.contains("cdcd"),
+        "{err}"
+    );
+    let err = send("null".into()).unwrap_err().to_string();
+    assert!(err.contains("missing"), "{err}");
+    send(format!("\"0x{}\"", "AB".repeat(32)))
+        .expect("the block's own hash, in any case, is VALID");
+}
