@@ -74,13 +74,16 @@ pub fn receipts(checked: &[(&Expected, &Receipt)], out: &mut OnChain) -> BTreeMa
     let mut fees = BTreeMap::new();
     for (e, r) in checked {
         out.checked += 1;
-        let ty = r.tx_type.map_or(0, |t| t.to::<u64>());
-        *out.by_type.entry(ty.to_string()).or_default() += 1;
-        if ty != u64::from(e.kind.tx_type()) {
+        // A receipt without `type` says nothing of it (taken as 0, a
+        // legacy transaction's check could never fail).
+        let ty = r.tx_type.map(|t| t.to::<u64>());
+        let shown = ty.map_or("missing".into(), |t| t.to_string());
+        *out.by_type.entry(shown.clone()).or_default() += 1;
+        if ty != Some(u64::from(e.kind.tx_type())) {
             fail(
                 out,
                 format!(
-                    "transaction {} ({}): its receipt says type {ty}, not {}",
+                    "transaction {} ({}): its receipt says type {shown}, not {}",
                     e.index,
                     e.kind.as_str(),
                     e.kind.tx_type()
@@ -288,5 +291,26 @@ mod tests {
             "{:?}",
             out.problems
         );
+
+        // A node whose receipts carry no type: the legacy transaction's
+        // check fails too (a missing type is not type 0).
+        let untyped: Vec<Receipt> = good
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.tx_type = None;
+                r
+            })
+            .collect();
+        let pairs: Vec<_> = e.iter().zip(untyped.iter()).collect();
+        let mut out = OnChain::default();
+        receipts(&pairs, &mut out);
+        assert_eq!(out.failures, 4, "{:?}", out.problems);
+        assert!(
+            out.problems[0].contains("type missing, not 0"),
+            "{:?}",
+            out.problems
+        );
+        assert_eq!(out.by_type["missing"], 4);
     }
 }
