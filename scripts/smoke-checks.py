@@ -305,6 +305,12 @@ def byo(path: str) -> None:
         problems.append(f"not measured and verified: {sorted(want - done)}")
     if not ext or not ext[0]["external"] or not ext[0]["source_digest"]:
         problems.append(f"no external provenance for scala-adapter: {run.get('adapters')}")
+    elif ext[0].get("stale") is not False:
+        # A stale worker is not the source its digest names: what ran is
+        # an older build.
+        problems.append(
+            f"scala-adapter ran stale (its install does not match its sources): {ext[0]}"
+        )
     if problems:
         sys.exit("; ".join(problems))
     print(f"external adapter: {ext[0]['adapter']} from {ext[0]['dir']}", file=sys.stderr)
