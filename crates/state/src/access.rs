@@ -316,6 +316,27 @@ pub fn expected(a: &Access, keys: &[(B256, U256)], count: usize) -> U256 {
     acc
 }
 
+/// For SSTOREs, what each key's slot of the target holds before and after
+/// its iteration (from the state's definition): the token's value or
+/// zero, then the key itself or zero (a clear). `None` for other ops.
+pub fn writes(a: &Access, keys: &[(B256, U256)]) -> Option<Vec<(U256, U256)>> {
+    matches!(a.op, Op::Sstore | Op::SstoreClear).then(|| {
+        keys.iter()
+            .map(|(key, yields)| {
+                let original = match a.keys {
+                    Keys::TokenSlots => *yields,
+                    _ => U256::ZERO,
+                };
+                let new = match a.op {
+                    Op::SstoreClear => U256::ZERO,
+                    _ => U256::from_be_bytes(key.0),
+                };
+                (original, new)
+            })
+            .collect()
+    })
+}
+
 /// The program of access `a`.
 pub fn program(a: &Access) -> Vec<u8> {
     let mut x = Asm::new();

@@ -200,16 +200,9 @@ impl StateWorkload {
                     "the target's storage changed".to_string(),
                     "no change".into(),
                 ))?;
-                for (key, yields) in &self.keys[..count] {
+                let writes = access::writes(self.access, &self.keys[..count]).unwrap_or_default();
+                for ((key, _), &(original, new)) in self.keys[..count].iter().zip(&writes) {
                     let slot = U256::from_be_bytes(key.0);
-                    let original = match self.access.keys {
-                        Keys::TokenSlots => *yields,
-                        _ => U256::ZERO,
-                    };
-                    let new = match self.access.op {
-                        Op::SstoreClear => U256::ZERO,
-                        _ => slot,
-                    };
                     let got = account
                         .storage
                         .get(&slot)

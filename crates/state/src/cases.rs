@@ -4,6 +4,7 @@
 //! runs the same program over the same keys, and must return the same
 //! sums (docs/state.md).
 
+use alloy_primitives::U256;
 use dyno_protocol::Case;
 use dyno_workload::{BuildError, Ctx, full_hex};
 use serde_json::{Map, Value, json};
@@ -37,6 +38,28 @@ pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<Case>, BuildError>> {
         input.insert("code".into(), Value::from(full_hex(&access::program(a))));
         let flat: Vec<u8> = keys.iter().flat_map(|(k, _)| k.0).collect();
         input.insert("keys".into(), Value::from(full_hex(&flat)));
+        // What the timed loop checks after every run: the output for each
+        // count of accesses (1 to all), and an SSTORE's slots before and
+        // after.
+        let sums: Vec<u8> = (1..=keys.len())
+            .flat_map(|count| access::expected(a, &keys, count).to_be_bytes::<32>())
+            .collect();
+        input.insert("sums".into(), Value::from(full_hex(&sums)));
+        if let Some(writes) = access::writes(a, &keys) {
+            let words = |pick: fn(&(U256, U256)) -> U256| -> Value {
+                let flat: Vec<u8> = writes
+                    .iter()
+                    .flat_map(|w| pick(w).to_be_bytes::<32>())
+                    .collect();
+                Value::from(full_hex(&flat))
+            };
+            input.insert("originals".into(), words(|w| w.0));
+            input.insert("written".into(), words(|w| w.1));
+        }
+        input.insert(
+            "creates".into(),
+            json!(matches!(a.op, access::Op::Create | access::Op::Create2)),
+        );
         let mut expected = Map::new();
         expected.insert("sum_2".into(), word(2.min(keys.len())));
         expected.insert("sum_all".into(), word(keys.len()));
@@ -79,6 +102,26 @@ mod tests {
         let keys = input["keys"].as_str().unwrap();
         assert_eq!(keys.len(), 2 + 64 * access::POOL);
         assert!(c[0].expected["sum_all"].as_str().unwrap().starts_with("0x"));
+        // A sum for every count, the last the whole pool's.
+        let sums = input["sums"].as_str().unwrap();
+        assert_eq!(sums.len(), 2 + 64 * access::POOL);
+        assert_eq!(
+            &sums[sums.len() - 64..],
+            &c[0].expected["sum_all"].as_str().unwrap()[2..]
+        );
+        assert!(input.get("originals").is_none());
+        assert_eq!(input["creates"], false);
+        let c = cases(&ctx, "state/sstore-modify/10000").unwrap().unwrap();
+        assert_eq!(
+            c[0].input["written"].as_str().unwrap().len(),
+            2 + 64 * access::POOL
+        );
+        assert_eq!(
+            c[0].input["originals"].as_str().unwrap().len(),
+            2 + 64 * access::POOL
+        );
+        let c = cases(&ctx, "state/create2/10000").unwrap().unwrap();
+        assert_eq!(c[0].input["creates"], true);
         assert!(cases(&ctx, "state/no-such/10000").is_none());
         assert!(cases(&ctx, "db/get/single").is_none());
         assert_eq!(

@@ -304,6 +304,25 @@ type stateLoop struct {
 	target  common.Address
 	cfg     runtime.Config
 	err     error
+	// What every run is checked against (dyno's, from the state's
+	// definition): the output after n accesses is sums[32(n-1):32n]; an
+	// SSTORE's slot k holds originals[k] before and written[k] after; a
+	// CREATE's run makes n contracts.
+	sums      []byte
+	originals []byte
+	written   []byte
+	creates   bool
+	// The last timed run, checked outside the clock (before the next
+	// sample and when the worker asks Err).
+	pending *stateRun
+}
+
+// stateRun is one run's result, kept for its check.
+type stateRun struct {
+	n     int
+	out   []byte
+	st    *state.StateDB
+	nonce uint64 // the target's nonce before the run
 }
 
 // The worker stages every sample (the eviction) outside its clock, and asks
@@ -317,14 +336,20 @@ var stateBalance = new(uint256.Int).Lsh(uint256.NewInt(1), 128)
 
 // Stage evicts the state before a sample, outside the worker's clock
 // (protocol.Staged); with the page cache warm there is nothing to do.
+// The last timed run is checked here too, before the next sample's clock
+// starts.
 func (l *stateLoop) Stage() error {
+	l.checkPending()
+	if l.err != nil {
+		return l.err
+	}
 	if !l.evicted {
 		return nil
 	}
 	return l.s.evict()
 }
 
-func (l *stateLoop) call(n int) ([]byte, error) {
+func (l *stateLoop) call(n int) (*stateRun, error) {
 	if n > len(l.keys)/32 {
 		return nil, fmt.Errorf("%d accesses asked of a pool of %d keys", n, len(l.keys)/32)
 	}
@@ -334,25 +359,81 @@ func (l *stateLoop) call(n int) ([]byte, error) {
 	}
 	st.SetCode(l.target, l.program, tracing.CodeChangeUnspecified)
 	st.SetBalance(l.target, stateBalance, tracing.BalanceChangeUnspecified)
+	nonce := st.GetNonce(l.target)
 	cfg := l.cfg
 	cfg.State = st
 	data := make([]byte, 32, 32+len(l.keys))
 	new(big.Int).SetUint64(uint64(n)).FillBytes(data)
 	data = append(data, l.keys...)
 	out, _, err := runtime.Call(l.target, data, &cfg)
-	return out, err
+	return &stateRun{n: n, out: out, st: st, nonce: nonce}, err
+}
+
+// check compares a run with what dyno says it must give: its output, an
+// SSTORE's slots before and after, a CREATE's number of contracts.
+func (l *stateLoop) check(r *stateRun) error {
+	if r.n < 1 || 32*r.n > len(l.sums) {
+		return fmt.Errorf("%d accesses: no expected sum (the case holds %d)", r.n, len(l.sums)/32)
+	}
+	if want := l.sums[32*(r.n-1) : 32*r.n]; !bytes.Equal(r.out, want) {
+		return fmt.Errorf("%d accesses returned 0x%x, expected 0x%x", r.n, r.out, want)
+	}
+	return l.checkPost(r)
+}
+
+// checkPost checks a run's post-state: an SSTORE's slots before and after,
+// a CREATE's number of contracts.
+func (l *stateLoop) checkPost(r *stateRun) error {
+	if l.written != nil {
+		for k := 0; k < r.n; k++ {
+			slot := common.BytesToHash(l.keys[32*k : 32*k+32])
+			before := common.BytesToHash(l.originals[32*k : 32*k+32])
+			after := common.BytesToHash(l.written[32*k : 32*k+32])
+			gotBefore, gotAfter := r.st.GetCommittedState(l.target, slot), r.st.GetState(l.target, slot)
+			if gotBefore != before || gotAfter != after {
+				return fmt.Errorf("slot %x: %x before and %x after, expected %x and %x", slot, gotBefore, gotAfter, before, after)
+			}
+		}
+	}
+	if l.creates {
+		// Every CREATE and CREATE2 raises the creator's nonce; the output
+		// (the sum of the new contracts' code sizes) says each has its code.
+		if made := r.st.GetNonce(l.target) - r.nonce; made != uint64(r.n) {
+			return fmt.Errorf("%d accesses made %d contracts", r.n, made)
+		}
+	}
+	return nil
+}
+
+// checkPending checks the last timed run, once, keeping the first error.
+func (l *stateLoop) checkPending() {
+	r := l.pending
+	l.pending = nil
+	if r == nil || l.err != nil {
+		return
+	}
+	if err := l.check(r); err != nil {
+		l.err = fmt.Errorf("a timed run: %v", err)
+	}
 }
 
 func (l *stateLoop) Loop(n int) {
-	out, err := l.call(n)
+	r, err := l.call(n)
 	if err != nil && l.err == nil {
 		l.err = err
 	}
-	SinkBytes = out
+	if r != nil {
+		SinkBytes = r.out
+	}
+	l.pending = r
 }
 
-// Err is the first error a timed run met.
-func (l *stateLoop) Err() error { return l.err }
+// Err is the first error a timed run met, or the first wrong result (the
+// last run is checked here).
+func (l *stateLoop) Err() error {
+	l.checkPending()
+	return l.err
+}
 
 // prepareState opens the state the case names (writing it the first
 // time), and checks the program's output for 2 accesses and for every key.
@@ -391,11 +472,35 @@ func prepareState(id string, cases []Case) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	sums, err := inputHex(cases, 0, "sums")
+	if err != nil {
+		return nil, err
+	}
+	if len(sums) != len(keys) {
+		return nil, fmt.Errorf("sums: %d bytes for %d keys (one 32-byte sum a key)", len(sums), len(keys)/32)
+	}
+	creates, err := inputBool(cases, 0, "creates")
+	if err != nil {
+		return nil, err
+	}
+	var originals, written []byte
+	if _, ok := cases[0].Input["written"]; ok {
+		if originals, err = inputHex(cases, 0, "originals"); err != nil {
+			return nil, err
+		}
+		if written, err = inputHex(cases, 0, "written"); err != nil {
+			return nil, err
+		}
+		if len(originals) != len(keys) || len(written) != len(keys) {
+			return nil, fmt.Errorf("originals, written: %d and %d bytes for %d keys", len(originals), len(written), len(keys)/32)
+		}
+	}
 	chain := params.MergedTestChainConfig
 	target, _, _ := stateAccount(0)
 	l := &stateLoop{
 		s: s, evicted: evicted, program: program, keys: keys, target: target,
-		cfg: runtime.Config{ChainConfig: chain, Time: 0, BlockNumber: new(big.Int), Origin: common.HexToAddress("0x00000000000000000000000000000000000ca11e")},
+		cfg:  runtime.Config{ChainConfig: chain, Time: 0, BlockNumber: new(big.Int), Origin: common.HexToAddress("0x00000000000000000000000000000000000ca11e")},
+		sums: sums, originals: originals, written: written, creates: creates,
 	}
 	out := Output{}
 	for _, c := range []struct {
@@ -405,11 +510,16 @@ func prepareState(id string, cases []Case) (*Prepared, error) {
 		if err := l.Stage(); err != nil {
 			return nil, err
 		}
-		got, err := l.call(c.n)
+		r, err := l.call(c.n)
 		if err != nil {
 			return nil, fmt.Errorf("%d accesses: %v", c.n, err)
 		}
-		out = append(out, Field{Name: c.field, Value: Hex(got)})
+		// The output goes to dyno's comparison; the post-state is checked
+		// here (dyno sees only the output).
+		if err := l.checkPost(r); err != nil {
+			return nil, fmt.Errorf("%d accesses: %v", c.n, err)
+		}
+		out = append(out, Field{Name: c.field, Value: Hex(r.out)})
 	}
 	return &Prepared{Bench: l, Outputs: []Output{out}}, nil
 }

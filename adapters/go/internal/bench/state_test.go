@@ -100,20 +100,20 @@ func TestStateProgramsRunOnGethsState(t *testing.T) {
 		if err := l.Stage(); err != nil {
 			t.Fatal(err)
 		}
-		out, err := l.call(2)
+		r, err := l.call(2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if new(big.Int).SetBytes(out).Cmp(want) != 0 {
+		if out := r.out; new(big.Int).SetBytes(out).Cmp(want) != 0 {
 			t.Fatalf("evicted=%v: sum %x, want %x", evicted, out, want)
 		}
 	}
 	// As another contract, the same keys hold nothing: the sum is zero.
 	other, _, _ := stateAccount(10)
 	l.target = other
-	out, err := l.call(2)
-	if err != nil || new(big.Int).SetBytes(out).Sign() != 0 {
-		t.Fatalf("the keys as contract 10's: %x %v", out, err)
+	r, err := l.call(2)
+	if err != nil || new(big.Int).SetBytes(r.out).Sign() != 0 {
+		t.Fatalf("the keys as contract 10's: %x %v", r.out, err)
 	}
 }
 
@@ -133,6 +133,10 @@ func TestStatePrepareChecksTheSums(t *testing.T) {
 	_, v0 := stateSlot(0, 3)
 	_, v1 := stateSlot(0, 7)
 	two := new(big.Int).Add(v0.Big(), v1.Big())
+	var sums []byte
+	for _, x := range []*big.Int{v0.Big(), two, sum} {
+		sums = append(sums, common.BigToHash(x).Bytes()...)
+	}
 	word := func(x *big.Int) json.RawMessage {
 		return json.RawMessage(`"0x` + common.Bytes2Hex(common.BigToHash(x).Bytes()) + `"`)
 	}
@@ -145,6 +149,8 @@ func TestStatePrepareChecksTheSums(t *testing.T) {
 			"root":     str(roots[1000].Hex()),
 			"code":     str("0x" + common.Bytes2Hex(sloadProgram)),
 			"keys":     str("0x" + common.Bytes2Hex(keys)),
+			"sums":     str("0x" + common.Bytes2Hex(sums)),
+			"creates":  json.RawMessage("false"),
 		},
 		Expected: map[string]json.RawMessage{"sum_2": word(two), "sum_all": word(sum)},
 	}
@@ -159,6 +165,64 @@ func TestStatePrepareChecksTheSums(t *testing.T) {
 	c.Expected["sum_all"] = word(new(big.Int).Add(sum, big.NewInt(1)))
 	if m := Check(p, []Case{c}); m == nil || m.Field != "sum_all" {
 		t.Fatalf("a wrong sum was not reported: %+v", m)
+	}
+}
+
+// sstoreProgram is sloadProgram with DUP1 DUP1 SSTORE before the SLOAD
+// (crates/state's sstore-modify: each key written with itself, then read).
+var sstoreProgram = common.FromHex("5f5f355b801561001f578060051b3580805554909101906001900361000356" + "5b505f5260205ff3")
+
+// TestStateTimedRunsAreChecked: every timed run's output and an SSTORE's
+// slots before and after are checked outside the clock, and the first
+// wrong one is the run's error (the loop once discarded its output).
+func TestStateTimedRunsAreChecked(t *testing.T) {
+	roots := stateRoots(t)
+	s, err := stateOpen(t.TempDir(), 1000, roots[1000])
+	if err != nil {
+		t.Fatal(err)
+	}
+	k0, v0 := stateSlot(0, 3)
+	k1, v1 := stateSlot(0, 7)
+	target, _, _ := stateAccount(0)
+	keyInt := func(k common.Hash) *big.Int { return new(big.Int).SetBytes(k.Bytes()) }
+	loop := func() *stateLoop {
+		var sums []byte
+		sums = append(sums, common.BigToHash(keyInt(k0)).Bytes()...)
+		sums = append(sums, common.BigToHash(new(big.Int).Add(keyInt(k0), keyInt(k1))).Bytes()...)
+		l := &stateLoop{
+			s: s, program: sstoreProgram, keys: append(k0.Bytes(), k1.Bytes()...), target: target,
+			sums:      sums,
+			originals: append(common.BigToHash(v0.Big()).Bytes(), common.BigToHash(v1.Big()).Bytes()...),
+			written:   append(k0.Bytes(), k1.Bytes()...),
+		}
+		l.cfg.ChainConfig = params.MergedTestChainConfig
+		l.cfg.BlockNumber = new(big.Int)
+		return l
+	}
+	l := loop()
+	for _, n := range []int{1, 2, 2} {
+		if err := l.Stage(); err != nil {
+			t.Fatal(err)
+		}
+		l.Loop(n)
+	}
+	if err := l.Err(); err != nil {
+		t.Fatalf("right runs: %v", err)
+	}
+	// A slot's original value other than the state's: the post-state
+	// check fails.
+	l = loop()
+	l.originals[63]++
+	l.Loop(2)
+	if err := l.Err(); err == nil || !strings.Contains(err.Error(), "before") {
+		t.Fatalf("a wrong original value: %v", err)
+	}
+	// A wrong sum for one access: the next Stage says so.
+	l = loop()
+	l.sums[31]++
+	l.Loop(1)
+	if err := l.Stage(); err == nil || !strings.Contains(err.Error(), "1 accesses returned") {
+		t.Fatalf("a wrong sum: %v", err)
 	}
 }
 
