@@ -14,7 +14,7 @@ use dyno_workload::{BenchDef, BuildError, Ctx, Mismatch, Param, Workload, hex};
 use revm::context::result::{ExecutionResult, Output, ResultAndState};
 use revm::state::Bytecode;
 
-use crate::access::{self, ACCESSES, Access, Keys, Op, POOL};
+use crate::access::{self, ACCESSES, Access, Op, POOL};
 use crate::cache::{self, Cache};
 use crate::database::{self, target};
 use crate::store::{self, Open, Reader, StateStore};

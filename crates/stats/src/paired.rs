@@ -181,16 +181,30 @@ pub fn detectable(
 
 /// S = ŝe / se at `SPREAD_POINTS` equally likely points: sqrt(χ²(df)/df)
 /// at the middle of each of that many equal slices of its distribution.
-fn se_spreads(df: f64) -> Vec<f64> {
-    let Ok(chi) = ChiSquared::new(df) else {
-        return vec![1.0];
-    };
-    (0..SPREAD_POINTS)
-        .map(|i| {
-            let u = (i as f64 + 0.5) / SPREAD_POINTS as f64;
-            (chi.inverse_cdf(u) / df).sqrt()
-        })
-        .collect()
+/// Kept per df: a run judges every comparison with the same few.
+fn se_spreads(df: f64) -> std::sync::Arc<Vec<f64>> {
+    type Known = Vec<(u64, std::sync::Arc<Vec<f64>>)>;
+    static KNOWN: std::sync::Mutex<Known> = std::sync::Mutex::new(Vec::new());
+    let key = df.to_bits();
+    let mut known = KNOWN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, s)) = known.iter().find(|(k, _)| *k == key) {
+        return s.clone();
+    }
+    let spreads = std::sync::Arc::new(match ChiSquared::new(df) {
+        Ok(chi) => (0..SPREAD_POINTS)
+            .map(|i| {
+                let u = (i as f64 + 0.5) / SPREAD_POINTS as f64;
+                (chi.inverse_cdf(u) / df).sqrt()
+            })
+            .collect(),
+        Err(_) => vec![1.0],
+    });
+    if known.len() < 64 {
+        known.push((key, spreads.clone()));
+    }
+    spreads
 }
 
 /// How finely [`detectable`] averages over the estimated standard error.

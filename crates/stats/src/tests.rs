@@ -671,6 +671,33 @@ fn theil_sen_is_exact_on_a_line_and_shrugs_off_wild_points() {
     assert!(ci.lower <= slope && slope <= ci.upper);
 }
 
+/// Selection gives what sorting every slope gave: the same median (type 7)
+/// and the same ranks for Sen's interval, on noisy data with ties in x.
+#[test]
+fn theil_sen_by_selection_is_theil_sen_by_sorting() {
+    let mut rng = crate::SplitMix64(0x7e11);
+    for n in [3usize, 4, 7, 40, 201] {
+        let x: Vec<f64> = (0..n).map(|i| (1 + i % 9) as f64 * 100.0).collect();
+        let y: Vec<f64> = x.iter().map(|&x| 3.0 * x + 50.0 * rng.normal()).collect();
+        let (slope, ci) = theil_sen(&x, &y, 0.95).unwrap();
+        let mut slopes = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                if x[i] != x[j] {
+                    slopes.push((y[j] - y[i]) / (x[j] - x[i]));
+                }
+            }
+        }
+        slopes.sort_by(f64::total_cmp);
+        assert_eq!(slope, percentile(&slopes, 50.0).unwrap(), "n = {n}");
+        assert!(
+            slopes.contains(&ci.lower) && slopes.contains(&ci.upper),
+            "n = {n}"
+        );
+        assert!(ci.lower <= slope && slope <= ci.upper);
+    }
+}
+
 #[test]
 fn theil_sen_known_answer_and_refusals() {
     // Pairwise slopes of (1,1) (2,2) (3,3) (4,4) (5,100): 1 six times, then
