@@ -59,6 +59,8 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
     vec![
         ("gate-trials", trials::gate_table as Generate),
         ("state-gas-1e6", state::gas_table_1e6),
+        ("state-sizes", state::sizes_table),
+        ("state-growth", state::growth_table),
         ("replay-classes", replay::classes_table),
         ("replay-validate", replay::validate_table),
         ("replay-recorded-mix", replay::recorded_mix_table),
