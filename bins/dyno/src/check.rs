@@ -28,6 +28,9 @@ pub(crate) fn check(lab: &Lab, args: &CheckArgs, color: ColorChoice) -> anyhow::
         quiet: args.quiet,
     };
     let checked = dyno_lab::check::check(lab, &req)?;
+    if let Some(why) = &checked.speed_warning {
+        eprintln!("dyno: warning: {why}");
+    }
     let Some(result) = checked.comparison else {
         return Ok(Outcome::Failed);
     };

@@ -33,4 +33,91 @@ pub struct Noise {
     /// sleeps, in microseconds: the timer's and the scheduler's jitter.
     pub timer_late_us_p50: Option<f64>,
     pub timer_late_us_p99: Option<f64>,
+    /// The machine's own speed through the run: a fixed register-only
+    /// reference workload timed once a second (the best of its repeats in
+    /// a 2 ms window), which shows what steal does not (a busy sibling
+    /// hardware thread, the frequency, the host's contention). How many
+    /// windows, their median time (ns), their spread ((P95 - P5) / P50,
+    /// percent) and their drift (the last quarter's median against the
+    /// first quarter's, percent; positive: slower by the end). Absent in
+    /// files before issue 33.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
+}
+
+/// The reference workload's time through a run ([`Noise::speed`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Speed {
+    pub windows: u32,
+    pub reference_ns: f64,
+    pub spread_pct: f64,
+    pub drift_pct: f64,
+}
+
+impl Speed {
+    /// From the reference's time in each window, in order: `None` for
+    /// fewer than 2 windows.
+    pub fn of(windows: &[f64]) -> Option<Self> {
+        if windows.len() < 2 || !windows.iter().all(|w| w.is_finite() && *w > 0.0) {
+            return None;
+        }
+        let mut sorted = windows.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let at = |p: f64| dyno_stats::percentile(&sorted, p);
+        let (p5, p50, p95) = (at(5.0)?, at(50.0)?, at(95.0)?);
+        let quarter = windows.len().div_ceil(4);
+        let first = dyno_stats::median(&windows[..quarter])?;
+        let last = dyno_stats::median(&windows[windows.len() - quarter..])?;
+        Some(Self {
+            windows: windows.len() as u32,
+            reference_ns: p50,
+            spread_pct: 100.0 * (p95 - p5) / p50,
+            drift_pct: 100.0 * (last / first - 1.0),
+        })
+    }
+
+    /// Why the machine's speed moved more than `threshold` (a fraction,
+    /// the change a verdict is asked to find), or `None` if it held.
+    pub fn swung(&self, threshold: f64) -> Option<String> {
+        let limit = 100.0 * threshold;
+        let (spread, drift) = (self.spread_pct, self.drift_pct);
+        (spread > limit || drift.abs() > limit).then(|| {
+            format!(
+                "the machine's own speed moved more than the ±{limit:.0}% asked for: a fixed reference \
+                 workload's time spread {spread:.1}% (P5 to P95 over {} one-second windows) and drifted \
+                 {drift:+.1}% from the first quarter of the run to the last; the host changed this machine's \
+                 speed while it measured, and figures from it are less certain than their intervals say",
+                self.windows
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_speed_summary_is_spread_and_drift() {
+        // A steady machine: 100 ns every window.
+        let steady = Speed::of(&[100.0; 20]).unwrap();
+        assert_eq!((steady.spread_pct, steady.drift_pct), (0.0, 0.0));
+        assert_eq!(steady.swung(0.05), None);
+        // Slowing from 100 to 150 ns halfway: drift +50%, and a spread.
+        let mut w = vec![100.0; 10];
+        w.extend([150.0; 10]);
+        let slowing = Speed::of(&w).unwrap();
+        assert!((slowing.drift_pct - 50.0).abs() < 1e-9, "{slowing:?}");
+        // (150 - 100) / 125, the median being halfway.
+        assert!((slowing.spread_pct - 40.0).abs() < 1e-9, "{slowing:?}");
+        let why = slowing.swung(0.05).unwrap();
+        assert!(why.contains("±5%") && why.contains("+50.0%"), "{why}");
+        // Within the threshold: nothing said.
+        let mut w = vec![100.0; 10];
+        w.extend([103.0; 10]);
+        assert_eq!(Speed::of(&w).unwrap().swung(0.05), None);
+        assert_eq!(Speed::of(&[100.0]), None);
+        assert_eq!(Speed::of(&[100.0, f64::NAN]), None);
+    }
 }

@@ -760,7 +760,11 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     // Again: a pass cut short has rounds the last tally did not see.
     run.paired = tally(&planned, &dropped, &data);
     judge(&mut run.paired);
-    run.noise = Some(probe.finish());
+    let noise = probe.finish();
+    if let Some(why) = noise.speed.as_ref().and_then(|s| s.swung(req.threshold)) {
+        say(&format!("warning: {why}"));
+    }
+    run.noise = Some(noise);
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the comparisons done");
     let failed = wrong || run.paired.iter().any(|p| p.verdict == "regressed");

@@ -39,6 +39,30 @@ pub struct Checked {
     /// Why the checked run is incomplete, if it is: a gate that did not
     /// see every benchmark has not passed.
     pub incomplete: Option<String>,
+    /// Why the machine's own speed (the noise probe's reference workload)
+    /// moved more than the threshold while the checked run measured, if it
+    /// did (time only).
+    pub speed_warning: Option<String>,
+}
+
+/// Why the machine's speed moved more than the smallest threshold the
+/// check applies (`opts.threshold`, else each result's own) while `run`
+/// measured; `None` when it held, when counting instructions, or when the
+/// run has no speed record (files before issue 33).
+pub fn speed_warning(run: &dyno_format::Run, opts: &dyno_gate::Options) -> Option<String> {
+    if opts.metric != dyno_gate::Metric::Time {
+        return None;
+    }
+    let threshold = opts.threshold.unwrap_or_else(|| {
+        run.results
+            .iter()
+            .map(|r| r.regression_threshold)
+            .fold(f64::INFINITY, f64::min)
+    });
+    if !threshold.is_finite() {
+        return None;
+    }
+    run.noise.as_ref()?.speed.as_ref()?.swung(threshold)
 }
 
 /// Check a run (given, or measured now with the baseline's settings)
@@ -100,6 +124,7 @@ pub fn check(lab: &Lab, req: &Request<'_>) -> crate::Result<Checked> {
                 comparison: None,
                 wrong: Vec::new(),
                 incomplete,
+                speed_warning: speed_warning(&new, opts),
             });
         }
         Err(e) => return Err(e.into()),
@@ -126,6 +151,7 @@ pub fn check(lab: &Lab, req: &Request<'_>) -> crate::Result<Checked> {
         comparison: Some(comparison),
         wrong,
         incomplete,
+        speed_warning: speed_warning(&new, opts),
     })
 }
 

@@ -117,8 +117,14 @@ pub fn noise_line(n: &Noise) -> String {
         (Some(a), Some(b)) => format!(", a 1 ms sleep wakes {a:.0} µs late (P99 {b:.0} µs)"),
         _ => String::new(),
     };
+    let speed = n.speed.as_ref().map_or(String::new(), |s| {
+        format!(
+            "; speed (a reference workload, {} windows): spread {:.1}%, drift {:+.1}%",
+            s.windows, s.spread_pct, s.drift_pct
+        )
+    });
     format!(
-        "noise over {:.0} s: {steal}{load}{governor}{timer}",
+        "noise over {:.0} s: {steal}{load}{governor}{timer}{speed}",
         n.seconds
     )
 }
@@ -170,6 +176,19 @@ pub(crate) fn explain(run: &Run) -> Vec<String> {
     }
     if let Some(n) = &run.noise {
         lines.push(noise_line(n));
+        let threshold = run
+            .paired
+            .iter()
+            .map(|p| p.threshold)
+            .fold(f64::INFINITY, f64::min);
+        if let Some(why) = n
+            .speed
+            .as_ref()
+            .filter(|_| threshold.is_finite())
+            .and_then(|s| s.swung(threshold))
+        {
+            lines.push(format!("warning: {why}."));
+        }
     }
     lines
 }
@@ -259,7 +278,28 @@ mod tests {
             governor: None,
             timer_late_us_p50: Some(60.0),
             timer_late_us_p99: Some(400.0),
+            speed: Some(dyno_format::noise::Speed {
+                windows: 12,
+                reference_ns: 21_000.0,
+                spread_pct: 2.0,
+                drift_pct: 1.0,
+            }),
         });
+        let t = table(&run);
+        assert!(t.contains("spread 2.0%, drift +1.0%"), "{t}");
+        assert!(!t.contains("warning"), "a steady machine: {t}");
+        // A machine whose speed moved more than the threshold says so.
+        if let Some(n) = run.noise.as_mut() {
+            n.speed.as_mut().unwrap().drift_pct = 12.0;
+        }
+        let swung = table(&run);
+        assert!(
+            swung.contains("warning: the machine's own speed moved more than the ±5%"),
+            "{swung}"
+        );
+        if let Some(n) = run.noise.as_mut() {
+            n.speed.as_mut().unwrap().drift_pct = 1.0;
+        }
         let t = table(&run);
         assert!(t.contains("+25.0% [+24.0%, +26.0%]"), "{t}");
         assert!(t.contains("regressed *"), "{t}");

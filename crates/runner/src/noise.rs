@@ -1,7 +1,9 @@
 //! The noise probe: a thread that reads `/proc/stat` once a second while a
-//! run measures (CPU steal per window), plus the load average, the
+//! run measures (CPU steal per window) and times a fixed reference workload
+//! for 2 ms (the machine's own speed, which steal does not show: a busy
+//! sibling hardware thread, the frequency), plus the load average, the
 //! frequency governor and the timer's jitter read at the end. It costs one
-//! wake-up a second; it times nothing of the run's.
+//! wake-up and 2 ms of one core a second; it times nothing of the run's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,7 +42,37 @@ pub struct Probe {
     started: Instant,
     first: Option<(u64, u64)>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Vec<f64>>>,
+    thread: Option<JoinHandle<(Vec<f64>, Vec<f64>)>>,
+}
+
+/// How long the reference workload is timed in each one-second window:
+/// 0.2% of one core.
+const REFERENCE_WINDOW: Duration = Duration::from_millis(2);
+
+/// A dependent chain of multiplies: no memory, no branches to predict, so
+/// its time follows the core's speed alone.
+fn reference_unit() -> u64 {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..20_000u64 {
+        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    x
+}
+
+/// The reference workload's best time (ns) over repeats for `window`: the
+/// best, so that a preemption within the window does not count, while a
+/// slower core (a busy sibling thread, a lower frequency) does.
+pub fn reference(window: Duration) -> f64 {
+    let w = Instant::now();
+    let mut best = f64::INFINITY;
+    loop {
+        let t = Instant::now();
+        std::hint::black_box(reference_unit());
+        best = best.min(t.elapsed().as_nanos() as f64);
+        if w.elapsed() >= window {
+            return best;
+        }
+    }
 }
 
 impl Probe {
@@ -53,6 +85,7 @@ impl Probe {
             .name("dyno-noise".into())
             .spawn(move || {
                 let mut windows = Vec::new();
+                let mut speeds = vec![reference(REFERENCE_WINDOW)];
                 let mut last = read_ticks();
                 let mut next = Instant::now() + Duration::from_secs(1);
                 loop {
@@ -76,8 +109,9 @@ impl Probe {
                         windows.push(s);
                     }
                     last = now;
+                    speeds.push(reference(REFERENCE_WINDOW));
                 }
-                windows
+                (windows, speeds)
             })
             .ok();
         Self {
@@ -91,7 +125,7 @@ impl Probe {
     /// Stop, then read the load, the governor and the timer's jitter.
     pub fn finish(mut self) -> Noise {
         self.stop.store(true, Ordering::Relaxed);
-        let windows = self
+        let (windows, speeds) = self
             .thread
             .take()
             .and_then(|t| {
@@ -99,6 +133,9 @@ impl Probe {
                 t.join().ok()
             })
             .unwrap_or_default();
+        // The end of the run is a window too.
+        let mut speeds = speeds;
+        speeds.push(reference(REFERENCE_WINDOW));
         let seconds = self.started.elapsed().as_secs_f64();
         let steal = self
             .first
@@ -115,6 +152,7 @@ impl Probe {
             governor: governor(),
             timer_late_us_p50: None,
             timer_late_us_p99: None,
+            speed: dyno_format::noise::Speed::of(&speeds),
         };
         let mut late = timer_lateness(50);
         late.sort_by(f64::total_cmp);
@@ -135,25 +173,10 @@ pub fn noisy(n: &Noise) -> bool {
 /// `total`. Its spread is how much the host changes the speed of this
 /// machine's cores from moment to moment (`dyno doctor --noise`).
 pub fn speed(total: Duration, window: Duration) -> Vec<f64> {
-    // A dependent chain of multiplies: no memory, no branches to predict.
-    fn unit() -> u64 {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for i in 0..20_000u64 {
-            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
-        }
-        x
-    }
     let start = Instant::now();
     let mut out = Vec::new();
     while start.elapsed() < total {
-        let w = Instant::now();
-        let mut best = f64::INFINITY;
-        while w.elapsed() < window {
-            let t = Instant::now();
-            std::hint::black_box(unit());
-            best = best.min(t.elapsed().as_nanos() as f64);
-        }
-        out.push(best);
+        out.push(reference(window));
     }
     out
 }
@@ -190,6 +213,20 @@ fn timer_lateness(n: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_takes_its_window_and_is_timed() {
+        let t = Instant::now();
+        let ns = reference(Duration::from_millis(2));
+        assert!(t.elapsed() >= Duration::from_millis(2));
+        // 20 000 dependent multiply-adds: far above a clock read, far
+        // below the window.
+        assert!(ns > 1_000.0 && ns < 2e6, "{ns}");
+        // A probe records the speed at its start, whatever its length.
+        let n = Probe::start().finish();
+        let s = n.speed.expect("a start and an end window");
+        assert!(s.windows >= 2 && s.reference_ns > 1_000.0, "{s:?}");
+    }
 
     #[test]
     fn steal_is_read_from_the_cpu_line() {
