@@ -23,10 +23,28 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod blocks;
+pub mod load;
 mod read;
+pub mod readme;
 pub mod replay;
 pub mod state;
+pub mod systems;
 pub mod trials;
+
+/// A whole number with spaces between thousands, as the docs write them:
+/// 14 994 000.
+pub(crate) fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x.round());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && c != '-' && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// What went wrong reading a file or a doc.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +76,14 @@ pub type Generate = fn(&Path) -> Result<String, FiguresError>;
 pub fn generators() -> Vec<(&'static str, Generate)> {
     vec![
         ("gate-trials", trials::gate_table as Generate),
+        ("gate-counts", trials::count_table),
+        ("readme-run", readme::run_excerpt),
+        ("load-peer", load::peer_table),
+        ("load-logs", load::logs_table),
+        ("blocks-validate", blocks::block_table),
+        ("blocks-import", blocks::import_table),
+        ("net", systems::net_table),
+        ("pow", systems::pow_table),
         ("state-gas-1e6", state::gas_table_1e6),
         ("state-sizes", state::sizes_table),
         ("state-growth", state::growth_table),
