@@ -84,6 +84,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("blocks-import", blocks::import_table),
         ("net", systems::net_table),
         ("pow", systems::pow_table),
+        ("db", systems::db_table),
         ("state-gas-1e6", state::gas_table_1e6),
         ("state-sizes", state::sizes_table),
         ("state-growth", state::growth_table),

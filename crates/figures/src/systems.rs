@@ -11,6 +11,8 @@ use crate::{FiguresError, read};
 pub const NET_RUN: &str = "docs/research/data/net-release-2026-11-28.json";
 /// The kept run of the pow suite.
 pub const POW_RUN: &str = "docs/research/data/pow-release-2026-11-28.json";
+/// The kept run of the db suite.
+pub const DB_RUN: &str = "docs/research/data/db-release-2026-11-28.json";
 
 /// One row per id of `group` in `file` (in the run's order), one column per
 /// implementation: P50 / P99, `-` where that implementation has no such id.
@@ -86,5 +88,21 @@ pub fn pow_table(root: &Path) -> Result<String, FiguresError> {
         POW_RUN,
         "pow",
         &[("ethash", "ethash"), ("core-geth", "core-geth (go-etc)")],
+    )
+}
+
+/// docs/db.md: the five storage engines.
+pub fn db_table(root: &Path) -> Result<String, FiguresError> {
+    p50_p99(
+        root,
+        DB_RUN,
+        "db",
+        &[
+            ("rocksdb", "rocksdb"),
+            ("mdbx", "mdbx"),
+            ("redb", "redb"),
+            ("pebble", "pebble (go)"),
+            ("leveldb", "leveldb (go)"),
+        ],
     )
 }
