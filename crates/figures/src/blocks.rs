@@ -6,14 +6,10 @@ use std::path::Path;
 use dyno_format::BenchResult;
 use dyno_report::units::duration;
 
-use crate::{FiguresError, read, thousands};
+use crate::{FiguresError, head, line, read, thousands};
 
 /// The kept run of `block/` and `import/`, relative to the root.
 pub const BLOCKS_RUN: &str = "docs/research/data/block-import-release-2026-11-28.json";
-
-fn line(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
-}
 
 fn param(r: &BenchResult, key: &str) -> Option<u64> {
     r.parameters.get(key).and_then(|v| v.as_u64())
@@ -49,8 +45,7 @@ pub fn block_table(root: &Path) -> Result<String, FiguresError> {
         "target",
     ]
     .map(String::from);
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     let mut rows = 0;
     for r in run
         .results
@@ -100,8 +95,7 @@ pub fn import_table(root: &Path) -> Result<String, FiguresError> {
         "target",
     ]
     .map(String::from);
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for r in run
         .results
         .iter()

@@ -46,6 +46,16 @@ pub(crate) fn thousands(x: f64) -> String {
     out
 }
 
+/// One Markdown table row.
+pub(crate) fn line(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
+}
+
+/// A Markdown table's header row and its separator.
+pub(crate) fn head(header: &[String]) -> String {
+    line(header) + &line(&vec!["---".to_string(); header.len()])
+}
+
 /// What went wrong reading a file or a doc.
 #[derive(Debug, thiserror::Error)]
 pub enum FiguresError {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::{FiguresError, read, thousands};
+use crate::{FiguresError, line, read, thousands};
 
 /// The kept rounds, relative to the root.
 pub const PEER_RUN: &str = "docs/research/data/generator-vs-vegeta-2026-11-26.json";
@@ -40,7 +40,6 @@ pub fn peer_table(root: &Path) -> Result<String, FiguresError> {
         "P99 µs".into(),
         "dyno / vegeta req/s (median; range of rounds)".into(),
     ];
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let mut out = line(&header);
     out.push_str("|---|---|--:|--:|--:|--:|\n");
     for s in v["settings"]

@@ -8,7 +8,7 @@ use dyno_format::gas::Estimate;
 use dyno_format::{BenchResult, Mode};
 use dyno_report::units::duration;
 
-use crate::{FiguresError, read};
+use crate::{FiguresError, head, line, read};
 
 /// The kept `block/validate` run, relative to the root.
 pub const VALIDATE_RUN: &str =
@@ -21,10 +21,6 @@ pub const REVM_RUN: &str = "docs/research/data/replay-revm-2026-11-26.json";
 /// The kept replay of the recorded mix.
 pub const RECORDED_MIX_RUN: &str =
     "docs/research/data/replay-recorded-mix-ab-geth-1.17.8-1.17.7-2026-11-26.json";
-
-fn line(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
-}
 
 /// What a result's headline figure is: dyno's rule (the Theil-Sen slope
 /// where samples were fitted, else the P50, of batch means when batched).
@@ -85,8 +81,7 @@ pub fn validate_table(root: &Path) -> Result<String, FiguresError> {
         let what: Vec<&str> = m.iter().map(|m| estimator(*m)).collect();
         header.push(format!("{shown}: {}", what.join(" or ")));
     }
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for r in rows {
         out.push_str(&line(&r));
     }
@@ -277,8 +272,7 @@ pub fn classes_table(root: &Path) -> Result<String, FiguresError> {
         "revm in-process P50",
     ]
     .map(String::from);
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for limit in ["30M", "36M", "60M"] {
         for class in ["empty", "transfers", "mix", "full"] {
             let id = format!("client/newpayload/{limit}-{class}");

@@ -8,7 +8,7 @@ use dyno_format::state::StatePricing;
 use dyno_format::{Mode, Run};
 use dyno_report::units::{duration, sig3};
 
-use crate::{FiguresError, read};
+use crate::{FiguresError, head, line, read};
 
 /// The kept run, relative to the root.
 pub const STATE_RUN: &str = "docs/research/data/state-default-revm-geth-2026-11-26.json.gz";
@@ -52,10 +52,6 @@ fn priced(root: &Path) -> Result<(PathBuf, Run, StatePricing), FiguresError> {
     Ok((path, run, priced))
 }
 
-fn line(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
-}
-
 /// The accesses in the pricing's order, each with its implementations.
 fn accesses(p: &StatePricing) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -79,8 +75,7 @@ pub fn sizes_table(root: &Path) -> Result<String, FiguresError> {
     let mut header = vec!["access".to_string(), "impl".into()];
     header.extend(sizes.iter().map(|n| power(*n)));
     header.extend(sizes.iter().map(|n| format!("{} evicted", power(*n))));
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for (access, imp) in accesses(&p) {
         let mut cells = vec![format!("`{access}`"), imp.clone()];
         for cache in ["warm", "evicted"] {
@@ -124,8 +119,7 @@ pub fn growth_table(root: &Path) -> Result<String, FiguresError> {
         "evicted: exponent [95% CI]",
     ]
     .map(String::from);
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     let mut pairs = accesses(&p);
     pairs.sort_by_key(|(a, i)| {
         (
@@ -217,9 +211,7 @@ pub fn gas_table_1e6(root: &Path) -> Result<String, FiguresError> {
     .map(String::from)
     .to_vec();
     header.extend(priced.schedules.iter().map(|s| s.name.clone()));
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for r in rows {
         let mut cells = vec![
             format!("`{}`", r.access),

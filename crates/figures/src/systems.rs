@@ -5,7 +5,7 @@ use std::path::Path;
 
 use dyno_report::units::duration;
 
-use crate::{FiguresError, read};
+use crate::{FiguresError, line, read};
 
 /// The kept run of the net suite, relative to the root.
 pub const NET_RUN: &str = "docs/research/data/net-release-2026-11-28.json";
@@ -36,7 +36,6 @@ fn p50_p99(
             why: format!("no {group} results"),
         });
     }
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let mut header = vec!["P50 / P99".to_string()];
     header.extend(impls.iter().map(|(_, label)| label.to_string()));
     let mut out = line(&header);

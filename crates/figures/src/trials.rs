@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use dyno_format::paired::Paired;
 
-use crate::{FiguresError, read};
+use crate::{FiguresError, head, line, read};
 
 /// A series: its folder under docs/trials and what the table calls it.
 const SERIES: &[(&str, &str)] = &[
@@ -214,7 +214,6 @@ pub fn gate_table(root: &Path) -> Result<String, FiguresError> {
         "detectable change: median (range over checks)",
     ];
     let mut out = String::new();
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     out.push_str(&line(&header.map(String::from)));
     out.push_str(&line(&vec!["---".to_string(); header.len()]));
     for (folder, label) in SERIES {
@@ -242,7 +241,6 @@ pub fn count_table(root: &Path) -> Result<String, FiguresError> {
             "knob on `hash/keccak256/1KiB` within `hash/keccak256` (`knob-count 20`, stopped at a session's end)",
         ),
     ];
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let header = [
         "trial",
         "checks",
@@ -253,8 +251,7 @@ pub fn count_table(root: &Path) -> Result<String, FiguresError> {
         "slowed id caught",
     ]
     .map(String::from);
-    let mut out = line(&header);
-    out.push_str(&line(&vec!["---".to_string(); header.len()]));
+    let mut out = head(&header);
     for (file, label) in series {
         let path = root.join(file);
         let text = read::text(&path)?;
