@@ -3,6 +3,7 @@
 //! against specs/gas/state/schedules.toml, 60 MGas/s, factor 2).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use dyno_format::state::StatePricing;
 use dyno_format::{Mode, Run};
@@ -35,7 +36,17 @@ fn ratio(x: f64) -> String {
 }
 
 /// The kept run and its pricing, as `dyno gas --state --from` prices it.
-fn priced(root: &Path) -> Result<(PathBuf, Run, StatePricing), FiguresError> {
+/// The kept run and its pricing, priced once per root for the three
+/// tables that show it (they run side by side: the first prices, the
+/// others wait for it rather than price it again).
+fn priced(root: &Path) -> Result<Arc<Priced>, FiguresError> {
+    static DONE: Mutex<Vec<(PathBuf, Arc<Priced>)>> = Mutex::new(Vec::new());
+    let mut done = DONE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, p)) = done.iter().find(|(r, _)| r == root) {
+        return Ok(p.clone());
+    }
     let path = root.join(STATE_RUN);
     let run = read::run(&path)?;
     let schedules =
@@ -43,13 +54,22 @@ fn priced(root: &Path) -> Result<(PathBuf, Run, StatePricing), FiguresError> {
             path: root.join("specs/gas/state/schedules.toml"),
             why: e.to_string(),
         })?;
-    let priced = dyno_state::pricing::price(&run, &schedules, 60.0, 2.0).map_err(|e| {
+    let pricing = dyno_state::pricing::price(&run, &schedules, 60.0, 2.0).map_err(|e| {
         FiguresError::Data {
             path: path.clone(),
             why: e.to_string(),
         }
     })?;
-    Ok((path, run, priced))
+    let p = Arc::new(Priced { path, run, pricing });
+    done.push((root.to_path_buf(), p.clone()));
+    Ok(p)
+}
+
+/// The kept state run, where it is, and its pricing.
+struct Priced {
+    path: PathBuf,
+    run: Run,
+    pricing: StatePricing,
 }
 
 /// The accesses in the pricing's order, each with its implementations.
@@ -67,7 +87,8 @@ fn accesses(p: &StatePricing) -> Vec<(String, String)> {
 /// One access's cost (µs, the Theil-Sen slope) at every size, warm then
 /// evicted.
 pub fn sizes_table(root: &Path) -> Result<String, FiguresError> {
-    let (_, run, p) = priced(root)?;
+    let priced = priced(root)?;
+    let (run, p) = (&priced.run, &priced.pricing);
     let mut sizes: Vec<u64> = p.rows.iter().map(|r| r.accounts).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -76,7 +97,7 @@ pub fn sizes_table(root: &Path) -> Result<String, FiguresError> {
     header.extend(sizes.iter().map(|n| power(*n)));
     header.extend(sizes.iter().map(|n| format!("{} evicted", power(*n))));
     let mut out = head(&header);
-    for (access, imp) in accesses(&p) {
+    for (access, imp) in accesses(p) {
         let mut cells = vec![format!("`{access}`"), imp.clone()];
         for cache in ["warm", "evicted"] {
             for n in &sizes {
@@ -111,7 +132,8 @@ pub fn sizes_table(root: &Path) -> Result<String, FiguresError> {
 /// How each access grows with the state: the exponent of ns ∝
 /// accounts^exponent over the sizes run, warm and evicted.
 pub fn growth_table(root: &Path) -> Result<String, FiguresError> {
-    let (_, _, p) = priced(root)?;
+    let priced = priced(root)?;
+    let p = &priced.pricing;
     let header = [
         "access",
         "impl",
@@ -120,7 +142,7 @@ pub fn growth_table(root: &Path) -> Result<String, FiguresError> {
     ]
     .map(String::from);
     let mut out = head(&header);
-    let mut pairs = accesses(&p);
+    let mut pairs = accesses(p);
     pairs.sort_by_key(|(a, i)| {
         (
             p.rows
@@ -177,7 +199,8 @@ fn superscript(n: u32) -> String {
 
 /// The table at 10⁶ accounts.
 pub fn gas_table_1e6(root: &Path) -> Result<String, FiguresError> {
-    let (path, run, priced) = priced(root)?;
+    let all = priced(root)?;
+    let (path, run, priced) = (all.path.clone(), &all.run, &all.pricing);
     let mut rows: Vec<&dyno_format::state::StateRow> = priced
         .rows
         .iter()
