@@ -3,8 +3,8 @@
 # process beside it, as a busy CI neighbour would be: by default a
 # `cargo build -j1 --release -p dyno` at nice 0 into a throwaway target
 # directory (one core), restarted if it ends. Every trial's A/A and knob
-# results are kept, gzipped, in OUTDIR/trial-K/; scripts/ab-check-table.py
-# OUTDIR prints the table docs/ci.md shows.
+# results are kept, gzipped, in OUTDIR/trial-K/; docs/ci.md's table is
+# generated from such a folder under docs/ci/ (crates/figures/src/ci.rs).
 #
 # Usage: scripts/ab-check-busy.sh DYNO OUTDIR [N]   (N: 3)
 #        DYNO_AB_BUSY_CMD='sha256sum /dev/zero' ... another neighbour

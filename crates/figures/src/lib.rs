@@ -24,6 +24,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod blocks;
+pub mod ci;
 pub mod load;
 mod read;
 pub mod readme;
@@ -101,6 +102,8 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("replay-classes", replay::classes_table),
         ("replay-validate", replay::validate_table),
         ("replay-recorded-mix", replay::recorded_mix_table),
+        ("ci-rehearsals", ci::rehearsals_table),
+        ("ci-ab-busy", ci::busy_ab_table),
     ]
 }
 

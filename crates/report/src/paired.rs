@@ -16,7 +16,7 @@ fn pct(x: f64) -> String {
 }
 
 /// A p-value in two significant digits, small ones in scientific form.
-fn p_value(p: f64) -> String {
+pub fn p_value(p: f64) -> String {
     if p >= 0.001 {
         format!("{p:.3}")
     } else {

@@ -1,0 +1,291 @@
+//! docs/ci.md's tables: the CI rehearsals, from the step tables the runs
+//! printed (docs/ci/rehearsal-*.md), and the paired A/B check beside a
+//! busy core, from the results its trials kept (docs/ci/ab-busy-*/).
+
+use std::path::Path;
+
+use crate::{FiguresError, head, line, read};
+
+/// The rehearsals the table shows, oldest first: each one's step table as
+/// the run printed it, and what the table says about the run beside the
+/// figures its file gives.
+const REHEARSALS: &[(&str, &str)] = &[
+    (
+        "rehearsal-fresh-2026-11-28-fa4b1ba.md",
+        "fresh, the first with CPU: `cargo test` rebuilt dyno (fixed in 067391a)",
+    ),
+    (
+        "rehearsal-fresh-2026-11-28-067391a.md",
+        "fresh, with issue 31's cuts: a CLI test counted one busy round wrongly (fixed in c3bcb28)",
+    ),
+    (
+        "rehearsal-warm-2026-11-28-c3bcb28.md",
+        "warm (067391a's caches): the same test's next assertion, ecrecover slower in a busy spell (fixed in 5905d5e)",
+    ),
+    (
+        "rehearsal-warm-2026-11-28-5905d5e.md",
+        "warm, a `cargo build -j1` beside it the whole run: the same test, a baseline measured in a busy spell (50x knob since e416f02)",
+    ),
+    (
+        "rehearsal-fresh-2026-11-28-2122238.md",
+        "fresh, the first to pass",
+    ),
+    (
+        "rehearsal-fresh-2026-11-28-93a83ce.md",
+        "fresh, the CLI tests' waste cut (and RocksDB's precompiled header, taken out after)",
+    ),
+    (
+        "rehearsal-warm-2026-11-28-094c746.md",
+        "warm (2122238's caches)",
+    ),
+    (
+        "rehearsal-fresh-2026-11-28-f75d5a2.md",
+        "fresh, issue 32 (process groups, bounds, masks; two new crates, about 40 new tests)",
+    ),
+];
+
+/// The step a rehearsal's build row starts with, and its `cargo test` row.
+const BUILD_STEP: &str = "clippy -D warnings and the build of every target";
+const TEST_STEP: &str = "cargo test";
+
+/// What one rehearsal's printed table gives.
+#[derive(Debug, Clone, PartialEq)]
+struct Rehearsal {
+    commit: String,
+    outcome: String,
+    total: String,
+    build: (String, String),
+    test: Option<(String, String)>,
+    machine_cpu: Option<String>,
+}
+
+/// The wall and CPU cells of the step table's row whose step starts with
+/// `step`.
+fn step_row(text: &str, step: &str) -> Option<(String, String)> {
+    text.lines().find_map(|l| {
+        let cells: Vec<&str> = l
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        (cells.len() == 4 && cells[0].starts_with(step))
+            .then(|| (cells[2].to_string(), cells[3].to_string()))
+    })
+}
+
+fn rehearsal(path: &Path) -> Result<Rehearsal, FiguresError> {
+    let text = read::text(path)?;
+    let bad = |why: &str| FiguresError::Data {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
+    let commit = text
+        .lines()
+        .next()
+        .and_then(|l| l.split(" rehearsal of ").nth(1))
+        .and_then(|rest| rest.split(',').next())
+        .ok_or_else(|| bad("no title '# ... rehearsal of COMMIT, DATE'"))?
+        .to_string();
+    let total = text
+        .lines()
+        .find(|l| l.starts_with("| **total**"))
+        .and_then(|l| l.split("**").nth(3))
+        .ok_or_else(|| bad("no '| **total** |' row"))?
+        .to_string();
+    let exited = text.split("exited ").skip(1).find_map(|rest| {
+        let code: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        code.parse::<u32>().ok()
+    });
+    let outcome = if text.contains("**passed** (exit 0)") || exited == Some(0) {
+        "**passed**".to_string()
+    } else if let Some(code) = exited {
+        format!("failed (exit {code})")
+    } else {
+        return Err(bad("says neither '**passed** (exit 0)' nor 'exited N'"));
+    };
+    let build = step_row(&text, BUILD_STEP)
+        .ok_or_else(|| bad(&format!("no step row '{BUILD_STEP}...'")))?;
+    let machine_cpu = text
+        .lines()
+        .find_map(|l| l.strip_prefix("CPU (user + system): "))
+        .and_then(|rest| rest.split("; ").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .map(String::from);
+    Ok(Rehearsal {
+        commit,
+        outcome,
+        total,
+        build,
+        test: step_row(&text, TEST_STEP),
+        machine_cpu,
+    })
+}
+
+/// docs/ci.md's table of CI rehearsals.
+pub fn rehearsals_table(root: &Path) -> Result<String, FiguresError> {
+    let mut out = head(
+        &[
+            "run",
+            "commit",
+            "outcome",
+            "total",
+            "build (clippy + every target): wall, CPU",
+            "`cargo test`: wall, CPU",
+            "CPU, whole machine",
+            "table",
+        ]
+        .map(String::from),
+    );
+    for (file, label) in REHEARSALS {
+        let r = rehearsal(&root.join("docs/ci").join(file))?;
+        out.push_str(&line(&[
+            label.to_string(),
+            r.commit,
+            r.outcome,
+            r.total,
+            format!("{}, {}", r.build.0, r.build.1),
+            r.test
+                .map_or_else(|| "-".into(), |(wall, cpu)| format!("{wall}, {cpu}")),
+            r.machine_cpu.unwrap_or_else(|| "-".into()),
+            format!("[{file}](ci/{file})"),
+        ]));
+    }
+    out.push_str(
+        "\nGenerated by `cargo run -p dyno-figures -- write` from each run's step table as it printed it \
+         (`docs/ci/rehearsal-*.md`; a failed run's `cargo test` is its time until it failed).\n",
+    );
+    Ok(out)
+}
+
+/// The id the busy-core check slows.
+const SLOWED: &str = "hash/keccak256/1KiB";
+
+/// The busy-core trials: the folder under docs/ci and its series.
+const BUSY: (&str, &[&str]) = ("ab-busy-2026-11-28", &["knob-x2", "no-knob"]);
+
+/// docs/ci.md's table of the paired A/B check beside a busy core, each
+/// trial's results judged by today's rules.
+pub fn busy_ab_table(root: &Path) -> Result<String, FiguresError> {
+    let (folder, series) = BUSY;
+    let mut out = head(
+        &[
+            "trials",
+            "trial",
+            "check (its exit as run)",
+            "A/A flagged",
+            "A/A largest detectable",
+            &format!("knob on {SLOWED}"),
+        ]
+        .map(String::from),
+    );
+    for name in series {
+        let dir = root.join("docs/ci").join(folder).join(name);
+        let mut trials: Vec<(usize, std::path::PathBuf)> = std::fs::read_dir(&dir)
+            .map_err(|source| FiguresError::Io {
+                path: dir.clone(),
+                source,
+            })?
+            .flatten()
+            .filter_map(|e| {
+                let k = e.file_name().into_string().ok()?;
+                Some((k.strip_prefix("trial-")?.parse().ok()?, e.path()))
+            })
+            .collect();
+        trials.sort();
+        if trials.is_empty() {
+            return Err(FiguresError::Data {
+                path: dir,
+                why: "no trial-K folders (scripts/ab-check-busy.sh writes them)".into(),
+            });
+        }
+        for (k, trial) in trials {
+            let exit = read::text(&trial.join("exit"))?;
+            let mut aa = read::run(&trial.join("ab-aa.json.gz"))?;
+            let mut knob = read::run(&trial.join("ab-knob.json.gz"))?;
+            dyno_lab::ab::judge(&mut aa.paired);
+            dyno_lab::ab::judge(&mut knob.paired);
+            let flagged = aa
+                .paired
+                .iter()
+                .filter(|p| p.verdict == "regressed" || p.verdict == "improved")
+                .count();
+            let widest = aa
+                .paired
+                .iter()
+                .filter_map(|p| p.min_detectable)
+                .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+            let cells: Vec<String> = knob
+                .paired
+                .iter()
+                .filter(|p| p.id == SLOWED)
+                .map(|p| {
+                    format!(
+                        "{} {} {:+.0}% (p {})",
+                        p.implementation,
+                        p.verdict,
+                        100.0 * p.delta,
+                        dyno_report::paired::p_value(p.p_holm)
+                    )
+                })
+                .collect();
+            let check = match exit.trim() {
+                "0" => "passed".to_string(),
+                rc => format!("failed (exit {rc})"),
+            };
+            out.push_str(&line(&[
+                name.to_string(),
+                k.to_string(),
+                check,
+                format!("{flagged} of {}", aa.paired.len()),
+                widest.map_or_else(|| "-".into(), |w| format!("{:.1}%", 100.0 * w)),
+                cells.join("; "),
+            ]));
+        }
+    }
+    out.push_str(&format!(
+        "\nGenerated by `cargo run -p dyno-figures -- write` from `docs/ci/{folder}/<trials>/trial-K/` \
+         (ab-aa.json.gz, ab-knob.json.gz, exit), each result judged by today's `dyno ab` rules.\n"
+    ));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rehearsal_reads_its_outcome_total_and_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        std::fs::write(
+            &path,
+            "# Warm rehearsal of abc1234, 2026-11-28: its step table as the run printed it\n\n\
+             | step | started | wall | CPU |\n|---|--:|--:|--:|\n\
+             | clippy -D warnings and the build of every target, once | 0m12s | 4m15s | 5m29.8s |\n\
+             | cargo test (with the db engines) | 4m31s | 7m25s | 6m30.8s |\n\
+             | **total** | | **11m56s** | **12m11.5s** |\n\n\
+             CPU (user + system): 12m11.5s in the steps and jobs above; 23m32.9s on the whole machine\n\
+             ci-rehearsal: warm run 2 exited 101 after 11m56s\n",
+        )
+        .unwrap();
+        let r = rehearsal(&path).unwrap();
+        assert_eq!(
+            r,
+            Rehearsal {
+                commit: "abc1234".into(),
+                outcome: "failed (exit 101)".into(),
+                total: "11m56s".into(),
+                build: ("4m15s".into(), "5m29.8s".into()),
+                test: Some(("7m25s".into(), "6m30.8s".into())),
+                machine_cpu: Some("23m32.9s".into()),
+            }
+        );
+        // A file that says nothing of how the run ended is refused, not
+        // shown as passed.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("exited 101", "ended")).unwrap();
+        let err = rehearsal(&path).unwrap_err().to_string();
+        assert!(err.contains("neither"), "{err}");
+    }
+}
