@@ -104,6 +104,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("replay-recorded-mix", replay::recorded_mix_table),
         ("ci-rehearsals", ci::rehearsals_table),
         ("ci-ab-busy", ci::busy_ab_table),
+        ("ci-cpu", ci::cpu_table),
         ("ci-rehearsals-2026-11-25", ci::rehearsals_2026_11_25_table),
         ("ci-build-2026-11-25", ci::build_2026_11_25_table),
         ("ci-rocksdb-flags", ci::rocksdb_flags_table),
