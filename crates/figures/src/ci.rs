@@ -42,6 +42,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-28-f75d5a2.md",
         "fresh, issue 32 (process groups, bounds, masks; two new crates, about 40 new tests)",
     ),
+    (
+        "rehearsal-fresh-2026-11-28-6256863.md",
+        "fresh, issue 33 (dyno-figures: 23 tables regenerated in the docs test)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
