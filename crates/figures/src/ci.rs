@@ -63,16 +63,20 @@ struct Rehearsal {
     machine_cpu: Option<String>,
 }
 
+/// A Markdown table row's cells, trimmed.
+fn cells(row: &str) -> Vec<&str> {
+    row.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect()
+}
+
 /// The wall and CPU cells of the step table's row whose step starts with
 /// `step`.
 fn step_row(text: &str, step: &str) -> Option<(String, String)> {
     text.lines().find_map(|l| {
-        let cells: Vec<&str> = l
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let cells = cells(l);
         (cells.len() >= 3 && cells[0].starts_with(step)).then(|| {
             (
                 cells[2].to_string(),
@@ -168,12 +172,7 @@ pub fn cpu_table(root: &Path) -> Result<String, FiguresError> {
     let mut rows: Vec<(f64, String, String)> = Vec::new();
     let mut total = None;
     for l in text.lines().filter(|l| l.starts_with("| ")) {
-        let cells: Vec<&str> = l
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let cells = cells(l);
         let (what, wall, cpu) = match cells.as_slice() {
             ["**total**", _, _, cpu] => {
                 total = cell_seconds(cpu);
