@@ -754,6 +754,7 @@ fn median_ci_rank(n: u64, level: f64) -> (u64, f64) {
     (lo, rank_coverage(n, lo))
 }
 
+pub mod nnls;
 pub mod paired;
 pub mod twosample;
 pub use twosample::{MannWhitney, SplitMix64, holm, mann_whitney, min_attainable_p, ratio_ci};
