@@ -447,24 +447,8 @@ pub fn busy_ab_table(root: &Path) -> Result<String, FiguresError> {
     );
     for name in series {
         let dir = root.join("docs/ci").join(folder).join(name);
-        let mut trials: Vec<(usize, std::path::PathBuf)> = std::fs::read_dir(&dir)
-            .map_err(|source| FiguresError::Io {
-                path: dir.clone(),
-                source,
-            })?
-            .flatten()
-            .filter_map(|e| {
-                let k = e.file_name().into_string().ok()?;
-                Some((k.strip_prefix("trial-")?.parse().ok()?, e.path()))
-            })
-            .collect();
-        trials.sort();
-        if trials.is_empty() {
-            return Err(FiguresError::Data {
-                path: dir,
-                why: "no trial-K folders (scripts/ab-check-busy.sh writes them)".into(),
-            });
-        }
+        // Each trial a folder (scripts/ab-check-busy.sh writes them).
+        let trials = read::trials(&dir, "")?;
         for (k, trial) in trials {
             let exit = read::text(&trial.join("exit"))?;
             let mut aa = read::run(&trial.join("ab-aa.json.gz"))?;

@@ -4,7 +4,7 @@
 //! effect at the run's number of comparisons).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use dyno_format::paired::Paired;
 
@@ -70,25 +70,7 @@ fn flagged(p: &Paired) -> bool {
 
 /// The trials of the series in `dir`, in order, each judged.
 fn series(dir: &Path) -> Result<Vec<Trial>, FiguresError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| FiguresError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut files: Vec<(usize, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let k = name.strip_prefix("trial-")?.strip_suffix(".json.gz")?;
-            Some((k.parse().ok()?, e.path()))
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(FiguresError::Data {
-            path: dir.to_path_buf(),
-            why: "no trial-K.json.gz in the folder".into(),
-        });
-    }
+    let files = read::trials(dir, ".json.gz")?;
     files
         .into_iter()
         .map(|(number, path)| {
