@@ -41,6 +41,7 @@ pub mod gas;
 pub mod mixes;
 mod plan;
 mod quantity;
+pub mod reprice;
 pub mod state_gas;
 
 pub use error::SpecError;
