@@ -23,6 +23,7 @@ pub mod geth;
 pub mod opcode;
 pub mod precompile;
 pub mod pricing;
+pub mod reprice;
 pub mod tx;
 pub mod vm;
 

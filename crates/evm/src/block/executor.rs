@@ -35,7 +35,8 @@ use alloy_eips::eip7251::CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS;
 /// The chain id every generated transaction carries.
 pub const CHAIN_ID: u64 = 1337;
 
-type Ctx<'w> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<&'w World>>;
+/// A block's EVM context over a world.
+pub type Ctx<'w> = Context<BlockEnv, TxEnv, CfgEnv, CacheDB<&'w World>>;
 
 /// Why a transaction could not be included.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -122,6 +123,28 @@ pub fn tx_env(tx: &Signed<TxEip1559>, sender: Address) -> TxEnv {
     }
 }
 
+/// The EVM context of block `header` on top of `world`: Osaka rules,
+/// chain id [`CHAIN_ID`], the header's environment, an overlay over the
+/// world. [`Executor`] builds its EVM on it, and so does whatever else
+/// re-executes a block (an inspector counting what it ran).
+pub fn context<'w>(world: &'w World, header: &Header) -> Ctx<'w> {
+    Context::mainnet()
+        .modify_cfg_chained(|cfg| {
+            cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
+            cfg.chain_id = CHAIN_ID;
+        })
+        .modify_block_chained(|b| {
+            b.number = U256::from(header.number);
+            b.timestamp = U256::from(header.timestamp);
+            b.gas_limit = header.gas_limit;
+            b.basefee = header.base_fee_per_gas.unwrap_or_default();
+            b.beneficiary = header.beneficiary;
+            b.difficulty = header.difficulty;
+            b.prevrandao = Some(header.mix_hash);
+        })
+        .with_db(CacheDB::new(world))
+}
+
 impl<'w> Executor<'w> {
     /// An executor for `header`'s block on `world`, with the start of the
     /// block done: the EIP-4788 beacon-roots call (the header's
@@ -138,24 +161,8 @@ impl<'w> Executor<'w> {
 
     /// An EVM for the block `header` on top of `world`, no system call made.
     fn bare(world: &'w World, header: &Header) -> Self {
-        let evm = Context::mainnet()
-            .modify_cfg_chained(|cfg| {
-                cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
-                cfg.chain_id = CHAIN_ID;
-            })
-            .modify_block_chained(|b| {
-                b.number = U256::from(header.number);
-                b.timestamp = U256::from(header.timestamp);
-                b.gas_limit = header.gas_limit;
-                b.basefee = header.base_fee_per_gas.unwrap_or_default();
-                b.beneficiary = header.beneficiary;
-                b.difficulty = header.difficulty;
-                b.prevrandao = Some(header.mix_hash);
-            })
-            .with_db(CacheDB::new(world))
-            .build_mainnet();
         Self {
-            evm,
+            evm: context(world, header).build_mainnet(),
             touched: HashMap::new(),
             receipts: Vec::new(),
             gas_used: 0,

@@ -97,6 +97,17 @@ impl Genesis {
     /// `gas_limit`, uses half of it (so the next base fee stays 1 gwei) and
     /// has base fee [`GENESIS_BASE_FEE`].
     pub fn new(contracts: &Contracts, senders: u64, gas_limit: u64) -> Self {
+        Self::with_code(contracts, senders, gas_limit, &[])
+    }
+
+    /// [`Genesis::new`] with more contracts: `code` deployed at each
+    /// address (nonce 1, no balance, empty storage).
+    pub fn with_code(
+        contracts: &Contracts,
+        senders: u64,
+        gas_limit: u64,
+        extra: &[(Address, Vec<u8>)],
+    ) -> Self {
         let senders = Signer::derive_many(SENDER_SEED, senders);
         let mut world = super::world::World::new();
         for s in &senders {
@@ -122,6 +133,10 @@ impl Genesis {
         for (address, system) in SYSTEM_CONTRACTS {
             let code = Some(Bytecode::new_raw(system.clone()));
             world.insert_account(address, U256::ZERO, 1, code, []);
+        }
+        for (address, runtime) in extra {
+            let runtime = Some(Bytecode::new_raw(Bytes::from(runtime.clone())));
+            world.insert_account(*address, U256::ZERO, 1, runtime, []);
         }
         let header = block_zero(&mut world, gas_limit);
         Self {

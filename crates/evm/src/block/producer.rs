@@ -401,44 +401,57 @@ impl Producer {
         parent: &Header,
         spec: Spec,
     ) -> Result<(Block, Validated), ProduceError> {
-        let number = parent.number + 1;
-        let mut header = Header {
-            parent_hash: parent.hash_slow(),
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            beneficiary: FEE_RECIPIENT,
-            number,
-            gas_limit: spec.gas_limit,
-            timestamp: parent.timestamp + BLOCK_TIME,
-            extra_data: Bytes::from_static(b"dyno"),
-            mix_hash: keccak256(number.to_be_bytes()),
-            base_fee_per_gas: next_base_fee(parent),
-            withdrawals_root: Some(EMPTY_ROOT_HASH),
-            blob_gas_used: Some(0),
-            excess_blob_gas: Some(0),
-            parent_beacon_block_root: Some(beacon_root(number)),
-            ..Header::default()
-        };
-        let mut executor = Executor::new(world, &header)?;
-        let transactions = match spec.kind {
-            Kind::Empty => Vec::new(),
-            _ => self.fill(world, &mut executor, spec)?,
-        };
-        let executed = executor.finish()?;
-        let post = world.post_state(&executed.changes);
-        header.requests_hash = Some(executed.requests.requests_hash());
-        header.gas_used = executed.gas_used;
-        header.state_root = post.root;
-        header.transactions_root = calculate_transaction_root(&transactions);
-        header.receipts_root = calculate_receipt_root(&executed.receipts);
-        header.logs_bloom = executed.logs_bloom;
-        let block = Block {
-            header,
-            transactions,
-            ommers: Vec::new(),
-            withdrawals: Vec::new(),
-        };
-        Ok((block, Validated { executed, post }))
+        seal(world, parent, spec.gas_limit, |executor| match spec.kind {
+            Kind::Empty => Ok(Vec::new()),
+            _ => self.fill(world, executor, spec),
+        })
     }
+}
+
+/// The block after `parent` on `world` (which is not modified) with gas
+/// limit `gas_limit`, whose transactions `add` signs and executes on the
+/// executor it is given (the block's system calls made around them): the
+/// block with every root filled in, and its execution and post-state.
+pub fn seal(
+    world: &World,
+    parent: &Header,
+    gas_limit: u64,
+    add: impl FnOnce(&mut Executor<'_>) -> Result<Vec<Signed<TxEip1559>>, ProduceError>,
+) -> Result<(Block, Validated), ProduceError> {
+    let number = parent.number + 1;
+    let mut header = Header {
+        parent_hash: parent.hash_slow(),
+        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+        beneficiary: FEE_RECIPIENT,
+        number,
+        gas_limit,
+        timestamp: parent.timestamp + BLOCK_TIME,
+        extra_data: Bytes::from_static(b"dyno"),
+        mix_hash: keccak256(number.to_be_bytes()),
+        base_fee_per_gas: next_base_fee(parent),
+        withdrawals_root: Some(EMPTY_ROOT_HASH),
+        blob_gas_used: Some(0),
+        excess_blob_gas: Some(0),
+        parent_beacon_block_root: Some(beacon_root(number)),
+        ..Header::default()
+    };
+    let mut executor = Executor::new(world, &header)?;
+    let transactions = add(&mut executor)?;
+    let executed = executor.finish()?;
+    let post = world.post_state(&executed.changes);
+    header.requests_hash = Some(executed.requests.requests_hash());
+    header.gas_used = executed.gas_used;
+    header.state_root = post.root;
+    header.transactions_root = calculate_transaction_root(&transactions);
+    header.receipts_root = calculate_receipt_root(&executed.receipts);
+    header.logs_bloom = executed.logs_bloom;
+    let block = Block {
+        header,
+        transactions,
+        ommers: Vec::new(),
+        withdrawals: Vec::new(),
+    };
+    Ok((block, Validated { executed, post }))
 }
 
 /// The beacon root dyno's block `number` names as its parent's (EIP-4788):

@@ -1,0 +1,512 @@
+//! Op-isolation blocks (`dyno gas --blocks`, issue 34): for every
+//! operation of `specs/reprice.toml`, a series of blocks that repeat it a
+//! known number of times, the count varied over levels at each gas budget,
+//! and a control series per kind of glue that runs the same loop without
+//! it. Replayed into a client, block time against count gives the
+//! operation's cost inside that client, the way the 2026 repricing EIPs
+//! measure it (EIP-7904, EIP-8038).
+//!
+//! - [`program`]: the contracts (one per series) and their controls;
+//! - [`count`]: the count check: each block re-executed under an inspector
+//!   before anything is timed, refused unless revm ran exactly the planned
+//!   number of operations.
+//!
+//! A series lives in one genesis with every series' contract, [`SENDERS`]
+//! funded senders and a raised gas limit; its blocks are interleaved with
+//! the other series' in a shuffled order (so a drift of the machine cannot
+//! line up with the count), after one warm-up block per series.
+
+pub mod count;
+pub mod program;
+
+use std::path::Path;
+
+use alloy_consensus::TxEip1559;
+use alloy_primitives::{Address, TxKind, U256};
+use dyno_spec::reprice::{Layout, Op, Reprice, Vary};
+use dyno_workload::Ctx;
+use revm_precompile::{PrecompileSpecId, PrecompileStatus, Precompiles};
+
+use crate::block::Block;
+use crate::block::executor::CHAIN_ID;
+use crate::block::genesis::{Contracts, Genesis};
+use crate::block::producer::{self, MAX_FEE, ProduceError, TIP, TX_GAS_CAP};
+use crate::gas::Schedule;
+use crate::vm::Vm;
+use program::{Call, Program};
+
+/// The id group.
+pub const GROUP: &str = "reprice";
+/// The op name of the control series.
+pub const CONTROL: &str = "control";
+/// Funded senders in the genesis.
+pub const SENDERS: u64 = 64;
+/// Gas a transaction may take beyond its calibrated cost.
+const MARGIN: u64 = 60_000;
+/// Where series `i`'s contract lives: this address plus `i`.
+const FIRST_CONTRACT: u64 = 0x7e_9000;
+
+/// One series of blocks: an operation at one parameter, or a control.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// `reprice/<op>/<param>`, or `reprice/control/<glue>`.
+    pub id: String,
+    /// The entry of specs/reprice.toml; `None` for a control.
+    pub op: Option<Op>,
+    /// The control series this one's glue is subtracted with (its index).
+    pub control: Option<usize>,
+    /// The precompile's input before any call changes it (`precompile`).
+    pub template: Option<Vec<u8>>,
+    /// The precompile dyno's gas schedules know it by.
+    pub precompile: Option<String>,
+    pub address: Address,
+    pub program: Program,
+    /// Gas of a transaction of no turns, and of one turn (revm's own
+    /// accounting, calibrated once).
+    pub base_gas: u64,
+    pub turn_gas: u64,
+}
+
+/// Why the series or their blocks could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RepriceError {
+    #[error("{}:{line}: {id}: {reason}", path.display())]
+    Input {
+        path: std::path::PathBuf,
+        line: usize,
+        id: String,
+        reason: String,
+    },
+    #[error("calibrating {id}: {reason}")]
+    Calibration { id: String, reason: String },
+    #[error("producing the blocks of {id}: {source}")]
+    Produce { id: String, source: ProduceError },
+    #[error(transparent)]
+    Count(#[from] count::CountError),
+}
+
+/// The glue a control stands for.
+fn glue(op: &Op, opcode: Option<(u8, bool)>) -> &'static str {
+    match (op.kind.as_str(), opcode) {
+        ("arith", Some((_, true))) => "arith-ternary",
+        ("arith", _) => "arith-binary",
+        ("keccak", _) => "keccak",
+        _ => "precompile",
+    }
+}
+
+/// A MODEXP input of shape `B-E-M` (lengths in bytes): the base a fixed
+/// pattern (its first word replaced each call), the exponent all ones
+/// bits (the most squarings its length allows), an odd modulus with its
+/// top bit set.
+fn modexp_input(param: &str) -> Result<Vec<u8>, String> {
+    let lens: Vec<usize> = param
+        .split('-')
+        .map(|p| p.parse().map_err(|_| ()))
+        .collect::<Result<_, _>>()
+        .map_err(|()| format!("param {param:?}: write base-exp-mod lengths in bytes, e.g. 32-32-32"))?;
+    let [b, e, m] = lens[..] else {
+        return Err(format!("param {param:?}: three lengths, base-exp-mod"));
+    };
+    if b < 32 || e == 0 || m == 0 || b.max(e).max(m) > 1024 {
+        return Err(format!(
+            "param {param:?}: the base at least 32 bytes (its first word varies), every length 1-1024 (EIP-7823)"
+        ));
+    }
+    let mut input = Vec::with_capacity(96 + b + e + m);
+    for len in [b, e, m] {
+        input.extend_from_slice(&U256::from(len).to_be_bytes::<32>());
+    }
+    input.extend(std::iter::repeat_n(0x5a, b));
+    input.extend(std::iter::repeat_n(0xff, e));
+    let mut modulus = vec![0xc3u8; m];
+    modulus[0] |= 0x80;
+    modulus[m - 1] |= 1;
+    input.extend(modulus);
+    Ok(input)
+}
+
+/// Every series `list` asks for, with its control series after them,
+/// each program calibrated in revm. `fork` gives the precompiles'
+/// addresses; `ctx` the precompile suite's vectors the inputs start from.
+pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>, RepriceError> {
+    let mut out: Vec<Series> = Vec::new();
+    let mut controls: Vec<(&'static str, Program)> = Vec::new();
+    let mut control_of: Vec<&'static str> = Vec::new();
+    for op in &list.ops {
+        let bad = |reason: String| RepriceError::Input {
+            path: list.path.clone(),
+            line: op.line,
+            id: op.id(),
+            reason,
+        };
+        let opcode = match op.kind.as_str() {
+            "arith" => {
+                let name = op.opcode.as_deref().unwrap_or_default();
+                let (_, code, ternary) = program::ARITH
+                    .iter()
+                    .find(|(n, ..)| *n == name)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "opcode {name:?}: an arith series repeats one of {}",
+                            program::ARITH.map(|a| a.0).join(", ")
+                        ))
+                    })?;
+                Some((*code, *ternary))
+            }
+            "keccak" if op.opcode.as_deref() == Some("KECCAK256") => None,
+            "keccak" => return Err(bad("a keccak series counts KECCAK256".into())),
+            _ => None,
+        };
+        let (program, control, template, precompile) = match op.kind.as_str() {
+            "arith" => {
+                let (code, ternary) = opcode.expect("arith has its opcode");
+                (
+                    program::arith(code, ternary, false),
+                    program::arith(code, ternary, true),
+                    None,
+                    None,
+                )
+            }
+            "keccak" => {
+                let words = op.units.unwrap_or(1);
+                (program::keccak(words, false), program::keccak(words, true), None, None)
+            }
+            _ => {
+                let (name, template) = precompile_input(ctx, op).map_err(bad)?;
+                let call = call_of(fork, &name, template.clone(), op).map_err(bad)?;
+                (
+                    program::precompile(&call, false),
+                    program::precompile(&call, true),
+                    Some(template),
+                    Some(name),
+                )
+            }
+        };
+        let g = glue(op, opcode);
+        if !controls.iter().any(|(n, _)| *n == g) {
+            controls.push((g, control));
+        }
+        control_of.push(g);
+        out.push(Series {
+            id: op.id(),
+            op: Some(op.clone()),
+            control: None,
+            template,
+            precompile,
+            address: Address::ZERO,
+            program,
+            base_gas: 0,
+            turn_gas: 0,
+        });
+    }
+    let first_control = out.len();
+    for (s, g) in out.iter_mut().zip(&control_of) {
+        s.control = Some(first_control + controls.iter().position(|(n, _)| n == g).expect("added"));
+    }
+    for (g, program) in controls {
+        out.push(Series {
+            id: format!("{GROUP}/{CONTROL}/{g}"),
+            op: None,
+            control: None,
+            template: None,
+            precompile: None,
+            address: Address::ZERO,
+            program,
+            base_gas: 0,
+            turn_gas: 0,
+        });
+    }
+    for (i, s) in out.iter_mut().enumerate() {
+        s.address = Address::from_word(U256::from(FIRST_CONTRACT + i as u64).into());
+        calibrate(s)?;
+    }
+    Ok(out)
+}
+
+/// The precompile (dyno's name) and the input a series starts from.
+fn precompile_input(ctx: &Ctx, op: &Op) -> Result<(String, Vec<u8>), String> {
+    let input = op.input.as_deref().unwrap_or_default();
+    if input == "modexp" {
+        return Ok(("modexp".into(), modexp_input(&op.param)?));
+    }
+    let (name, mut bytes) = crate::precompile::input_of(ctx, input)
+        .ok_or_else(|| {
+            format!("input {input:?}: not a vector of the precompile suite (`dyno list precompile` shows them), nor `modexp`")
+        })?
+        .map_err(|e| format!("input {input:?}: {e}"))?;
+    if name == "blake2f" {
+        // Rounds are the first four bytes; the series' units say how many.
+        let rounds = u32::try_from(op.units.unwrap_or(12))
+            .map_err(|_| "blake2f rounds must fit 32 bits".to_string())?;
+        bytes[..4].copy_from_slice(&rounds.to_be_bytes());
+    }
+    Ok((name.to_string(), bytes))
+}
+
+/// How a series calls its precompile: the template's output length from
+/// revm's Osaka precompile (which must succeed on it), where it goes.
+fn call_of(fork: &Schedule, name: &str, template: Vec<u8>, op: &Op) -> Result<Call, String> {
+    let address = Address::from_word(
+        U256::from(fork.get(name).map_err(|e| e.to_string())?.address).into(),
+    );
+    let precompiles = Precompiles::new(PrecompileSpecId::OSAKA);
+    let p = precompiles
+        .get(&address)
+        .ok_or_else(|| format!("revm has no Osaka precompile at {address}"))?;
+    let out = p
+        .execute(&template, 1 << 40, 0)
+        .map_err(|e| format!("the input fails in revm: {e}"))?;
+    if !matches!(out.status, PrecompileStatus::Success) {
+        return Err(format!("the input fails in revm: {:?}", out.status));
+    }
+    let out_len = out.bytes.len().max(32);
+    let mut words = Vec::new();
+    let mut chain = None;
+    for v in &op.vary {
+        match *v {
+            Vary::Word(at) if at + 32 <= template.len() => words.push(at),
+            Vary::Chain(at) if at + out_len <= template.len() => chain = Some(at),
+            _ => {
+                return Err(format!(
+                    "vary {v:?}: reaches past the {}-byte input (the output is {out_len} bytes)",
+                    template.len()
+                ));
+            }
+        }
+    }
+    // Every precompile program writes one word a turn, so that all share
+    // one control's glue: a chain alone writes its word past the input,
+    // where the call never reads.
+    let past_input = template.len().div_ceil(32) * 32;
+    match words.len() {
+        0 => words.push(past_input + out_len.div_ceil(32) * 32),
+        1 => {}
+        _ => return Err("vary: one `word@N` at most (the control writes one word a turn)".into()),
+    }
+    Ok(Call {
+        address,
+        out_offset: chain.unwrap_or(past_input),
+        out_len,
+        chained: chain.is_some(),
+        words,
+        template,
+    })
+}
+
+/// A series' gas: a transaction's fixed part, and the difference a turn
+/// makes, in a fresh revm (storage empty: its dearest case).
+fn calibrate(s: &mut Series) -> Result<(), RepriceError> {
+    let fail = |reason: String| RepriceError::Calibration {
+        id: s.id.clone(),
+        reason,
+    };
+    let gas = |n: u64| {
+        let mut vm = Vm::new(s.program.code.clone());
+        let out = vm.call(&program::calldata(n, 1).into());
+        if out.success {
+            Ok(out.gas_spent)
+        } else {
+            Err(fail(format!("{n} turns: {:?}", out.error)))
+        }
+    };
+    // From one turn, so that both runs store an accumulator (a run of no
+    // turns stores none and costs a different SSTORE).
+    const TURNS: u64 = 8;
+    let (g1, gn) = (gas(1)?, gas(1 + TURNS)?);
+    s.turn_gas = (gn - g1).div_ceil(TURNS);
+    s.base_gas = g1.saturating_sub(s.turn_gas);
+    Ok(())
+}
+
+/// One block of a series.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// Index into the series.
+    pub series: usize,
+    /// Its gas budget (millions) and level (1..=levels); 0 for a warm-up.
+    pub budget_m: u64,
+    pub level: u64,
+    /// Counted, or a warm-up block.
+    pub measured: bool,
+    /// Loop turns of each transaction.
+    pub turns: Vec<u64>,
+    /// The operations the block runs: what the count check must find.
+    pub count: u64,
+}
+
+/// The transactions' turns for about `gas` gas of `s` in a block of
+/// `gas_limit`: as many transactions as the per-transaction cap needs.
+fn turns_for(s: &Series, gas: u64, gas_limit: u64) -> Vec<u64> {
+    let cap = TX_GAS_CAP - MARGIN;
+    let txs = gas.div_ceil(cap).max(1);
+    let gas = gas.min(gas_limit - txs * MARGIN);
+    let per_tx = gas / txs;
+    let n = per_tx.saturating_sub(s.base_gas) / s.turn_gas.max(1);
+    vec![n.max(1); txs as usize]
+}
+
+/// SplitMix64.
+fn mix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Every block to make, in order: one warm-up block per series (at the
+/// first budget's lowest level), then every (series, budget, level,
+/// repeat) once, shuffled.
+pub fn plan(series: &[Series], budgets_m: &[u64], levels: u64, repeats: u64, gas_limit: u64) -> Vec<Planned> {
+    let block = |i: usize, budget_m: u64, level: u64, measured: bool| {
+        let s = &series[i];
+        let turns = turns_for(s, budget_m * 1_000_000 * level / levels, gas_limit);
+        let count = turns.iter().sum::<u64>() * s.program.per_turn;
+        Planned {
+            series: i,
+            budget_m,
+            level,
+            measured,
+            turns,
+            count,
+        }
+    };
+    let mut warm: Vec<Planned> = (0..series.len())
+        .map(|i| block(i, budgets_m[0], 1, false))
+        .collect();
+    let mut measured = Vec::new();
+    for i in 0..series.len() {
+        for &b in budgets_m {
+            for level in 1..=levels {
+                for _ in 0..repeats {
+                    measured.push(block(i, b, level, true));
+                }
+            }
+        }
+    }
+    let mut state = 0x5eed_0034;
+    for k in (1..measured.len()).rev() {
+        let j = (mix(&mut state) % (k as u64 + 1)) as usize;
+        measured.swap(k, j);
+    }
+    warm.extend(measured);
+    warm
+}
+
+/// The genesis and the blocks, each checked by count before it is kept.
+#[derive(Debug, Clone)]
+pub struct Made {
+    pub genesis: Genesis,
+    pub series: Vec<Series>,
+    pub blocks: Vec<(Planned, Block)>,
+}
+
+/// The layout `--quick` or a full run uses.
+pub fn layout(l: &Layout, quick: bool) -> (Vec<u64>, u64) {
+    if quick {
+        (l.quick_budgets_m.clone(), l.quick_repeats)
+    } else {
+        (l.budgets_m.clone(), l.repeats)
+    }
+}
+
+/// Produce `planned` on a genesis holding every series' contract, each
+/// block executed, its operations counted by an inspector and refused
+/// unless they are as planned. `progress(done, total)` after each.
+pub fn make(
+    contracts: &Contracts,
+    series: Vec<Series>,
+    planned: Vec<Planned>,
+    gas_limit: u64,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Made, RepriceError> {
+    let code: Vec<(Address, Vec<u8>)> = series
+        .iter()
+        .map(|s| (s.address, s.program.code.clone()))
+        .collect();
+    let genesis = Genesis::with_code(contracts, SENDERS, gas_limit, &code);
+    let mut world = genesis.world.clone();
+    let mut parent = genesis.header.clone();
+    let mut blocks = Vec::with_capacity(planned.len());
+    let mut cursor = 0usize;
+    let mut seed = 0u64;
+    let total = planned.len();
+    for p in planned {
+        let s = &series[p.series];
+        let produce = |source: ProduceError| RepriceError::Produce {
+            id: s.id.clone(),
+            source,
+        };
+        let (block, done) = producer::seal(&world, &parent, gas_limit, |executor| {
+            let mut txs = Vec::with_capacity(p.turns.len());
+            for &n in &p.turns {
+                let signer = &genesis.senders[cursor % genesis.senders.len()];
+                cursor += 1;
+                seed += 1;
+                let nonce = world.account(&signer.address).map_or(0, |a| a.nonce);
+                let tx = signer.sign(TxEip1559 {
+                    chain_id: CHAIN_ID,
+                    nonce,
+                    gas_limit: s.base_gas + n * s.turn_gas + MARGIN,
+                    max_fee_per_gas: MAX_FEE,
+                    max_priority_fee_per_gas: TIP,
+                    to: TxKind::Call(s.address),
+                    value: U256::ZERO,
+                    input: program::calldata(n, seed << 32).into(),
+                    ..TxEip1559::default()
+                });
+                let index = txs.len();
+                let result = executor.execute(&tx, signer.address).map_err(|source| {
+                    ProduceError::Rejected {
+                        index,
+                        what: "op-isolation call",
+                        source,
+                    }
+                })?;
+                if !result.is_success() {
+                    return Err(ProduceError::Failed {
+                        index,
+                        what: "op-isolation call",
+                        result: format!("{result:?}"),
+                    });
+                }
+                txs.push(tx);
+            }
+            Ok(txs)
+        })
+        .map_err(produce)?;
+        count::check(&world, &block, s.program.counted, p.count)?;
+        let hash = block.header.hash_slow();
+        world.commit(done.executed.changes, done.post, block.header.number, hash);
+        parent = block.header.clone();
+        blocks.push((p, block));
+        progress(blocks.len(), total);
+    }
+    Ok(Made {
+        genesis,
+        series,
+        blocks,
+    })
+}
+
+/// The nominal gas of one operation of `s` under the fork's precompile
+/// schedule (`price = "fork"` series): the precompile's price on its
+/// template input.
+pub fn fork_price(s: &Series, fork: &Schedule) -> Option<u64> {
+    fork.nominal_gas(s.precompile.as_deref()?, s.template.as_deref()?)
+        .ok()
+}
+
+/// Read specs/reprice.toml and the fork's schedule, and build the series.
+pub fn load(ctx: &Ctx, specs: &Path, fork: &str) -> Result<(Reprice, Vec<Series>), String> {
+    let list = dyno_spec::reprice::load(specs).map_err(|e| e.to_string())?;
+    let schedules = dyno_spec::reprice::schedules(specs).map_err(|e| e.to_string())?;
+    list.check_prices(&schedules).map_err(|e| e.to_string())?;
+    let fork = Schedule::for_fork(specs, fork).map_err(|e| e.to_string())?;
+    let series = series(ctx, &list, &fork).map_err(|e| e.to_string())?;
+    Ok((list, series))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,96 @@
+//! What revm executed, counted: a block's transactions re-executed on the
+//! state before it under an inspector that counts one opcode's executions
+//! or the calls into one address. A block's operation count is known by
+//! construction and checked here before anything is timed, so a generator
+//! bug cannot hide in a fit.
+
+use alloy_primitives::Address;
+use revm::context::ContextTr;
+use revm::interpreter::interpreter_types::Jumps;
+use revm::interpreter::{CallInputs, CallOutcome, Interpreter};
+use revm::{InspectCommitEvm, Inspector, MainBuilder};
+
+use super::program::Counted;
+use crate::block::Block;
+use crate::block::executor::{context, tx_env};
+use crate::block::validator::recover_senders;
+use crate::block::world::World;
+
+/// Counts one opcode's executions and the calls into one address.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counter {
+    opcode: Option<u8>,
+    callee: Option<Address>,
+    /// What it counted.
+    pub count: u64,
+}
+
+impl Counter {
+    pub fn new(what: Counted) -> Self {
+        match what {
+            Counted::Opcode(o) => Self {
+                opcode: Some(o),
+                ..Self::default()
+            },
+            Counted::Calls(a) => Self {
+                callee: Some(a),
+                ..Self::default()
+            },
+        }
+    }
+}
+
+impl<CTX: ContextTr> Inspector<CTX> for Counter {
+    fn step(&mut self, interp: &mut Interpreter, _context: &mut CTX) {
+        if let Some(o) = self.opcode
+            && interp.bytecode.opcode() == o
+        {
+            self.count += 1;
+        }
+    }
+
+    fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        if self.callee == Some(inputs.bytecode_address) {
+            self.count += 1;
+        }
+        None
+    }
+}
+
+/// Why a block's count could not be confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CountError {
+    #[error(
+        "block {number}: revm executed {counted} operations, the plan says {planned}: the generator is wrong, nothing is timed"
+    )]
+    Mismatch {
+        number: u64,
+        planned: u64,
+        counted: u64,
+    },
+    #[error("block {number}: re-executing it to count: {reason}")]
+    Execution { number: u64, reason: String },
+}
+
+/// Re-execute `block`'s transactions on `world` (the state before it),
+/// senders recovered from their signatures, counting `what`; an error
+/// unless the count is `planned`.
+pub fn check(world: &World, block: &Block, what: Counted, planned: u64) -> Result<(), CountError> {
+    let number = block.header.number;
+    let failed = |reason: String| CountError::Execution { number, reason };
+    let senders = recover_senders(block).map_err(|e| failed(e.to_string()))?;
+    let mut evm = context(world, &block.header).build_mainnet_with_inspector(Counter::new(what));
+    for (tx, sender) in block.transactions.iter().zip(senders) {
+        evm.inspect_tx_commit(tx_env(tx, sender))
+            .map_err(|e| failed(e.to_string()))?;
+    }
+    let counted = evm.inspector.count;
+    if counted != planned {
+        return Err(CountError::Mismatch {
+            number,
+            planned,
+            counted,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+use super::*;
+use crate::block::validator;
+use crate::precompile::tests::ctx;
+
+fn specs() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs")
+}
+
+/// Every series of the shipped list, built and calibrated once.
+fn all() -> (Reprice, Vec<Series>) {
+    static ALL: std::sync::OnceLock<(Reprice, Vec<Series>)> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| load(&ctx(), &specs(), "osaka").unwrap()).clone()
+}
+
+/// The series named, with their controls re-indexed after them.
+fn pick(ids: &[&str]) -> Vec<Series> {
+    let (_, every) = all();
+    let mut out: Vec<Series> = ids
+        .iter()
+        .map(|id| every.iter().find(|s| s.id == *id).unwrap().clone())
+        .collect();
+    let n = out.len();
+    let mut controls: Vec<Series> = Vec::new();
+    for s in &mut out {
+        let c = &every[s.control.unwrap()];
+        let at = match controls.iter().position(|x| x.id == c.id) {
+            Some(at) => at,
+            None => {
+                controls.push(c.clone());
+                controls.len() - 1
+            }
+        };
+        s.control = Some(n + at);
+    }
+    out.extend(controls);
+    out
+}
+
+#[test]
+fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
+    let (list, series) = all();
+    let controls = series.iter().filter(|s| s.op.is_none()).count();
+    assert_eq!(series.len(), list.ops.len() + controls);
+    assert_eq!(controls, 4, "arith-binary, arith-ternary, keccak, precompile");
+    let fork = Schedule::for_fork(&specs(), "osaka").unwrap();
+    for s in series.iter().filter(|s| s.op.is_some()) {
+        let c = &series[s.control.unwrap()];
+        assert!(c.id.starts_with("reprice/control/"), "{}", s.id);
+        // What a turn costs beyond its control's turn is the operation's
+        // price (the precompile's, or the opcode's less the POPs standing
+        // in for it): revm's accounting and dyno's schedule agree.
+        let extra = s.turn_gas as i64 - c.turn_gas as i64;
+        let op = s.op.as_ref().unwrap();
+        match op.kind.as_str() {
+            "precompile" => {
+                let price = fork_price(s, &fork).unwrap() as i64;
+                // Less IDENTITY's 15 that the control pays; the call
+                // copies the input in and the output back: memory, never
+                // the price, differs.
+                let price = price - program::IDENTITY_GAS as i64;
+                assert!(extra >= price && extra < price + 400, "{}: {extra} against {price}", s.id);
+            }
+            "arith" => {
+                let per = extra / program::ARITH_STEPS as i64;
+                assert!([3, 4].contains(&per), "{}: {per}", s.id);
+            }
+            _ => {
+                let words = op.units.unwrap() as i64;
+                assert_eq!(extra / program::KECCAK_STEPS as i64, 30 + 6 * words - 2, "{}", s.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_small_series_is_valid_block_by_block_and_counted() {
+    let series = pick(&["reprice/div/256-by-128", "reprice/ecrecover/valid", "reprice/bn254-add/chained"]);
+    let planned = plan(&series, &[1], 2, 1, 100_000_000);
+    // One warm-up block per series (5 with the two controls), then 2
+    // levels of each.
+    assert_eq!(planned.len(), 5 + 10);
+    assert!(planned[..5].iter().all(|p| !p.measured));
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let made = make(&contracts, series.clone(), planned, 100_000_000, |_, _| {}).unwrap();
+    // Every block imports through dyno's validator, state root included.
+    let mut world = made.genesis.world.clone();
+    let mut parent = made.genesis.header.clone();
+    for (p, b) in &made.blocks {
+        let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
+        world.commit(v.executed.changes, v.post, b.header.number, b.header.hash_slow());
+        parent = b.header.clone();
+        assert!(p.count > 0 && b.header.gas_used > 21_000 * p.turns.len() as u64);
+    }
+    // Level 2 of the 1M budget holds about twice level 1's operations.
+    let of = |level: u64| {
+        made.blocks
+            .iter()
+            .find(|(p, _)| p.measured && p.series == 1 && p.level == level)
+            .map(|(p, b)| (p.count, b.header.gas_used))
+            .unwrap()
+    };
+    let ((c1, g1), (c2, g2)) = (of(1), of(2));
+    // (level 2's one transaction pays the fixed part once, not twice).
+    let fixed = series[1].base_gas / series[1].turn_gas;
+    assert!(c2 >= 2 * c1 && c2 <= 2 * c1 + fixed + 1, "{c1} {c2} {fixed}");
+    assert!(g2 > g1 && g2 <= 1_000_000, "{g1} {g2}");
+    // The bn254-add chain moves from block to block: its point is kept in
+    // storage and is never the same twice.
+    let chain = series[2].address;
+    let points: Vec<U256> = {
+        let mut w = made.genesis.world.clone();
+        let mut seen = Vec::new();
+        let mut parent = made.genesis.header.clone();
+        for (p, b) in &made.blocks {
+            let v = validator::validate_after(&w, &parent, parent.hash_slow(), b).unwrap();
+            w.commit(v.executed.changes, v.post, b.header.number, b.header.hash_slow());
+            parent = b.header.clone();
+            if p.series == 2 {
+                seen.push(w.storage(&chain, &U256::from(1)));
+            }
+        }
+        seen
+    };
+    assert!(points.len() >= 3);
+    for (k, pt) in points.iter().enumerate() {
+        assert_ne!(*pt, U256::ZERO);
+        assert!(!points[..k].contains(pt), "the chain came back to a point");
+    }
+}
+
+#[test]
+fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
+    let series = pick(&["reprice/ecrecover/valid", "reprice/mulmod/256"]);
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let one = |i: usize, turns: Vec<u64>, count: u64| Planned {
+        series: i,
+        budget_m: 1,
+        level: 1,
+        measured: true,
+        turns,
+        count,
+    };
+    // As planned: accepted.
+    make(&contracts, series.clone(), vec![one(0, vec![3], 3)], 30_000_000, |_, _| {}).unwrap();
+    // A transaction that runs one more turn than the plan says (a
+    // generator bug): revm counts 4 ECRECOVER calls, the plan 3.
+    for (turns, count) in [(vec![4], 3), (vec![2], 3), (vec![3], 4)] {
+        let err = make(&contracts, series.clone(), vec![one(0, turns, count)], 30_000_000, |_, _| {})
+            .unwrap_err();
+        match err {
+            RepriceError::Count(count::CountError::Mismatch { planned, counted, .. }) => {
+                assert_eq!(planned.abs_diff(counted), 1, "{planned} {counted}");
+            }
+            other => panic!("{other}"),
+        }
+    }
+    // An opcode series counts every execution: 16 a turn.
+    make(&contracts, series.clone(), vec![one(1, vec![2], 32)], 30_000_000, |_, _| {}).unwrap();
+    let err = make(&contracts, series, vec![one(1, vec![2], 33)], 30_000_000, |_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("revm executed 32 operations, the plan says 33"), "{err}");
+}
