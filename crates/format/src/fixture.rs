@@ -131,6 +131,7 @@ pub fn result(id: &str, implementation: &str, p50: Option<f64>) -> BenchResult {
         regression_threshold: 0.2,
         incomplete_reason: None,
         instructions: None,
+        reprice: None,
         blocks: Vec::new(),
     }
 }

@@ -26,6 +26,7 @@ pub mod paired;
 pub mod read;
 pub use dyno_redact as redact;
 pub mod replay;
+pub mod reprice;
 pub mod state;
 pub mod time;
 
@@ -319,6 +320,10 @@ pub struct BenchResult {
     /// order: which block, the forkchoice time, the client's own log.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<replay::Block>,
+    /// An op-isolation series (`dyno gas --blocks`): block time fitted on
+    /// the blocks' operation counts (the samples' `iters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reprice: Option<reprice::Isolation>,
 }
 
 /// Instructions executed per operation, counted by valgrind's callgrind: a

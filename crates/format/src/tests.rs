@@ -77,6 +77,41 @@ pub(crate) fn example() -> Run {
                 "timing": {"execution_ms": 40.5, "total_ms": 58.25}
             })),
         }],
+        reprice: Some(crate::reprice::Isolation {
+            op: "ecrecover".into(),
+            param: "valid".into(),
+            units: Some(1),
+            control: Some("reprice/control/precompile".into()),
+            fits: vec![crate::reprice::Fit {
+                time: "new_payload".into(),
+                n: 30,
+                intercept_ns: crate::reprice::Coefficient {
+                    value: 1.2e6,
+                    lower: 0.9e6,
+                    upper: 1.5e6,
+                    p: 0.0001,
+                },
+                per_op_ns: crate::reprice::Coefficient {
+                    value: 31_000.0,
+                    lower: 30_100.0,
+                    upper: 31_900.0,
+                    p: 1e-20,
+                },
+                r_squared: 0.998,
+                kept: true,
+                robust_per_op_ns: crate::gas::Estimate {
+                    value: 30_950.0,
+                    lower: 30_500.0,
+                    upper: 31_400.0,
+                },
+                net_per_op_ns: Some(crate::gas::Estimate {
+                    value: 30_700.0,
+                    lower: 29_800.0,
+                    upper: 31_600.0,
+                }),
+                net_robust_per_op_ns: None,
+            }],
+        }),
     };
     let mut run = fixture::run("20261122T101500Z-1a2b3c", vec![result]);
     run.comparisons = vec![crate::replay::Comparison {

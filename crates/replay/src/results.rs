@@ -164,6 +164,7 @@ fn one(
         regression_threshold: REGRESSION_THRESHOLD,
         incomplete_reason: cut.map(|f| f.reason.clone()),
         instructions: None,
+        reprice: None,
         blocks,
     }
 }

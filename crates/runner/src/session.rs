@@ -296,6 +296,7 @@ fn result(
         regression_threshold: threshold,
         incomplete_reason: m.incomplete_reason,
         instructions: None,
+        reprice: None,
         blocks: Vec::new(),
     }
 }

@@ -1,0 +1,78 @@
+//! What `dyno gas --blocks` fits from an op-isolation series (a result's
+//! `reprice`): block time against the block's operation count, the
+//! repricing EIPs' way (non-negative least squares, kept when R² > 0.5 and
+//! the count's p < 0.05) and dyno's robust slope beside it, each on every
+//! measure of block time the client gave, and the same less the control
+//! series' per-operation time (the glue). The raw points are the result's
+//! samples: `iters` is the block's operation count, `ns` its
+//! `engine_newPayload` time, one sample per block, in `blocks` order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::gas::Estimate;
+
+/// One series' fits in one client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Isolation {
+    /// The operation and its parameter (`ecrecover`, `valid`).
+    pub op: String,
+    pub param: String,
+    /// The parameter as a number (message words, rounds, points), if it
+    /// has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<u64>,
+    /// The control series whose per-operation time is the glue (`None`
+    /// for a control).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<String>,
+    /// One fit per measure of block time.
+    pub fits: Vec<Fit>,
+}
+
+/// A non-negative coefficient with its interval and p.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Coefficient {
+    pub value: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// Two-sided p of "it is 0" (1 for one the constraint holds at 0).
+    pub p: f64,
+}
+
+/// Block time on operation count, one measure of time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fit {
+    /// `new_payload` (dyno's side of `engine_newPayload`),
+    /// `client_execution` or `client_total` (the client's slow-block log:
+    /// `timing.execution_ms`, `timing.total_ms`).
+    pub time: String,
+    /// Blocks fitted.
+    pub n: usize,
+    /// NNLS: time = intercept + per_op × count, 95% intervals.
+    pub intercept_ns: Coefficient,
+    pub per_op_ns: Coefficient,
+    pub r_squared: f64,
+    /// The repricing EIPs' rule: R² > 0.5 and the count's p < 0.05. A fit
+    /// that fails it is reported with its figures, never dropped.
+    pub kept: bool,
+    /// Theil-Sen slope of the same points, with its 95% interval.
+    pub robust_per_op_ns: Estimate,
+    /// `per_op_ns` less the control's, on the same time in the same
+    /// client (half-widths in quadrature); absent for a control or when
+    /// the control has no fit on this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_per_op_ns: Option<Estimate>,
+    /// The same with the robust slopes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_robust_per_op_ns: Option<Estimate>,
+}
+
+impl Isolation {
+    /// The fit on `time`, if there is one.
+    pub fn fit(&self, time: &str) -> Option<&Fit> {
+        self.fits.iter().find(|f| f.time == time)
+    }
+}
