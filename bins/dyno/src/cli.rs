@@ -104,7 +104,8 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// Measure every precompile directly and from EVM bytecode, and set
     /// its time against its gas: calculated gas (ns x 3000 / ns of
-    /// ECRECOVER), MGas/s, and a flag where the two disagree.
+    /// ECRECOVER), MGas/s, and a flag where the two disagree; with
+    /// --blocks, each operation's cost inside a real client.
     Gas(GasArgs),
     /// Install the other runtimes' adapters (Go, Java, Python, Node) with
     /// their pinned dependencies into dyno's cache folder
@@ -661,6 +662,46 @@ pub(crate) struct GasArgs {
     #[arg(long, value_name = "RUN.json", conflicts_with_all = ["quick", "samples", "out"])]
     pub(crate) from: Option<PathBuf>,
 
+    /// Price each operation inside a real client instead (docs/gas.md,
+    /// "One operation inside a client"): op-isolation blocks from
+    /// specs/reprice.toml (each block's operation count checked by revm
+    /// first), replayed into each --client, block time fitted on count the
+    /// way EIP-7904 and EIP-8038 do (NNLS, R² > 0.5 and p < 0.05), less a
+    /// control series' glue, in gas at --anchor (default 100mgas) beside
+    /// today's and the proposed prices.
+    #[arg(long, conflicts_with = "state")]
+    pub(crate) blocks: bool,
+
+    /// With --blocks: the clients, in order (geth, revm in this process, or
+    /// another geth build `dyno setup` installed).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAME,...",
+        default_value = "geth,revm",
+        requires = "blocks"
+    )]
+    pub(crate) client: Vec<String>,
+
+    /// With --blocks: only the series whose id contains one of these
+    /// (their controls come along), e.g. --only ecrecover,keccak256.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TEXT,...",
+        requires = "blocks"
+    )]
+    pub(crate) only: Vec<String>,
+
+    /// With --blocks: the longest one Engine-API call may take, in seconds.
+    #[arg(
+        long,
+        default_value_t = 120,
+        value_name = "SECONDS",
+        requires = "blocks"
+    )]
+    pub(crate) call_timeout: u64,
+
     /// Price state access instead (docs/state.md): run the state suite (or
     /// price --from's state/ results) against every schedule in
     /// specs/gas/state/schedules.toml, ECRECOVER = 3000 and 60 MGas/s (or
@@ -686,7 +727,9 @@ Examples:
   dyno gas --quick
   dyno gas --anchor arith --format csv > gas.csv
   dyno gas --from dyno-results/<run>.json --fork prague
-  dyno gas --state --quick                   state access against its schedules";
+  dyno gas --state --quick                   state access against its schedules
+  dyno gas --blocks                          each operation inside geth and revm
+  dyno gas --blocks --quick --only ecrecover --client geth";
 
 /// `60mgas` (or `60`) or `arith`.
 fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {

@@ -18,6 +18,9 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             args.factor
         );
     }
+    if args.blocks {
+        return blocks(lab, args);
+    }
     let state_mgas = match (args.state, args.anchor) {
         (false, _) => None,
         (true, None) => Some(60.0),
@@ -72,4 +75,72 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
     };
     print_stdout(&dyno_report::gas::render(&table, args.output.format.into()))?;
     Ok(outcome)
+}
+
+/// `dyno gas --blocks`: measure (or read `--from`), price, print.
+fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
+    let anchor = match args.anchor {
+        None => dyno_lab::reprice::ANCHOR_MGAS,
+        Some(dyno_format::gas::Anchor::Throughput(m)) => m,
+        Some(other) => anyhow::bail!(
+            "--anchor {other}: --blocks prices against a throughput (e.g. --anchor 100mgas, the repricing EIPs' anchor)"
+        ),
+    };
+    let (run, failure, measured) = match &args.from {
+        Some(path) => (Run::read(path)?, None, None),
+        None => {
+            if args.output.samples.is_some() {
+                anyhow::bail!(
+                    "--samples: --blocks takes one sample per block; specs/reprice.toml sets how many blocks (`repeats`)"
+                );
+            }
+            let out = match &args.output.out {
+                None => None,
+                Some(path) => {
+                    match Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))? {
+                        Destination::Stdout => anyhow::bail!(
+                            "-o -: `dyno gas --blocks` prints its table on stdout; give -o a file for the \
+                         run's JSON (or price a saved run with --from)"
+                        ),
+                        d => Some(d),
+                    }
+                }
+            };
+            let req = dyno_lab::reprice::Request {
+                clients: args.client.clone(),
+                fork: args.fork.clone(),
+                only: args.only.clone(),
+                quick: args.quick,
+                call_timeout: std::time::Duration::from_secs(args.call_timeout.max(1)),
+                out,
+                quiet: args.output.quiet,
+            };
+            let done = dyno_lab::reprice::run(lab, &req)?;
+            done.measured.announce();
+            history::save(
+                &lab.paths,
+                &done.measured.run,
+                done.measured.file(),
+                args.output.quiet,
+            );
+            (done.measured.run.clone(), done.failure, Some(done.measured))
+        }
+    };
+    match dyno_lab::reprice::price(lab, &run, anchor) {
+        Ok(priced) => print_stdout(&dyno_report::reprice::render(
+            &priced,
+            args.output.format.into(),
+        ))?,
+        // A run stopped before any series was timed has nothing to price;
+        // the stop is the error worth showing.
+        Err(e) if failure.is_none() => return Err(e.into()),
+        Err(_) => {}
+    }
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    if let Some(m) = measured {
+        m.check_written()?;
+    }
+    Ok(Outcome::Ok)
 }

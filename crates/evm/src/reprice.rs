@@ -104,7 +104,9 @@ fn modexp_input(param: &str) -> Result<Vec<u8>, String> {
         .split('-')
         .map(|p| p.parse().map_err(|_| ()))
         .collect::<Result<_, _>>()
-        .map_err(|()| format!("param {param:?}: write base-exp-mod lengths in bytes, e.g. 32-32-32"))?;
+        .map_err(|()| {
+            format!("param {param:?}: write base-exp-mod lengths in bytes, e.g. 32-32-32")
+        })?;
     let [b, e, m] = lens[..] else {
         return Err(format!("param {param:?}: three lengths, base-exp-mod"));
     };
@@ -170,7 +172,12 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
             }
             "keccak" => {
                 let words = op.units.unwrap_or(1);
-                (program::keccak(words, false), program::keccak(words, true), None, None)
+                (
+                    program::keccak(words, false),
+                    program::keccak(words, true),
+                    None,
+                    None,
+                )
             }
             _ => {
                 let (name, template) = precompile_input(ctx, op).map_err(bad)?;
@@ -247,9 +254,8 @@ fn precompile_input(ctx: &Ctx, op: &Op) -> Result<(String, Vec<u8>), String> {
 /// How a series calls its precompile: the template's output length from
 /// revm's Osaka precompile (which must succeed on it), where it goes.
 fn call_of(fork: &Schedule, name: &str, template: Vec<u8>, op: &Op) -> Result<Call, String> {
-    let address = Address::from_word(
-        U256::from(fork.get(name).map_err(|e| e.to_string())?.address).into(),
-    );
+    let address =
+        Address::from_word(U256::from(fork.get(name).map_err(|e| e.to_string())?.address).into());
     let precompiles = Precompiles::new(PrecompileSpecId::OSAKA);
     let p = precompiles
         .get(&address)
@@ -358,7 +364,13 @@ fn mix(state: &mut u64) -> u64 {
 /// Every block to make, in order: one warm-up block per series (at the
 /// first budget's lowest level), then every (series, budget, level,
 /// repeat) once, shuffled.
-pub fn plan(series: &[Series], budgets_m: &[u64], levels: u64, repeats: u64, gas_limit: u64) -> Vec<Planned> {
+pub fn plan(
+    series: &[Series],
+    budgets_m: &[u64],
+    levels: u64,
+    repeats: u64,
+    gas_limit: u64,
+) -> Vec<Planned> {
     let block = |i: usize, budget_m: u64, level: u64, measured: bool| {
         let s = &series[i];
         let turns = turns_for(s, budget_m * 1_000_000 * level / levels, gas_limit);

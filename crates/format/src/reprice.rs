@@ -76,3 +76,44 @@ impl Isolation {
         self.fits.iter().find(|f| f.time == time)
     }
 }
+
+/// `dyno gas --blocks` priced: one row per (series, client, measure of
+/// time), as the reports render it. The figures are the results' fits;
+/// the lab turns them into gas at the anchor beside each schedule's price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pricing {
+    /// Gas per second the anchor prices time at, in millions.
+    pub anchor_mgas: f64,
+    /// The schedules priced against, today's first.
+    pub schedules: Vec<crate::state::ScheduleName>,
+    pub rows: Vec<Row>,
+    pub run_id: String,
+}
+
+/// One series in one client on one measure of block time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// `reprice/<op>/<param>`.
+    pub id: String,
+    /// The client (the result's implementation).
+    pub client: String,
+    /// Which time the fit is on (`new_payload`, `client_execution`, ...).
+    pub time: String,
+    /// Blocks.
+    pub n: usize,
+    /// Per operation less the glue, NNLS (95%); the raw slope where the
+    /// control has no fit.
+    pub ns: Estimate,
+    /// The same from Theil-Sen slopes.
+    pub robust_ns: Option<Estimate>,
+    /// The fit's R², the count's p and the EIPs' rule on them.
+    pub r_squared: f64,
+    pub p: f64,
+    pub kept: bool,
+    /// Whether `ns` is net of the glue.
+    pub net: bool,
+    /// `ns` at the anchor: ns × anchor / 1000.
+    pub gas: Estimate,
+    /// Each schedule's price of one operation (`None`: not priced there).
+    pub prices: Vec<Option<u64>>,
+}

@@ -27,6 +27,7 @@ pub mod paths;
 mod progress;
 pub mod replay;
 pub mod report;
+pub mod reprice;
 pub mod revision;
 pub mod scaffold;
 pub mod session;

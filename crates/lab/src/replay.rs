@@ -70,7 +70,12 @@ pub struct Finished {
 }
 
 /// The client a name or command line means.
-fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Result<ClientSpec> {
+pub(crate) fn client_spec(
+    lab: &Lab,
+    name: &str,
+    cmd: Option<&String>,
+    flag: &str,
+) -> crate::Result<ClientSpec> {
     if let Some(cmdline) = cmd {
         if cmdline.trim().is_empty() {
             refuse!(
@@ -146,10 +151,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     }
     let sets = chosen(&req.sets)?;
     let (measured_rounds, warmup) = rounds(req)?;
-    let a = spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
+    let a = client_spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
     let b = match (&req.against, &req.against_cmd) {
         (None, None) => None,
-        (name, cmd) => Some(spec(
+        (name, cmd) => Some(client_spec(
             lab,
             name.as_deref().unwrap_or("cmd"),
             cmd.as_ref(),
@@ -395,7 +400,7 @@ pub fn export(lab: &Lab, req: &Request, dir: &Path) -> crate::Result<Vec<PathBuf
     Ok(written)
 }
 
-fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+pub(crate) fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal as _;
     (!quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total as u64);

@@ -2,6 +2,8 @@
 //! two columns (id, implementation) and the last (a note or verdict)
 //! left-aligned, the figures between them right-aligned.
 
+use std::fmt::Write as _;
+
 /// Column widths measured over a table's rows (the header among them).
 #[derive(Debug, Clone)]
 pub(crate) struct Columns {
@@ -39,6 +41,28 @@ impl Columns {
             })
             .collect();
         parts.join("  ").trim_end().to_string()
+    }
+}
+
+/// `rows` under `headers` as aligned text.
+pub(crate) fn aligned(headers: &[String], rows: &[Vec<String>], out: &mut String) {
+    let columns = Columns::fit(std::iter::once(headers).chain(rows.iter().map(Vec::as_slice)));
+    let _ = writeln!(out, "{}", columns.line(headers));
+    for r in rows {
+        let _ = writeln!(out, "{}", columns.line(r));
+    }
+}
+
+/// `rows` under `headers` as a Markdown table.
+pub(crate) fn md_table(
+    headers: &[String],
+    rows: impl Iterator<Item = Vec<String>>,
+    out: &mut String,
+) {
+    let _ = writeln!(out, "| {} |", headers.join(" | "));
+    let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", r.join(" | "));
     }
 }
 

@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod memory;
 pub mod paired;
 pub mod replay;
+pub mod reprice;
 mod rows;
 pub mod state_gas;
 pub use rows::one_line;

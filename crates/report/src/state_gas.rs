@@ -9,6 +9,7 @@ use dyno_format::gas::{Estimate, Pricing};
 use dyno_format::state::{StatePricing, StateRow, StateTrend};
 
 use crate::Format;
+use crate::columns::{aligned, md_table};
 use crate::units::{duration, sig3};
 
 /// Render in `format`.
@@ -177,16 +178,6 @@ fn footer(p: &StatePricing) -> Vec<String> {
     lines
 }
 
-fn aligned(headers: &[String], rows: &[Vec<String>], out: &mut String) {
-    let columns = crate::columns::Columns::fit(
-        std::iter::once(headers).chain(rows.iter().map(Vec::as_slice)),
-    );
-    let _ = writeln!(out, "{}", columns.line(headers));
-    for r in rows {
-        let _ = writeln!(out, "{}", columns.line(r));
-    }
-}
-
 fn text(p: &StatePricing) -> String {
     let mut out = String::new();
     let rows: Vec<Vec<String>> = p.rows.iter().map(|r| cells(p, r)).collect();
@@ -199,14 +190,6 @@ fn text(p: &StatePricing) -> String {
         let _ = writeln!(out, "{l}");
     }
     out
-}
-
-fn md_table(headers: &[String], rows: impl Iterator<Item = Vec<String>>, out: &mut String) {
-    let _ = writeln!(out, "| {} |", headers.join(" | "));
-    let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
-    for r in rows {
-        let _ = writeln!(out, "| {} |", r.join(" | "));
-    }
 }
 
 fn markdown(p: &StatePricing) -> String {

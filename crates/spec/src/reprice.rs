@@ -139,9 +139,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
         reason,
     };
     let l = &file.series;
-    let series_line = text
-        .find("[series]")
-        .map_or(1, |at| line_of(text, at));
+    let series_line = text.find("[series]").map_or(1, |at| line_of(text, at));
     if l.budgets_m.is_empty() || l.quick_budgets_m.is_empty() {
         return Err(invalid(
             series_line,
@@ -207,7 +205,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
                 return Err(invalid(
                     line,
                     &key("vary"),
-                    "a precompile series says how each call's input differs: `word@N` or `chain@N`".into(),
+                    "a precompile series says how each call's input differs: `word@N` or `chain@N`"
+                        .into(),
                 ));
             }
             (Some(_), false) => {
@@ -413,7 +412,11 @@ mod tests {
         let s = schedules(&specs()).unwrap();
         r.check_prices(&s).unwrap();
         assert_eq!(s[0].name, "osaka");
-        let keccak = r.ops.iter().find(|o| o.id() == "reprice/keccak256/256").unwrap();
+        let keccak = r
+            .ops
+            .iter()
+            .find(|o| o.id() == "reprice/keccak256/256")
+            .unwrap();
         // 30 + 6 per word today, 12 + 3 proposed, over 8 words.
         assert_eq!(s[0].price(keccak, &s[0]), Some(78));
         assert_eq!(s[1].price(keccak, &s[0]), Some(36));
@@ -438,7 +441,11 @@ mod tests {
         assert_eq!(proposal.gas.len(), params.len());
         for p in params {
             let name = p["name"].as_str().unwrap();
-            assert_eq!(proposal.gas.get(name).copied(), p["proposed"].as_u64(), "{name}");
+            assert_eq!(
+                proposal.gas.get(name).copied(),
+                p["proposed"].as_u64(),
+                "{name}"
+            );
             assert_eq!(s[0].gas.get(name).copied(), p["current"].as_u64(), "{name}");
         }
     }
@@ -451,7 +458,10 @@ mod tests {
             "{head}[[op]]\nop='div'\nparam='x'\nkind='precompile'\nopcode='DIV'\nprice=['OPCODE_DIV']\n"
         );
         let e = parse(&bad, path).unwrap_err().to_string();
-        assert!(e.contains("reprice.toml:9") && e.contains("op[op=div].kind"), "{e}");
+        assert!(
+            e.contains("reprice.toml:9") && e.contains("op[op=div].kind"),
+            "{e}"
+        );
         let bad = format!(
             "{head}[[op]]\nop='e'\nparam='x'\nkind='precompile'\ninput='precompile/ecrecover/ValidKey'\nvary='word0'\nprice=['A']\n"
         );
@@ -467,12 +477,18 @@ mod tests {
             path,
         )
         .unwrap();
-        let e = r.check_prices(&schedules(&specs()).unwrap()).unwrap_err().to_string();
-        assert!(e.contains("OPCODE_DVI") && e.contains("OPCODE_DIV"), "{e}");
-        let over = head.replace("budgets_m=[30]", "budgets_m=[300]");
-        let e = parse(&format!("{over}[[op]]\nop='d'\nparam='x'\nkind='arith'\nopcode='DIV'\nprice=['A']\n"), path)
+        let e = r
+            .check_prices(&schedules(&specs()).unwrap())
             .unwrap_err()
             .to_string();
+        assert!(e.contains("OPCODE_DVI") && e.contains("OPCODE_DIV"), "{e}");
+        let over = head.replace("budgets_m=[30]", "budgets_m=[300]");
+        let e = parse(
+            &format!("{over}[[op]]\nop='d'\nparam='x'\nkind='arith'\nopcode='DIV'\nprice=['A']\n"),
+            path,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("300M"), "{e}");
     }
 }

@@ -241,7 +241,8 @@ pub fn precompile(call: &Call, control: bool) -> Program {
         (call.address, l, call.out_len as u64)
     };
     a.push(out_len).push(out_offset).push(in_len).push(0);
-    a.push_bytes(target.as_slice()).ops(&[op::GAS, op::STATICCALL]);
+    a.push_bytes(target.as_slice())
+        .ops(&[op::GAS, op::STATICCALL]);
     a.ops(&[op::ISZERO]).jumpi(fail);
     a.push(out_offset).ops(&[op::MLOAD, op::XOR]);
     turn_end(&mut a, top);

@@ -9,7 +9,8 @@ fn specs() -> std::path::PathBuf {
 /// Every series of the shipped list, built and calibrated once.
 fn all() -> (Reprice, Vec<Series>) {
     static ALL: std::sync::OnceLock<(Reprice, Vec<Series>)> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| load(&ctx(), &specs(), "osaka").unwrap()).clone()
+    ALL.get_or_init(|| load(&ctx(), &specs(), "osaka").unwrap())
+        .clone()
 }
 
 /// The series named, with their controls re-indexed after them.
@@ -41,7 +42,10 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
     let (list, series) = all();
     let controls = series.iter().filter(|s| s.op.is_none()).count();
     assert_eq!(series.len(), list.ops.len() + controls);
-    assert_eq!(controls, 4, "arith-binary, arith-ternary, keccak, precompile");
+    assert_eq!(
+        controls, 4,
+        "arith-binary, arith-ternary, keccak, precompile"
+    );
     let fork = Schedule::for_fork(&specs(), "osaka").unwrap();
     for s in series.iter().filter(|s| s.op.is_some()) {
         let c = &series[s.control.unwrap()];
@@ -58,7 +62,11 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
                 // copies the input in and the output back: memory, never
                 // the price, differs.
                 let price = price - program::IDENTITY_GAS as i64;
-                assert!(extra >= price && extra < price + 400, "{}: {extra} against {price}", s.id);
+                assert!(
+                    extra >= price && extra < price + 400,
+                    "{}: {extra} against {price}",
+                    s.id
+                );
             }
             "arith" => {
                 let per = extra / program::ARITH_STEPS as i64;
@@ -66,7 +74,12 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
             }
             _ => {
                 let words = op.units.unwrap() as i64;
-                assert_eq!(extra / program::KECCAK_STEPS as i64, 30 + 6 * words - 2, "{}", s.id);
+                assert_eq!(
+                    extra / program::KECCAK_STEPS as i64,
+                    30 + 6 * words - 2,
+                    "{}",
+                    s.id
+                );
             }
         }
     }
@@ -74,7 +87,11 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
 
 #[test]
 fn a_small_series_is_valid_block_by_block_and_counted() {
-    let series = pick(&["reprice/div/256-by-128", "reprice/ecrecover/valid", "reprice/bn254-add/chained"]);
+    let series = pick(&[
+        "reprice/div/256-by-128",
+        "reprice/ecrecover/valid",
+        "reprice/bn254-add/chained",
+    ]);
     let planned = plan(&series, &[1], 2, 1, 100_000_000);
     // One warm-up block per series (5 with the two controls), then 2
     // levels of each.
@@ -87,7 +104,12 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     let mut parent = made.genesis.header.clone();
     for (p, b) in &made.blocks {
         let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
-        world.commit(v.executed.changes, v.post, b.header.number, b.header.hash_slow());
+        world.commit(
+            v.executed.changes,
+            v.post,
+            b.header.number,
+            b.header.hash_slow(),
+        );
         parent = b.header.clone();
         assert!(p.count > 0 && b.header.gas_used > 21_000 * p.turns.len() as u64);
     }
@@ -102,7 +124,10 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     let ((c1, g1), (c2, g2)) = (of(1), of(2));
     // (level 2's one transaction pays the fixed part once, not twice).
     let fixed = series[1].base_gas / series[1].turn_gas;
-    assert!(c2 >= 2 * c1 && c2 <= 2 * c1 + fixed + 1, "{c1} {c2} {fixed}");
+    assert!(
+        c2 >= 2 * c1 && c2 <= 2 * c1 + fixed + 1,
+        "{c1} {c2} {fixed}"
+    );
     assert!(g2 > g1 && g2 <= 1_000_000, "{g1} {g2}");
     // The bn254-add chain moves from block to block: its point is kept in
     // storage and is never the same twice.
@@ -113,7 +138,12 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
         let mut parent = made.genesis.header.clone();
         for (p, b) in &made.blocks {
             let v = validator::validate_after(&w, &parent, parent.hash_slow(), b).unwrap();
-            w.commit(v.executed.changes, v.post, b.header.number, b.header.hash_slow());
+            w.commit(
+                v.executed.changes,
+                v.post,
+                b.header.number,
+                b.header.hash_slow(),
+            );
             parent = b.header.clone();
             if p.series == 2 {
                 seen.push(w.storage(&chain, &U256::from(1)));
@@ -141,21 +171,54 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         count,
     };
     // As planned: accepted.
-    make(&contracts, series.clone(), vec![one(0, vec![3], 3)], 30_000_000, |_, _| {}).unwrap();
+    make(
+        &contracts,
+        series.clone(),
+        vec![one(0, vec![3], 3)],
+        30_000_000,
+        |_, _| {},
+    )
+    .unwrap();
     // A transaction that runs one more turn than the plan says (a
     // generator bug): revm counts 4 ECRECOVER calls, the plan 3.
     for (turns, count) in [(vec![4], 3), (vec![2], 3), (vec![3], 4)] {
-        let err = make(&contracts, series.clone(), vec![one(0, turns, count)], 30_000_000, |_, _| {})
-            .unwrap_err();
+        let err = make(
+            &contracts,
+            series.clone(),
+            vec![one(0, turns, count)],
+            30_000_000,
+            |_, _| {},
+        )
+        .unwrap_err();
         match err {
-            RepriceError::Count(count::CountError::Mismatch { planned, counted, .. }) => {
+            RepriceError::Count(count::CountError::Mismatch {
+                planned, counted, ..
+            }) => {
                 assert_eq!(planned.abs_diff(counted), 1, "{planned} {counted}");
             }
             other => panic!("{other}"),
         }
     }
     // An opcode series counts every execution: 16 a turn.
-    make(&contracts, series.clone(), vec![one(1, vec![2], 32)], 30_000_000, |_, _| {}).unwrap();
-    let err = make(&contracts, series, vec![one(1, vec![2], 33)], 30_000_000, |_, _| {}).unwrap_err();
-    assert!(err.to_string().contains("revm executed 32 operations, the plan says 33"), "{err}");
+    make(
+        &contracts,
+        series.clone(),
+        vec![one(1, vec![2], 32)],
+        30_000_000,
+        |_, _| {},
+    )
+    .unwrap();
+    let err = make(
+        &contracts,
+        series,
+        vec![one(1, vec![2], 33)],
+        30_000_000,
+        |_, _| {},
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("revm executed 32 operations, the plan says 33"),
+        "{err}"
+    );
 }

@@ -1,0 +1,498 @@
+//! `dyno gas --blocks`: one operation's cost inside a client, the way
+//! the 2026 repricing EIPs measure it. The op-isolation blocks of
+//! [`dyno_evm::reprice`] (each block's operation count checked by revm's
+//! inspector before anything is timed) are replayed into each client
+//! through the replay lab (a fresh geth through the Engine API, or revm in
+//! this process): only `VALID` counts, with dyno's state root. Each series
+//! then gets its fits ([`fit_results`]): block time on operation count by
+//! non-negative least squares with the EIPs' rule, the Theil-Sen slope
+//! beside it, on dyno's newPayload time and on the client's own execution
+//! and total time, each less its control series' per-operation time.
+//!
+//! Results are saved after each client, so a client that fails costs
+//! nothing already timed (the run marked incomplete, exit 2).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use dyno_evm::reprice::{self as iso, Made, Series};
+use dyno_format::destination::Destination;
+use dyno_format::gas::Estimate;
+use dyno_format::reprice::{Coefficient, Fit, Isolation};
+use dyno_format::{BenchResult, Implementation, Mode, Sample};
+use dyno_replay::blocks::{BlockSet, Planned};
+use dyno_replay::drive::{self, Limits};
+use serde_json::json;
+
+use crate::replay::Finished;
+use crate::{Error, Lab, refuse};
+
+/// What to measure, into which clients.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `geth`, `revm` (in this process), or another geth build installed by
+    /// `dyno setup`.
+    pub clients: Vec<String>,
+    /// The fork whose precompile schedule prices `price = "fork"` series.
+    pub fork: String,
+    /// Only the series whose id contains one of these (empty: all).
+    pub only: Vec<String>,
+    pub quick: bool,
+    pub call_timeout: Duration,
+    pub out: Option<Destination>,
+    pub quiet: bool,
+}
+
+/// The clients measured when none are named.
+pub const DEFAULT_CLIENTS: [&str; 2] = ["geth", "revm"];
+/// The measures of block time a fit is made on.
+pub const TIMES: [&str; 3] = ["new_payload", "client_execution", "client_total"];
+/// The confidence of every interval.
+const LEVEL: f64 = 0.95;
+
+/// Build the series, make the blocks, replay them into every client.
+pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
+    let clients: Vec<String> = if req.clients.is_empty() {
+        DEFAULT_CLIENTS.map(String::from).to_vec()
+    } else {
+        req.clients.clone()
+    };
+    let specs: Vec<_> = clients
+        .iter()
+        .map(|c| crate::replay::client_spec(lab, c, None, "--client"))
+        .collect::<crate::Result<_>>()?;
+    let say = |m: &str| {
+        if !req.quiet {
+            eprintln!("dyno gas --blocks: {m}");
+        }
+    };
+    let ctx = lab.paths.ctx();
+    let (list, mut series) =
+        iso::load(&ctx, &lab.paths.specs, &req.fork).map_err(Error::Refused)?;
+    if !req.only.is_empty() {
+        series = keep_only(series, &req.only)?;
+    }
+    let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
+        .map_err(|e| Error::Refused(e.to_string()))?;
+    let fork = dyno_spec::gas::Schedule::for_fork(&lab.paths.specs, &req.fork)
+        .map_err(|e| Error::Refused(format!("--fork: {e}")))?;
+    crate::history::check_location(&lab.paths)?;
+    let interrupt = crate::interrupt::flag()?;
+    let (budgets, repeats) = iso::layout(&list.layout, req.quick);
+    let gas_limit = list.layout.gas_limit_m * 1_000_000;
+    let planned = iso::plan(&series, &budgets, list.layout.levels, repeats, gas_limit);
+    say(&format!(
+        "making {} blocks: {} series (with {} controls), {} levels at {} of gas, {} each, on a {}M gas limit; every block's operations counted by revm first",
+        planned.len(),
+        series.len(),
+        series.iter().filter(|s| s.op.is_none()).count(),
+        list.layout.levels,
+        budgets
+            .iter()
+            .map(|b| format!("{b}M"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if repeats == 1 {
+            "once".to_string()
+        } else {
+            format!("{repeats} times")
+        },
+        list.layout.gas_limit_m,
+    ));
+    let contracts = dyno_evm::block::genesis::Contracts::load(&ctx)
+        .map_err(|e| Error::Refused(format!("the blocks' contracts: {e}")))?;
+    let bar = crate::replay::progress_bar(planned.len(), req.quiet);
+    let total = planned.len();
+    let made = iso::make(&contracts, series, planned, gas_limit, |n, _| {
+        if let Some(bar) = &bar {
+            bar.set_position(n as u64);
+        } else if n * 4 / total != (n - 1) * 4 / total && n < total {
+            say(&format!("made {n}/{total} blocks"));
+        }
+    })
+    .map_err(|e| Error::Refused(e.to_string()))?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let set = block_set(&made);
+    let counts: HashMap<String, u64> = made
+        .blocks
+        .iter()
+        .map(|(p, b)| (b.header.hash_slow().to_string(), p.count))
+        .collect();
+
+    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
+    let limits = Limits {
+        call: req.call_timeout,
+        ..Limits::default()
+    };
+    let mut failure: Option<Error> = None;
+    for (name, spec) in clients.iter().zip(&specs) {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        say(&format!(
+            "replaying {} blocks into {name}",
+            set.blocks.len()
+        ));
+        let bar = crate::replay::progress_bar(set.blocks.len(), req.quiet);
+        let total = set.blocks.len();
+        let r = drive::replay(spec, &set, limits, &interrupt, |n, _| {
+            if let Some(bar) = &bar {
+                bar.set_position(n as u64);
+            } else if n < total && n * 4 / total != (n - 1) * 4 / total {
+                say(&format!("{name}: {n}/{total} blocks"));
+            }
+        });
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        let stopped = r.failure.clone();
+        let implementation = Implementation {
+            name: name.clone(),
+            version: if r.version.is_empty() {
+                "unknown".into()
+            } else {
+                r.version.clone()
+            },
+            runtime: spec.runtime().into(),
+        };
+        let mut results = dyno_replay::results::results(&implementation, spec.name(), &set, &[&r]);
+        // In the list's order, each control after the series it serves.
+        results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
+        annotate(&mut results, &made.series, &counts, &schedules, &fork);
+        fit_results(&mut results);
+        run.results.extend(results);
+        saving.checkpoint(&run);
+        if let Some(f) = stopped {
+            failure = Some(Error::Refused(format!(
+                "the replay into {name} stopped: {}\n  every block timed before it is kept in {}, the run marked incomplete",
+                f.reason,
+                saving.target()
+            )));
+            break;
+        }
+    }
+    let interrupted = interrupt.load(Ordering::Relaxed);
+    crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
+    let measured = saving.finish(run, Vec::new());
+    Ok(Finished { measured, failure })
+}
+
+/// The series whose id contains one of `only`, with the controls they
+/// need (re-indexed).
+fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>> {
+    let wanted: Vec<usize> = (0..series.len())
+        .filter(|&i| {
+            series[i].op.is_some() && only.iter().any(|o| series[i].id.contains(o.as_str()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        refuse!(
+            "--only {}: no series matches; the series are {}",
+            only.join(","),
+            series
+                .iter()
+                .filter(|s| s.op.is_some())
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut keep: Vec<usize> = wanted.clone();
+    for &i in &wanted {
+        let c = series[i].control.expect("an op series has a control");
+        if !keep.contains(&c) {
+            keep.push(c);
+        }
+    }
+    let new_index: HashMap<usize, usize> = keep.iter().enumerate().map(|(n, &o)| (o, n)).collect();
+    let mut out: Vec<Series> = keep.iter().map(|&i| series[i].clone()).collect();
+    for s in &mut out {
+        s.control = s.control.map(|c| new_index[&c]);
+    }
+    Ok(out)
+}
+
+/// The blocks as a replay set: measured blocks under their series' id,
+/// each of class `<budget>M-<level>`.
+pub fn block_set(made: &Made) -> BlockSet {
+    let genesis = &made.genesis;
+    BlockSet {
+        name: "reprice".into(),
+        genesis_json: dyno_evm::block::export::genesis_json(&genesis.world, &genesis.header)
+            .to_string(),
+        gas_limit: genesis.header.gas_limit,
+        genesis: Some(genesis.clone()),
+        blocks: made
+            .blocks
+            .iter()
+            .map(|(p, b)| {
+                let s = &made.series[p.series];
+                Planned::own(
+                    b.clone(),
+                    p.measured.then(|| s.id.clone()),
+                    &format!("{}M-{}", p.budget_m, p.level),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Each result's samples become (operations, time) points, and it learns
+/// what it isolates and what prices it (recorded now, so that `--from`
+/// prices a saved run alone).
+fn annotate(
+    results: &mut [BenchResult],
+    series: &[Series],
+    counts: &HashMap<String, u64>,
+    schedules: &[dyno_spec::reprice::ComputeSchedule],
+    fork: &dyno_spec::gas::Schedule,
+) {
+    for r in results.iter_mut() {
+        let Some(s) = series.iter().find(|s| s.id == r.id) else {
+            continue;
+        };
+        for (sample, block) in r.samples.iter_mut().zip(&r.blocks) {
+            sample.iters = counts.get(&block.hash).copied().unwrap_or(0);
+        }
+        let (op, param) = match &s.op {
+            Some(o) => (o.op.clone(), o.param.clone()),
+            None => (
+                iso::CONTROL.to_string(),
+                s.id.rsplit('/').next().unwrap_or_default().to_string(),
+            ),
+        };
+        r.reprice = Some(Isolation {
+            op,
+            param,
+            units: s.op.as_ref().and_then(|o| o.units),
+            control: s.control.map(|c| series[c].id.clone()),
+            fits: Vec::new(),
+        });
+        let p = &mut r.parameters;
+        p.insert(
+            "counted_by".into(),
+            json!("revm inspector, before the replay"),
+        );
+        p.insert("per_turn".into(), json!(s.program.per_turn));
+        p.insert("contract".into(), json!(s.address.to_string()));
+        p.insert(
+            "program_keccak".into(),
+            json!(alloy_primitives::keccak256(&s.program.code).to_string()),
+        );
+        if let Some(op) = &s.op {
+            let mut prices = BTreeMap::new();
+            for sch in schedules {
+                let gas = match sch.price(op, &schedules[0]) {
+                    Some(g) => Some(g),
+                    None => iso::fork_price(s, fork),
+                };
+                prices.insert(sch.name.clone(), json!(gas));
+            }
+            p.insert("gas".into(), json!(prices));
+        }
+    }
+}
+
+/// The block times of `r` on `time`, with the blocks' operation counts;
+/// `None` when a block lacks that measure (a client log missing).
+fn points(r: &BenchResult, time: &str) -> Option<(Vec<f64>, Vec<f64>)> {
+    let mut x = Vec::with_capacity(r.samples.len());
+    let mut y = Vec::with_capacity(r.samples.len());
+    for (s, b) in r.samples.iter().zip(&r.blocks) {
+        let ns = match time {
+            "new_payload" => s.ns as f64,
+            _ => {
+                let key = if time == "client_execution" {
+                    "execution_ms"
+                } else {
+                    "total_ms"
+                };
+                b.client_log.as_ref()?.get("timing")?.get(key)?.as_f64()? * 1e6
+            }
+        };
+        x.push(s.iters as f64);
+        y.push(ns);
+    }
+    Some((x, y))
+}
+
+/// One fit of `y` on `x`, or `None` with too few distinct counts.
+fn fit(time: &str, x: &[f64], y: &[f64]) -> Option<Fit> {
+    let ones = vec![1.0; x.len()];
+    let f = dyno_stats::nnls::cost_fit(&[&ones, x], y, 1, LEVEL)?;
+    let (slope, ci) = dyno_stats::theil_sen(x, y, LEVEL)?;
+    let coef = |c: &dyno_stats::nnls::Coefficient| Coefficient {
+        value: c.value,
+        lower: c.ci.lower,
+        upper: c.ci.upper,
+        p: c.p,
+    };
+    Some(Fit {
+        time: time.into(),
+        n: f.n,
+        intercept_ns: coef(&f.coefficients[0]),
+        per_op_ns: coef(&f.coefficients[1]),
+        r_squared: f.r_squared,
+        kept: f.kept,
+        robust_per_op_ns: Estimate {
+            value: slope,
+            lower: ci.lower,
+            upper: ci.upper,
+        },
+        net_per_op_ns: None,
+        net_robust_per_op_ns: None,
+    })
+}
+
+/// Fit every op-isolation result (those with `reprice`) on each measure of
+/// block time it has, then subtract, per implementation and measure, its
+/// control's per-operation time. A fit that fails the EIPs' rule stays,
+/// marked `kept: false`. The results' `mode` becomes a linear fit (time
+/// against operations), `fit` the OLS line, `stats` per operation.
+pub fn fit_results(results: &mut [BenchResult]) {
+    for r in results.iter_mut() {
+        if r.reprice.is_none() {
+            continue;
+        }
+        let mut fits = Vec::new();
+        for time in TIMES {
+            if let Some((x, y)) = points(r, time)
+                && let Some(f) = fit(time, &x, &y)
+            {
+                fits.push(f);
+            }
+        }
+        if let Some((x, y)) = points(r, "new_payload") {
+            r.fit = dyno_stats::fit_line(&x, &y, LEVEL);
+            r.mode = Some(Mode::LinearFit);
+        }
+        let per_op: Vec<f64> = r
+            .samples
+            .iter()
+            .filter(|s| s.iters > 0)
+            .map(Sample::per_op)
+            .collect();
+        r.stats = dyno_stats::summarize(&per_op);
+        r.ops_per_sec = r.stats.as_ref().map(|s| 1e9 / s.p50);
+        if let Some(iso) = &mut r.reprice {
+            iso.fits = fits;
+        }
+    }
+    // The glue: each op series less its control, same client, same time.
+    let controls: Vec<(String, String, Vec<Fit>)> = results
+        .iter()
+        .filter_map(|r| {
+            let iso = r.reprice.as_ref()?;
+            iso.control.is_none().then(|| {
+                (
+                    r.id.clone(),
+                    r.implementation.name.clone(),
+                    iso.fits.clone(),
+                )
+            })
+        })
+        .collect();
+    let as_estimate = |c: &Coefficient| Estimate {
+        value: c.value,
+        lower: c.lower,
+        upper: c.upper,
+    };
+    for r in results.iter_mut() {
+        let who = r.implementation.name.clone();
+        let Some(iso) = &mut r.reprice else { continue };
+        let Some(control) = &iso.control else {
+            continue;
+        };
+        let Some((_, _, cfits)) = controls
+            .iter()
+            .find(|(id, name, _)| id == control && *name == who)
+        else {
+            continue;
+        };
+        for f in &mut iso.fits {
+            if let Some(c) = cfits.iter().find(|c| c.time == f.time) {
+                f.net_per_op_ns = Some(as_estimate(&f.per_op_ns).minus(as_estimate(&c.per_op_ns)));
+                f.net_robust_per_op_ns = Some(f.robust_per_op_ns.minus(c.robust_per_op_ns));
+            }
+        }
+    }
+}
+
+/// The anchor when none is given: the repricing EIPs' 100 MGas/s.
+pub const ANCHOR_MGAS: f64 = 100.0;
+
+/// `run`'s op-isolation results priced: each op series' per-operation
+/// time (net of its glue) at `anchor_mgas`, beside every compute
+/// schedule's price recorded with it. Controls are not rows. A saved run
+/// prices alone (`--from`): the prices were recorded when it was measured.
+pub fn price(
+    lab: &Lab,
+    run: &dyno_format::Run,
+    anchor_mgas: f64,
+) -> crate::Result<dyno_format::reprice::Pricing> {
+    let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
+        .map_err(|e| Error::Refused(e.to_string()))?;
+    let mut rows = Vec::new();
+    for r in &run.results {
+        let Some(iso) = &r.reprice else { continue };
+        if iso.control.is_none() {
+            continue;
+        }
+        let recorded = r.parameters.get("gas");
+        let prices: Vec<Option<u64>> = schedules
+            .iter()
+            .map(|s| {
+                recorded
+                    .and_then(|g| g.get(&s.name))
+                    .and_then(|v| v.as_u64())
+            })
+            .collect();
+        for f in &iso.fits {
+            let raw = Estimate {
+                value: f.per_op_ns.value,
+                lower: f.per_op_ns.lower,
+                upper: f.per_op_ns.upper,
+            };
+            let ns = f.net_per_op_ns.unwrap_or(raw);
+            rows.push(dyno_format::reprice::Row {
+                id: r.id.clone(),
+                client: r.implementation.name.clone(),
+                time: f.time.clone(),
+                n: f.n,
+                ns,
+                robust_ns: f.net_robust_per_op_ns,
+                r_squared: f.r_squared,
+                p: f.per_op_ns.p,
+                kept: f.kept,
+                net: f.net_per_op_ns.is_some(),
+                gas: ns.scale(anchor_mgas / 1000.0),
+                prices: prices.clone(),
+            });
+        }
+    }
+    if rows.is_empty() {
+        refuse!(
+            "run {} has no op-isolation results to price (measure them with `dyno gas --blocks`)",
+            run.run.id
+        );
+    }
+    Ok(dyno_format::reprice::Pricing {
+        anchor_mgas,
+        schedules: schedules
+            .iter()
+            .map(|s| dyno_format::state::ScheduleName {
+                name: s.name.clone(),
+                status: s.status.clone(),
+                source: s.source.clone(),
+            })
+            .collect(),
+        rows,
+        run_id: run.run.id.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

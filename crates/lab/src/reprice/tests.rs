@@ -1,0 +1,183 @@
+use dyno_format::fixture;
+use dyno_format::replay::Block;
+
+use super::*;
+
+/// A uniform draw in [0, 1) from a SplitMix64 stream.
+fn uniform(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Roughly normal noise of standard deviation `sd` (a sum of 12 uniforms).
+fn noise(state: &mut u64, sd: f64) -> f64 {
+    ((0..12).map(|_| uniform(state)).sum::<f64>() - 6.0) * sd
+}
+
+/// A series' result as a replay leaves it and `annotate` marks it: one
+/// sample per block, `iters` the count, the client's execution time in
+/// its log at `exec_share` of dyno's time (none if `None`).
+fn series(
+    id: &str,
+    control: Option<&str>,
+    points: &[(u64, f64)],
+    exec_share: Option<f64>,
+) -> BenchResult {
+    let mut r = fixture::result(id, "geth", None);
+    r.samples = points
+        .iter()
+        .map(|&(count, ns)| Sample {
+            iters: count,
+            ns: ns as u64,
+        })
+        .collect();
+    r.blocks = points
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, ns))| Block {
+            run: 0,
+            number: k as u64 + 1,
+            hash: format!("0x{k:064x}"),
+            gas_used: 1,
+            transactions: 1,
+            new_payload_ns: ns as u64,
+            forkchoice_ns: 0,
+            client_log: exec_share
+                .map(|s| json!({"timing": {"execution_ms": ns * s / 1e6, "total_ms": ns / 1e6}})),
+        })
+        .collect();
+    r.reprice = Some(Isolation {
+        op: id.split('/').nth(1).unwrap().into(),
+        param: id.rsplit('/').next().unwrap().into(),
+        units: None,
+        control: control.map(String::from),
+        fits: Vec::new(),
+    });
+    r
+}
+
+/// 15 levels (5 at each of 3 budgets) of up to `max` operations, twice.
+fn counts(max: u64) -> Vec<u64> {
+    let mut c = Vec::new();
+    for budget in [3, 6, 10] {
+        for level in 1..=5 {
+            c.push(max * budget * level / 50);
+            c.push(max * budget * level / 50);
+        }
+    }
+    c
+}
+
+const CONTROL: &str = "reprice/control/precompile";
+const OP: &str = "reprice/ecrecover/valid";
+
+/// Blocks of an operation costing `op` ns beside glue costing `glue` ns a
+/// turn, a block's fixed cost 2 ms, noise of 1% of the largest block.
+fn planted(state: &mut u64, op: f64, glue: f64) -> Vec<BenchResult> {
+    let xs = counts(20_000);
+    let top = 2e6 + (op + glue) * 20_000.0;
+    let sd = 0.01 * top;
+    let control: Vec<(u64, f64)> = xs
+        .iter()
+        .map(|&x| (x, 2e6 + glue * x as f64 + noise(state, sd)))
+        .collect();
+    let with_op: Vec<(u64, f64)> = xs
+        .iter()
+        .map(|&x| (x, 2.1e6 + (op + glue) * x as f64 + noise(state, sd)))
+        .collect();
+    vec![
+        series(OP, Some(CONTROL), &with_op, Some(0.8)),
+        series(CONTROL, None, &control, Some(0.8)),
+    ]
+}
+
+#[test]
+fn a_planted_cost_is_recovered_through_the_fit_and_the_glue() {
+    let (op, glue) = (3_100.0, 420.0);
+    let mut covered = (0, 0);
+    let mut state = 34;
+    for _ in 0..200 {
+        let mut results = planted(&mut state, op, glue);
+        fit_results(&mut results);
+        let iso = results[0].reprice.as_ref().unwrap();
+        let f = iso.fit("new_payload").unwrap();
+        assert!(f.kept && f.r_squared > 0.99, "{f:?}");
+        let net = f.net_per_op_ns.unwrap();
+        let robust = f.net_robust_per_op_ns.unwrap();
+        covered.0 += usize::from(net.lower <= op && op <= net.upper);
+        covered.1 += usize::from(robust.lower <= op && op <= robust.upper);
+        // Within 5% every time: a bias would show here.
+        assert!((net.value - op).abs() < 0.05 * op, "{net:?}");
+        // The control's own fit is the glue, and has no net figure.
+        let c = results[1]
+            .reprice
+            .as_ref()
+            .unwrap()
+            .fit("new_payload")
+            .unwrap();
+        assert!((c.per_op_ns.value - glue).abs() < 0.25 * glue, "{c:?}");
+        assert!(c.net_per_op_ns.is_none());
+        // The client's own execution time is fitted too: 80% of it.
+        let e = iso.fit("client_execution").unwrap();
+        let net_e = e.net_per_op_ns.unwrap().value;
+        assert!((net_e - 0.8 * op).abs() < 0.05 * op, "{net_e}");
+    }
+    // The intervals are 95% ones, the difference's half-widths added in
+    // quadrature (conservative): at least about 95% of them hold the truth.
+    assert!(covered.0 >= 186 && covered.1 >= 186, "{covered:?} of 200");
+    // The result reads as a fitted one: time against operations.
+    let mut results = planted(&mut state, op, glue);
+    fit_results(&mut results);
+    assert_eq!(results[0].mode, Some(Mode::LinearFit));
+    let ols = results[0].fit.as_ref().unwrap();
+    assert!((ols.slope - op - glue).abs() < 0.05 * op);
+}
+
+#[test]
+fn a_fit_that_fails_the_rule_is_reported_not_dropped() {
+    let mut state = 7;
+    // No cost at all: the block time is noise around 5 ms.
+    let flat: Vec<(u64, f64)> = counts(1_000)
+        .into_iter()
+        .map(|x| (x, 5e6 + noise(&mut state, 2e5)))
+        .collect();
+    let control: Vec<(u64, f64)> = counts(1_000)
+        .into_iter()
+        .map(|x| (x, 5e6 + noise(&mut state, 2e5)))
+        .collect();
+    let mut results = vec![
+        series(OP, Some(CONTROL), &flat, None),
+        series(CONTROL, None, &control, None),
+    ];
+    fit_results(&mut results);
+    let iso = results[0].reprice.as_ref().unwrap();
+    // Only dyno's time: no block has a client log, so no client fits.
+    assert_eq!(iso.fits.len(), 1);
+    let f = &iso.fits[0];
+    assert!(!f.kept, "{f:?}");
+    assert!(f.r_squared < 0.5 || f.per_op_ns.p >= 0.05, "{f:?}");
+    assert_eq!(f.n, 30);
+    assert!(f.net_per_op_ns.is_some(), "the figures stay, rule or not");
+}
+
+#[test]
+fn a_client_log_missing_for_one_block_leaves_that_measure_out() {
+    let mut state = 9;
+    let mut results = planted(&mut state, 1000.0, 100.0);
+    results[0].blocks[3].client_log = None;
+    fit_results(&mut results);
+    let times: Vec<&str> = results[0]
+        .reprice
+        .as_ref()
+        .unwrap()
+        .fits
+        .iter()
+        .map(|f| f.time.as_str())
+        .collect();
+    assert_eq!(times, ["new_payload"]);
+    // The control kept all three; the op has no execution fit to net.
+    assert_eq!(results[1].reprice.as_ref().unwrap().fits.len(), 3);
+}

@@ -1,0 +1,161 @@
+//! The `dyno gas --blocks` table, in every output format: each operation's
+//! time inside each client (per operation, less its glue), in gas at the
+//! anchor, beside every compute schedule's price. The figures are the
+//! lab's (`dyno_format::reprice::Pricing`); this module only lays them out.
+
+use std::fmt::Write as _;
+
+use dyno_format::gas::Estimate;
+use dyno_format::reprice::{Pricing, Row};
+
+use crate::Format;
+use crate::columns::{aligned, md_table};
+use crate::units::{duration, sig3};
+
+/// Render in `format`.
+pub fn render(p: &Pricing, format: Format) -> String {
+    match format {
+        Format::Table => text(p),
+        Format::Markdown => markdown(p),
+        Format::Csv => csv(p),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(p).expect("a pricing serializes");
+            s.push('\n');
+            s
+        }
+    }
+}
+
+fn time(e: &Estimate) -> String {
+    format!(
+        "{} [{}, {}]",
+        duration(e.value),
+        duration(e.lower),
+        duration(e.upper)
+    )
+}
+
+fn headers(p: &Pricing) -> Vec<String> {
+    let mut h: Vec<String> = [
+        "series",
+        "client",
+        "time",
+        "blocks",
+        "per op [95% CI]",
+        "robust",
+        "R²",
+        "p",
+        "rule",
+    ]
+    .map(String::from)
+    .to_vec();
+    h.push(format!("gas @ {} MGas/s", sig3(p.anchor_mgas)));
+    h.extend(p.schedules.iter().map(|s| s.name.clone()));
+    h
+}
+
+fn cells(r: &Row) -> Vec<String> {
+    let mut c = vec![
+        r.id.clone(),
+        r.client.clone(),
+        r.time.clone(),
+        r.n.to_string(),
+        format!("{}{}", time(&r.ns), if r.net { "" } else { " (glue in)" }),
+        r.robust_ns.map_or("-".into(), |e| duration(e.value)),
+        format!("{:.3}", r.r_squared),
+        format!("{:.1e}", r.p),
+        if r.kept { "kept" } else { "fails" }.into(),
+        format!(
+            "{} [{}, {}]",
+            sig3(r.gas.value),
+            sig3(r.gas.lower),
+            sig3(r.gas.upper)
+        ),
+    ];
+    for price in &r.prices {
+        c.push(price.map_or("-".into(), |g| {
+            format!("{g} ×{:.2}", r.gas.value / g.max(1) as f64)
+        }));
+    }
+    c
+}
+
+fn footer(p: &Pricing) -> Vec<String> {
+    let mut lines = vec![
+        "per op: the slope of block time on the block's operation count, by non-negative least squares, less the control series' slope (the same loop without the operation) in the same client and time; intervals 95%, the difference's half-widths in quadrature; robust: the same from Theil-Sen slopes".into(),
+        "time: new_payload is engine_newPayload from dyno's side; client_execution and client_total the client's own slow-block log (timing.execution_ms, total_ms)".into(),
+        "rule: the repricing EIPs keep a fit with R² > 0.5 and the count's p < 0.05; a fit that fails is shown, not dropped".into(),
+        format!(
+            "gas @ {0} MGas/s = per op × {1}; each schedule column: its price of one operation, × the measured gas over it",
+            sig3(p.anchor_mgas),
+            p.anchor_mgas / 1000.0
+        ),
+    ];
+    for s in &p.schedules {
+        lines.push(format!("{}: {} ({})", s.name, s.status, s.source));
+    }
+    let failing = p.rows.iter().filter(|r| !r.kept).count();
+    lines.push(format!(
+        "{} rows, {failing} failing the rule; run {}",
+        p.rows.len(),
+        p.run_id
+    ));
+    lines
+}
+
+fn text(p: &Pricing) -> String {
+    let mut out = String::new();
+    let rows: Vec<Vec<String>> = p.rows.iter().map(cells).collect();
+    aligned(&headers(p), &rows, &mut out);
+    out.push('\n');
+    for l in footer(p) {
+        let _ = writeln!(out, "{l}");
+    }
+    out
+}
+
+fn markdown(p: &Pricing) -> String {
+    let mut out = String::new();
+    md_table(&headers(p), p.rows.iter().map(cells), &mut out);
+    out.push('\n');
+    for l in footer(p) {
+        let _ = writeln!(out, "- {l}");
+    }
+    out
+}
+
+fn csv(p: &Pricing) -> String {
+    let mut out = String::from(
+        "series,client,time,blocks,ns,ns_lower,ns_upper,net_of_glue,robust_ns,r_squared,p,kept,gas,gas_lower,gas_upper",
+    );
+    for s in &p.schedules {
+        let _ = write!(out, ",{}_gas", crate::csv::quote(&s.name));
+    }
+    out.push('\n');
+    for r in &p.rows {
+        let mut f = vec![
+            crate::csv::quote(&r.id),
+            crate::csv::quote(&r.client),
+            r.time.clone(),
+            r.n.to_string(),
+            r.ns.value.to_string(),
+            r.ns.lower.to_string(),
+            r.ns.upper.to_string(),
+            r.net.to_string(),
+            r.robust_ns.map_or(String::new(), |e| e.value.to_string()),
+            r.r_squared.to_string(),
+            r.p.to_string(),
+            r.kept.to_string(),
+            r.gas.value.to_string(),
+            r.gas.lower.to_string(),
+            r.gas.upper.to_string(),
+        ];
+        f.extend(
+            r.prices
+                .iter()
+                .map(|g| g.map_or(String::new(), |g| g.to_string())),
+        );
+        let _ = writeln!(out, "{}", f.join(","));
+    }
+    out
+}
