@@ -12,7 +12,7 @@
 //! Results are saved after each client, so a client that fails costs
 //! nothing already timed (the run marked incomplete, exit 2).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -36,7 +36,8 @@ pub struct Request {
     pub clients: Vec<String>,
     /// The fork whose precompile schedule prices `price = "fork"` series.
     pub fork: String,
-    /// Only the series whose id contains one of these (empty: all).
+    /// Only these series: an operation (`keccak256`), an operation and
+    /// parameter (`keccak256/32`) or a whole id (empty: all).
     pub only: Vec<String>,
     pub quick: bool,
     pub call_timeout: Duration,
@@ -180,12 +181,20 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     Ok(Finished { measured, failure })
 }
 
-/// The series whose id contains one of `only`, with the controls they
-/// need (re-indexed).
+/// The series `only` names (an operation, `op/param` or an id), with the
+/// controls they need (re-indexed).
 fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>> {
     let wanted: Vec<usize> = (0..series.len())
         .filter(|&i| {
-            series[i].op.is_some() && only.iter().any(|o| series[i].id.contains(o.as_str()))
+            let Some(op) = &series[i].op else {
+                return false;
+            };
+            let named = [
+                op.op.clone(),
+                format!("{}/{}", op.op, op.param),
+                series[i].id.clone(),
+            ];
+            only.iter().any(|o| named.contains(o))
         })
         .collect();
     if wanted.is_empty() {
@@ -283,15 +292,15 @@ fn annotate(
             json!(alloy_primitives::keccak256(&s.program.code).to_string()),
         );
         if let Some(op) = &s.op {
-            let mut prices = BTreeMap::new();
+            // One operation's price under each schedule, `gas_<schedule>`.
             for sch in schedules {
-                let gas = match sch.price(op, &schedules[0]) {
-                    Some(g) => Some(g),
-                    None => iso::fork_price(s, fork),
-                };
-                prices.insert(sch.name.clone(), json!(gas));
+                let gas = sch
+                    .price(op, &schedules[0])
+                    .or_else(|| iso::fork_price(s, fork));
+                if let Some(g) = gas {
+                    p.insert(format!("gas_{}", sch.name), json!(g));
+                }
             }
-            p.insert("gas".into(), json!(prices));
         }
     }
 }
@@ -441,14 +450,9 @@ pub fn price(
         if iso.control.is_none() {
             continue;
         }
-        let recorded = r.parameters.get("gas");
         let prices: Vec<Option<u64>> = schedules
             .iter()
-            .map(|s| {
-                recorded
-                    .and_then(|g| g.get(&s.name))
-                    .and_then(|v| v.as_u64())
-            })
+            .map(|s| r.parameters.get(&format!("gas_{}", s.name))?.as_u64())
             .collect();
         for f in &iso.fits {
             let raw = Estimate {

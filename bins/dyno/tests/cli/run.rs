@@ -462,6 +462,134 @@ fn gas_refuses_bad_flags_with_advice() {
     assert!(text(&anchor.stderr).contains("--state prices against a throughput"));
 }
 
+/// `dyno gas --blocks` in revm alone (no client to install): each series
+/// fitted on its blocks' operation counts, less its control, priced beside
+/// today's and EIP-7904's prices; the saved run prices alone with --from.
+#[test]
+fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("blocks.json");
+    let args = [
+        "gas",
+        "--blocks",
+        "--quick",
+        "--client",
+        "revm",
+        "--only",
+        "div,ecrecover",
+        "-q",
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let measured = dyno(&args, tmp.path());
+    assert_eq!(
+        measured.status.code(),
+        Some(0),
+        "{}",
+        text(&measured.stderr)
+    );
+    let priced: serde_json::Value = serde_json::from_slice(&measured.stdout).unwrap();
+    assert_eq!(priced["anchor_mgas"], 100.0);
+    let rows = priced["rows"].as_array().unwrap();
+    // One row per op series (controls are not rows); revm has only dyno's
+    // own time, no client log.
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["reprice/div/256-by-128", "reprice/ecrecover/valid"]);
+    assert!(
+        rows.iter()
+            .all(|r| r["time"] == "new_payload" && r["net"] == true)
+    );
+    assert_eq!(rows[0]["prices"], serde_json::json!([5, 2]));
+    assert_eq!(rows[1]["prices"], serde_json::json!([3000, 841]));
+
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_schema_valid(&v);
+    let results = v["results"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "reprice/div/256-by-128",
+            "reprice/ecrecover/valid",
+            "reprice/control/arith-binary",
+            "reprice/control/precompile"
+        ]
+    );
+    for r in results {
+        // One sample per block: its operation count and its time.
+        let samples = r["samples"].as_array().unwrap();
+        assert_eq!(samples.len(), 5, "{}", r["id"]);
+        assert_eq!(r["blocks"].as_array().unwrap().len(), 5);
+        assert!(samples.iter().all(|s| s["iters"].as_u64().unwrap() > 0));
+        assert_eq!(r["mode"], "linear-fit");
+        assert_eq!(
+            r["parameters"]["counted_by"],
+            "revm inspector, before the replay"
+        );
+        assert_eq!(r["reprice"]["fits"][0]["n"], 5);
+    }
+    assert_eq!(
+        results[1]["reprice"]["control"],
+        "reprice/control/precompile"
+    );
+
+    let again = dyno(
+        &[
+            "gas",
+            "--blocks",
+            "--from",
+            out.to_str().unwrap(),
+            "--format",
+            "csv",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let csv = text(&again.stdout);
+    assert!(csv.starts_with("series,client,time,blocks,ns,"), "{csv}");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(
+        csv.contains("reprice/ecrecover/valid,revm,new_payload,5,"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn gas_blocks_refuses_bad_flags_before_making_any_block() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--anchor", "arith"],
+            "--blocks prices against a throughput",
+        ),
+        (
+            &["--client", "revm", "--only", "nosuch"],
+            "reprice/ecrecover/valid",
+        ),
+        (&["--client", "nethermind"], "the built-in clients are revm"),
+        (&["-o", "-"], "prints its table on stdout"),
+        (&["--samples", "20"], "one sample per block"),
+    ];
+    for (extra, says) in cases {
+        let mut args = vec!["gas", "--blocks", "--quick"];
+        args.extend_from_slice(extra);
+        let o = dyno(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(err.contains(says), "{extra:?}: {err}");
+        assert!(
+            !err.contains("making"),
+            "{extra:?} was refused only after work began: {err}"
+        );
+    }
+    // --client needs --blocks.
+    let o = dyno(&["gas", "--client", "geth"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// The regression of 8c7ba3a, end to end: `dyno gas --quick` measured no
 /// bytecode loop at all. Every precompile input it calls directly must
 /// also be measured through bytecode, and priced with both columns.
