@@ -664,7 +664,7 @@ pub(crate) struct GasArgs {
 
     /// Price each operation inside a real client instead (docs/gas.md,
     /// "One operation inside a client"): op-isolation blocks from
-    /// specs/reprice.toml (each block's operation count checked by revm
+    /// specs/reprice/ops.toml (each block's operation count checked by revm
     /// first), replayed into each --client, block time fitted on count the
     /// way EIP-7904 and EIP-8038 do (NNLS, R² > 0.5 and p < 0.05), less a
     /// control series' glue, in gas at --anchor (default 100mgas) beside

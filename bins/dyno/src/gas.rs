@@ -91,7 +91,7 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
         None => {
             if args.output.samples.is_some() {
                 anyhow::bail!(
-                    "--samples: --blocks takes one sample per block; specs/reprice.toml sets how many blocks (`repeats`)"
+                    "--samples: --blocks takes one sample per block; specs/reprice/ops.toml sets how many blocks (`repeats`)"
                 );
             }
             let out = match &args.output.out {

@@ -1,5 +1,5 @@
 //! Op-isolation blocks (`dyno gas --blocks`, issue 34): for every
-//! operation of `specs/reprice.toml`, a series of blocks that repeat it a
+//! operation of `specs/reprice/ops.toml`, a series of blocks that repeat it a
 //! known number of times, the count varied over levels at each gas budget,
 //! and a control series per kind of glue that runs the same loop without
 //! it. Replayed into a client, block time against count gives the
@@ -51,7 +51,7 @@ const FIRST_CONTRACT: u64 = 0x7e_9000;
 pub struct Series {
     /// `reprice/<op>/<param>`, or `reprice/control/<glue>`.
     pub id: String,
-    /// The entry of specs/reprice.toml; `None` for a control.
+    /// The entry of specs/reprice/ops.toml; `None` for a control.
     pub op: Option<Op>,
     /// The control series this one's glue is subtracted with (its index).
     pub control: Option<usize>,
@@ -510,7 +510,7 @@ pub fn fork_price(s: &Series, fork: &Schedule) -> Option<u64> {
         .ok()
 }
 
-/// Read specs/reprice.toml and the fork's schedule, and build the series.
+/// Read specs/reprice/ops.toml and the fork's schedule, and build the series.
 pub fn load(ctx: &Ctx, specs: &Path, fork: &str) -> Result<(Reprice, Vec<Series>), String> {
     let list = dyno_spec::reprice::load(specs).map_err(|e| e.to_string())?;
     let schedules = dyno_spec::reprice::schedules(specs).map_err(|e| e.to_string())?;

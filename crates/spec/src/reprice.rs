@@ -1,5 +1,5 @@
 //! The operations `dyno gas --blocks` isolates in blocks
-//! (`specs/reprice.toml`) and the compute gas schedules it prices them
+//! (`specs/reprice/ops.toml`) and the compute gas schedules it prices them
 //! against (`specs/gas/compute/schedules.toml`): what each series repeats,
 //! how its inputs differ call to call, and which gas parameters price one
 //! operation. Building the programs is `dyno_evm::reprice`'s; this module
@@ -14,7 +14,7 @@ use toml::Spanned;
 use crate::{SpecError, line_of};
 
 /// The operation list, under the specs folder.
-pub const FILE: &str = "reprice.toml";
+pub const FILE: &str = "reprice/ops.toml";
 /// The compute schedules, under the specs folder.
 pub const SCHEDULES: &str = "gas/compute/schedules.toml";
 
@@ -123,7 +123,7 @@ fn read(path: &Path) -> Result<String, SpecError> {
     })
 }
 
-/// `<specs_dir>/reprice.toml`.
+/// `<specs_dir>/reprice/ops.toml`.
 pub fn load(specs_dir: &Path) -> Result<Reprice, SpecError> {
     let path = specs_dir.join(FILE);
     parse(&read(&path)?, &path)
@@ -452,14 +452,14 @@ mod tests {
 
     #[test]
     fn a_bad_entry_names_its_line_and_key() {
-        let path = Path::new("specs/reprice.toml");
+        let path = Path::new("specs/reprice/ops.toml");
         let head = "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\ngas_limit_m=100\n";
         let bad = format!(
             "{head}[[op]]\nop='div'\nparam='x'\nkind='precompile'\nopcode='DIV'\nprice=['OPCODE_DIV']\n"
         );
         let e = parse(&bad, path).unwrap_err().to_string();
         assert!(
-            e.contains("reprice.toml:9") && e.contains("op[op=div].kind"),
+            e.contains("ops.toml:9") && e.contains("op[op=div].kind"),
             "{e}"
         );
         let bad = format!(
