@@ -46,6 +46,9 @@ pub enum Vary {
     Word(usize),
     /// Each call's output written over the input at this byte offset.
     Chain(usize),
+    /// Each call's whole input made by dyno and carried in the
+    /// transaction's calldata (pairings, POINT_EVALUATION).
+    Calldata,
 }
 
 /// What prices one operation.
@@ -256,9 +259,12 @@ fn parse_vary(text: &str) -> Result<Vec<Vary>, String> {
     let vary: Vec<Vary> = text
         .split_whitespace()
         .map(|part| {
+            if part == "calldata" {
+                return Ok(Vary::Calldata);
+            }
             let (kind, at) = part
                 .split_once('@')
-                .ok_or_else(|| format!("{part:?}: write `word@N` or `chain@N`"))?;
+                .ok_or_else(|| format!("{part:?}: write `word@N`, `chain@N` or `calldata`"))?;
             let at: usize = at
                 .parse()
                 .map_err(|_| format!("{part:?}: the offset must be a byte count"))?;

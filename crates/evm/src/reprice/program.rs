@@ -22,7 +22,9 @@
 //!   at `chain@N` (over the input, so the next call starts from this
 //!   result: the chain is kept in storage between transactions and never
 //!   repeats) or after the input; a call that fails reverts the
-//!   transaction. The control calls IDENTITY (0x04) with no input and no
+//!   transaction. Where no changed word keeps an input valid (pairings,
+//!   POINT_EVALUATION), each call's whole input is made by dyno
+//!   (`super::inputs`) and copied from calldata instead. The control calls IDENTITY (0x04) with no input and no
 //!   output, the bytecode suite's control (a call to an address without
 //!   code costs revm an account load more: `crate::bytecode`).
 //!
@@ -204,6 +206,10 @@ pub struct Call {
     pub out_offset: usize,
     pub out_len: usize,
     pub chained: bool,
+    /// Bytes of each call's whole input carried in calldata after `n ‖
+    /// seed` (the turn counting down from `n` reads chunk `n − 1`); 0 when
+    /// the input lives in memory.
+    pub per_call: usize,
 }
 
 /// One STATICCALL of `call` a turn; `control`: IDENTITY with no input and
@@ -235,8 +241,20 @@ pub fn precompile(call: &Call, control: bool) -> Program {
     for &at in &call.words {
         a.ops(&[op::DUP2]).push(at as u64).ops(&[op::MSTORE]);
     }
+    let per_call = call.per_call as u64;
+    if per_call > 0 {
+        // memory[0..L] = calldata[64 + (n - 1)·L ..][..L]
+        a.push(per_call)
+            .ops(&[op::DUP4])
+            .push(1)
+            .ops(&[op::SWAP1, op::SUB]);
+        a.push(per_call).ops(&[op::MUL]).push(64).ops(&[op::ADD]);
+        a.push(0).ops(&[op::CALLDATACOPY]);
+    }
     let (target, in_len, out_len) = if control {
         (IDENTITY, 0, 0)
+    } else if per_call > 0 {
+        (call.address, per_call, call.out_len as u64)
     } else {
         (call.address, l, call.out_len as u64)
     };

@@ -42,10 +42,9 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
     let (list, series) = all();
     let controls = series.iter().filter(|s| s.op.is_none()).count();
     assert_eq!(series.len(), list.ops.len() + controls);
-    assert_eq!(
-        controls, 4,
-        "arith-binary, arith-ternary, keccak, precompile"
-    );
+    // arith-binary, arith-ternary, keccak, precompile, and one per series
+    // of made inputs (2 BN254 pairings, 2 BLS12 pairings, KZG).
+    assert_eq!(controls, 9);
     let fork = Schedule::for_fork(&specs(), "osaka").unwrap();
     for s in series.iter().filter(|s| s.op.is_some()) {
         let c = &series[s.control.unwrap()];
@@ -56,6 +55,18 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
         let extra = s.turn_gas as i64 - c.turn_gas as i64;
         let op = s.op.as_ref().unwrap();
         match op.kind.as_str() {
+            // Made inputs ride in calldata, which its control carries too
+            // and pays EIP-7623's floor for: the turn still costs at least
+            // the precompile's price more.
+            "precompile" if s.feed.is_some() => {
+                let price = fork_price(s, &fork).unwrap() as i64;
+                assert!(
+                    s.turn_gas as i64 >= price,
+                    "{}: {} against {price}",
+                    s.id,
+                    s.turn_gas
+                );
+            }
             "precompile" => {
                 let price = fork_price(s, &fork).unwrap() as i64;
                 // Less IDENTITY's 15 that the control pays; the call
@@ -91,12 +102,14 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
         "reprice/div/256-by-128",
         "reprice/ecrecover/valid",
         "reprice/bn254-add/chained",
+        "reprice/bn254-pairing/2-pairs",
+        "reprice/point-evaluation/degree-1",
     ]);
     let planned = plan(&series, &[1], 2, 1, 100_000_000);
-    // One warm-up block per series (5 with the two controls), then 2
+    // One warm-up block per series (9 with the four controls), then 2
     // levels of each.
-    assert_eq!(planned.len(), 5 + 10);
-    assert!(planned[..5].iter().all(|p| !p.measured));
+    assert_eq!(planned.len(), 9 + 18);
+    assert!(planned[..9].iter().all(|p| !p.measured));
     let contracts = Contracts::load(&ctx()).unwrap();
     let made = make(&contracts, series.clone(), planned, 100_000_000, |_, _| {}).unwrap();
     // Every block imports through dyno's validator, state root included.
