@@ -693,6 +693,17 @@ pub(crate) struct GasArgs {
     )]
     pub(crate) only: Vec<String>,
 
+    /// With --blocks: runs that time the same operations outside a client
+    /// (`dyno run precompile,precompile-bytecode,opcode,hash --impl all`):
+    /// their library and EVM-bytecode times are set beside each client's.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "RUN.json,...",
+        requires = "blocks"
+    )]
+    pub(crate) with: Vec<PathBuf>,
+
     /// With --blocks: the longest one Engine-API call may take, in seconds.
     #[arg(
         long,

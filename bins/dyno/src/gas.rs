@@ -86,6 +86,12 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             "--anchor {other}: --blocks prices against a throughput (e.g. --anchor 100mgas, the repricing EIPs' anchor)"
         ),
     };
+    // Read --with first: a bad file should not cost a run.
+    let with: Vec<Run> = args
+        .with
+        .iter()
+        .map(|p| Run::read(p).map_err(|e| anyhow::anyhow!("--with {}: {e}", p.display())))
+        .collect::<anyhow::Result<_>>()?;
     let (run, failure, measured) = match &args.from {
         Some(path) => (Run::read(path)?, None, None),
         None => {
@@ -126,7 +132,7 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             (done.measured.run.clone(), done.failure, Some(done.measured))
         }
     };
-    match dyno_lab::reprice::price(lab, &run, anchor) {
+    match dyno_lab::reprice::price(lab, &run, anchor, &with) {
         Ok(priced) => print_stdout(&dyno_report::reprice::render(
             &priced,
             args.output.format.into(),

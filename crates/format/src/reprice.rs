@@ -90,14 +90,19 @@ pub struct Pricing {
     pub run_id: String,
 }
 
-/// One series in one client on one measure of block time.
+/// One series at one level, in one implementation, on one measure of
+/// time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// `reprice/<op>/<param>`.
     pub id: String,
-    /// The client (the result's implementation).
+    /// `library` (called directly), `bytecode` (an EVM's loop) or `block`
+    /// (a client's blocks).
+    pub level: String,
+    /// The implementation: the library, the EVM or the client.
     pub client: String,
-    /// Which time the fit is on (`new_payload`, `client_execution`, ...).
+    /// Which time: a block fit's (`new_payload`, `client_execution`,
+    /// `client_total`), `direct` or `loop`.
     pub time: String,
     /// Blocks.
     pub n: usize,
@@ -106,9 +111,10 @@ pub struct Row {
     pub ns: Estimate,
     /// The same from Theil-Sen slopes.
     pub robust_ns: Option<Estimate>,
-    /// The fit's R², the count's p and the EIPs' rule on them.
-    pub r_squared: f64,
-    pub p: f64,
+    /// A block fit's R², the count's p and the EIPs' rule on them (a
+    /// library or bytecode row has none: `kept` true).
+    pub r_squared: Option<f64>,
+    pub p: Option<f64>,
     pub kept: bool,
     /// Whether `ns` is net of the glue.
     pub net: bool,
@@ -116,4 +122,8 @@ pub struct Row {
     pub gas: Estimate,
     /// Each schedule's price of one operation (`None`: not priced there).
     pub prices: Vec<Option<u64>>,
+    /// `ns` over the library's (its baseline implementation, called
+    /// directly): how much of the cost at this level is not the library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_library: Option<f64>,
 }

@@ -292,6 +292,11 @@ fn annotate(
             json!(alloy_primitives::keccak256(&s.program.code).to_string()),
         );
         if let Some(op) = &s.op {
+            for (key, id) in [("library_id", &op.library), ("bytecode_id", &op.bytecode)] {
+                if let Some(id) = id {
+                    p.insert(key.into(), json!(id));
+                }
+            }
             // One operation's price under each schedule, `gas_<schedule>`.
             for sch in schedules {
                 let gas = sch
@@ -434,16 +439,24 @@ pub fn fit_results(results: &mut [BenchResult]) {
 pub const ANCHOR_MGAS: f64 = 100.0;
 
 /// `run`'s op-isolation results priced: each op series' per-operation
-/// time (net of its glue) at `anchor_mgas`, beside every compute
-/// schedule's price recorded with it. Controls are not rows. A saved run
-/// prices alone (`--from`): the prices were recorded when it was measured.
+/// time (net of its glue) in every client at `anchor_mgas`, beside every
+/// compute schedule's price recorded with it; and, from the runs `with`
+/// (`dyno run precompile,precompile-bytecode,opcode,hash`, any
+/// implementations), the same operation's library time (called directly)
+/// and bytecode time (an EVM's loop: a precompile's call less the loop's
+/// no-op control, an opcode's sequence) where the series names their ids.
+/// Controls are not rows. A saved run prices alone (`--from`): the prices
+/// and ids were recorded when it was measured.
 pub fn price(
     lab: &Lab,
     run: &dyno_format::Run,
     anchor_mgas: f64,
+    with: &[dyno_format::Run],
 ) -> crate::Result<dyno_format::reprice::Pricing> {
+    use dyno_format::reprice::Row;
     let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
         .map_err(|e| Error::Refused(e.to_string()))?;
+    let others: Vec<&BenchResult> = with.iter().flat_map(|r| &r.results).collect();
     let mut rows = Vec::new();
     for r in &run.results {
         let Some(iso) = &r.reprice else { continue };
@@ -454,6 +467,71 @@ pub fn price(
             .iter()
             .map(|s| r.parameters.get(&format!("gas_{}", s.name))?.as_u64())
             .collect();
+        let id_of = |key: &str| r.parameters.get(key).and_then(|v| v.as_str());
+        let row = |level: &str, client: &str, time: &str, n: usize, ns: Estimate| Row {
+            id: r.id.clone(),
+            level: level.into(),
+            client: client.into(),
+            time: time.into(),
+            n,
+            ns,
+            robust_ns: None,
+            r_squared: None,
+            p: None,
+            kept: true,
+            net: true,
+            gas: ns.scale(anchor_mgas / 1000.0),
+            prices: prices.clone(),
+            vs_library: None,
+        };
+        let mut library: Option<f64> = None;
+        if let Some(lib) = id_of("library_id") {
+            let mut of: Vec<&&BenchResult> = others.iter().filter(|o| o.id == lib).collect();
+            of.sort_by_key(|o| !o.baseline);
+            for o in of {
+                let Some(ns) = Estimate::of(o) else { continue };
+                library.get_or_insert(ns.value);
+                rows.push(row(
+                    "library",
+                    &o.implementation.name,
+                    "direct",
+                    o.samples.len(),
+                    ns,
+                ));
+            }
+        }
+        if let Some(bc) = id_of("bytecode_id") {
+            for o in others.iter().filter(|o| o.id == bc) {
+                let (ns, net) = if bc.starts_with("precompile-bytecode/") {
+                    let noop = others
+                        .iter()
+                        .find(|n| {
+                            n.id == dyno_evm::pricing::NOOP_ID
+                                && n.implementation.name == o.implementation.name
+                        })
+                        .and_then(|n| Estimate::of(n));
+                    match dyno_evm::pricing::bytecode_net(o, noop) {
+                        Some((ns, _)) => (ns, true),
+                        None => continue,
+                    }
+                } else {
+                    match Estimate::of(o) {
+                        Some(ns) => (ns, false),
+                        None => continue,
+                    }
+                };
+                let mut b = row(
+                    "bytecode",
+                    &o.implementation.name,
+                    "loop",
+                    o.samples.len(),
+                    ns,
+                );
+                b.net = net;
+                b.vs_library = library.map(|l| ns.value / l);
+                rows.push(b);
+            }
+        }
         for f in &iso.fits {
             let raw = Estimate {
                 value: f.per_op_ns.value,
@@ -461,20 +539,14 @@ pub fn price(
                 upper: f.per_op_ns.upper,
             };
             let ns = f.net_per_op_ns.unwrap_or(raw);
-            rows.push(dyno_format::reprice::Row {
-                id: r.id.clone(),
-                client: r.implementation.name.clone(),
-                time: f.time.clone(),
-                n: f.n,
-                ns,
-                robust_ns: f.net_robust_per_op_ns,
-                r_squared: f.r_squared,
-                p: f.per_op_ns.p,
-                kept: f.kept,
-                net: f.net_per_op_ns.is_some(),
-                gas: ns.scale(anchor_mgas / 1000.0),
-                prices: prices.clone(),
-            });
+            let mut b = row("block", &r.implementation.name, &f.time, f.n, ns);
+            b.robust_ns = f.net_robust_per_op_ns;
+            b.r_squared = Some(f.r_squared);
+            b.p = Some(f.per_op_ns.p);
+            b.kept = f.kept;
+            b.net = f.net_per_op_ns.is_some();
+            b.vs_library = library.map(|l| ns.value / l);
+            rows.push(b);
         }
     }
     if rows.is_empty() {

@@ -38,14 +38,16 @@ fn time(e: &Estimate) -> String {
 fn headers(p: &Pricing) -> Vec<String> {
     let mut h: Vec<String> = [
         "series",
-        "client",
+        "level",
+        "impl",
         "time",
-        "blocks",
+        "n",
         "per op [95% CI]",
         "robust",
         "R²",
         "p",
         "rule",
+        "×library",
     ]
     .map(String::from)
     .to_vec();
@@ -55,16 +57,24 @@ fn headers(p: &Pricing) -> Vec<String> {
 }
 
 fn cells(r: &Row) -> Vec<String> {
+    let block = r.level == "block";
     let mut c = vec![
         r.id.clone(),
+        r.level.clone(),
         r.client.clone(),
         r.time.clone(),
         r.n.to_string(),
         format!("{}{}", time(&r.ns), if r.net { "" } else { " (glue in)" }),
         r.robust_ns.map_or("-".into(), |e| duration(e.value)),
-        format!("{:.3}", r.r_squared),
-        format!("{:.1e}", r.p),
-        if r.kept { "kept" } else { "fails" }.into(),
+        r.r_squared.map_or("-".into(), |v| format!("{v:.3}")),
+        r.p.map_or("-".into(), |v| format!("{v:.1e}")),
+        match (block, r.kept) {
+            (false, _) => "-",
+            (true, true) => "kept",
+            (true, false) => "fails",
+        }
+        .into(),
+        r.vs_library.map_or("-".into(), |v| format!("{v:.2}")),
         format!(
             "{} [{}, {}]",
             sig3(r.gas.value),
@@ -82,6 +92,7 @@ fn cells(r: &Row) -> Vec<String> {
 
 fn footer(p: &Pricing) -> Vec<String> {
     let mut lines = vec![
+        "level: library = the library called directly (its time per call); bytecode = an EVM's loop (a precompile's call less the loop's no-op control; an opcode's sequence with its DUPs and POP, marked glue in); block = a client's blocks; ×library: per op over the library's (its first implementation)".into(),
         "per op: the slope of block time on the block's operation count, by non-negative least squares, less the control series' slope (the same loop without the operation) in the same client and time; intervals 95%, the difference's half-widths in quadrature; robust: the same from Theil-Sen slopes".into(),
         "time: new_payload is engine_newPayload from dyno's side; client_execution and client_total the client's own slow-block log (timing.execution_ms, total_ms)".into(),
         "rule: the repricing EIPs keep a fit with R² > 0.5 and the count's p < 0.05; a fit that fails is shown, not dropped".into(),
@@ -94,7 +105,11 @@ fn footer(p: &Pricing) -> Vec<String> {
     for s in &p.schedules {
         lines.push(format!("{}: {} ({})", s.name, s.status, s.source));
     }
-    let failing = p.rows.iter().filter(|r| !r.kept).count();
+    let failing = p
+        .rows
+        .iter()
+        .filter(|r| r.level == "block" && !r.kept)
+        .count();
     lines.push(format!(
         "{} rows, {failing} failing the rule; run {}",
         p.rows.len(),
@@ -126,15 +141,17 @@ fn markdown(p: &Pricing) -> String {
 
 fn csv(p: &Pricing) -> String {
     let mut out = String::from(
-        "series,client,time,blocks,ns,ns_lower,ns_upper,net_of_glue,robust_ns,r_squared,p,kept,gas,gas_lower,gas_upper",
+        "series,level,implementation,time,n,ns,ns_lower,ns_upper,net_of_glue,robust_ns,r_squared,p,kept,vs_library,gas,gas_lower,gas_upper",
     );
     for s in &p.schedules {
         let _ = write!(out, ",{}_gas", crate::csv::quote(&s.name));
     }
     out.push('\n');
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for r in &p.rows {
         let mut f = vec![
             crate::csv::quote(&r.id),
+            r.level.clone(),
             crate::csv::quote(&r.client),
             r.time.clone(),
             r.n.to_string(),
@@ -142,10 +159,11 @@ fn csv(p: &Pricing) -> String {
             r.ns.lower.to_string(),
             r.ns.upper.to_string(),
             r.net.to_string(),
-            r.robust_ns.map_or(String::new(), |e| e.value.to_string()),
-            r.r_squared.to_string(),
-            r.p.to_string(),
+            opt(r.robust_ns.map(|e| e.value)),
+            opt(r.r_squared),
+            opt(r.p),
             r.kept.to_string(),
+            opt(r.vs_library),
             r.gas.value.to_string(),
             r.gas.lower.to_string(),
             r.gas.upper.to_string(),

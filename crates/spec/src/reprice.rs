@@ -79,6 +79,12 @@ pub struct Op {
     /// The parameter as a number.
     pub units: Option<u64>,
     pub price: Price,
+    /// The ids that time the same operation outside a client, set beside
+    /// it in the attribution (`--with`): the library called directly
+    /// (`precompile/...`) and the EVM's bytecode loop
+    /// (`precompile-bytecode/...`, `opcode/...`).
+    pub library: Option<String>,
+    pub bytecode: Option<String>,
     /// The line of its `op` key.
     pub line: usize,
 }
@@ -117,6 +123,8 @@ struct RawOp {
     vary: Option<String>,
     units: Option<u64>,
     price: toml::Value,
+    library: Option<String>,
+    bytecode: Option<String>,
 }
 
 fn read(path: &Path) -> Result<String, SpecError> {
@@ -231,6 +239,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
             vary,
             units: raw.units,
             price,
+            library: raw.library,
+            bytecode: raw.bytecode,
             line,
         };
         if ops.iter().any(|o| o.id() == op.id()) {

@@ -549,11 +549,76 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
     );
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let csv = text(&again.stdout);
-    assert!(csv.starts_with("series,client,time,blocks,ns,"), "{csv}");
+    assert!(
+        csv.starts_with("series,level,implementation,time,n,ns,"),
+        "{csv}"
+    );
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(
-        csv.contains("reprice/ecrecover/valid,revm,new_payload,5,"),
+        csv.contains("reprice/ecrecover/valid,block,revm,new_payload,5,"),
         "{csv}"
+    );
+
+    // With a run of the library and the bytecode loop: the same operation
+    // at those levels beside the client's, each block row over the
+    // library's time.
+    let levels = tmp.path().join("levels.json");
+    let run = quick(
+        tmp.path(),
+        "precompile/ecrecover/ValidKey,precompile-bytecode/ecrecover/ValidKey,precompile-bytecode/noop/identity-empty",
+        &levels,
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let joined = dyno(
+        &[
+            "gas",
+            "--blocks",
+            "--from",
+            out.to_str().unwrap(),
+            "--with",
+            levels.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(joined.status.code(), Some(0), "{}", text(&joined.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&joined.stdout).unwrap();
+    let ecrecover: Vec<&serde_json::Value> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["id"] == "reprice/ecrecover/valid")
+        .collect();
+    let levels: Vec<(&str, &str)> = ecrecover
+        .iter()
+        .map(|r| (r["level"].as_str().unwrap(), r["client"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            ("library", "libsecp256k1"),
+            ("library", "k256"),
+            ("bytecode", "revm"),
+            ("block", "revm")
+        ]
+    );
+    // Each level over the baseline library's time (libsecp256k1's).
+    let lib = ecrecover[0]["ns"]["value"].as_f64().unwrap();
+    let block = ecrecover[3]["ns"]["value"].as_f64().unwrap();
+    let ratio = ecrecover[3]["vs_library"].as_f64().unwrap();
+    assert!(
+        (ratio - block / lib).abs() < 1e-9 * ratio.abs().max(1.0),
+        "{ratio}"
+    );
+    // A --with file that is not a run is refused before anything runs.
+    let bad = dyno(&["gas", "--blocks", "--with", "nosuch.json"], tmp.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--with nosuch.json"),
+        "{}",
+        text(&bad.stderr)
     );
 }
 
