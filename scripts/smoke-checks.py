@@ -252,6 +252,55 @@ def replay(path: str) -> None:
     )
 
 
+def reprice(path: str, ops_path: str) -> None:
+    """`dyno gas --blocks --quick`: every series of specs/reprice/ops.toml
+    replayed into geth and revm, every block VALID, each fitted."""
+    import tomllib
+
+    run = read_run(path)
+    problems = []
+    if not run["run"]["complete"]:
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
+    with open(ops_path, "rb") as f:
+        spec = tomllib.load(f)
+    want = {f"reprice/{o['op']}/{o['param']}" for o in spec["op"]}
+    layout = spec["series"]
+    # --quick: each quick budget at every level, quick_repeats times.
+    levels = len(layout["quick_budgets_m"]) * layout["levels"] * layout["quick_repeats"]
+    for client in ["geth", "revm"]:
+        mine = [r for r in run["results"] if r["implementation"]["name"] == client]
+        seen = {r["id"] for r in mine if "control" in r["reprice"]}
+        if seen != want:
+            problems.append(f"{client}: series {sorted(seen ^ want)} missing or extra")
+        for r in mine:
+            times = {f["time"] for f in r["reprice"]["fits"]}
+            # geth's log gives its own execution and total time; revm has
+            # only dyno's.
+            expected = {"new_payload"} | (
+                {"client_execution", "client_total"} if client == "geth" else set()
+            )
+            if r["verification"]["status"] != "passed" or len(r["blocks"]) != levels:
+                problems.append(
+                    f"{r['id']} {client}: {r['verification']}, {len(r['blocks'])} blocks"
+                )
+            if times != expected:
+                problems.append(f"{r['id']} {client}: fits on {sorted(times)}")
+            if any(s["iters"] <= 0 for s in r["samples"]):
+                problems.append(f"{r['id']} {client}: a block with no operation counted")
+            if "control" in r["reprice"] and not all(
+                "net_per_op_ns" in f for f in r["reprice"]["fits"]
+            ):
+                problems.append(f"{r['id']} {client}: a fit without its glue taken off")
+    if problems:
+        sys.exit("; ".join(problems))
+    blocks = sum(len(r["blocks"]) for r in run["results"])
+    print(
+        f"op isolation passed: {len(want)} series and their controls, {blocks} measured blocks "
+        "VALID in geth and revm, each fitted on dyno's time (and geth's own), less its glue",
+        file=sys.stderr,
+    )
+
+
 def recorded(path: str, manifest_path: str) -> None:
     """`dyno replay --set DIR` of the blocks `dyno load --record DIR` saved."""
     run = read_run(path)
@@ -381,6 +430,7 @@ CHECKS = {
     "load": load,
     "load-types": load_types,
     "replay": replay,
+    "reprice": reprice,
     "recorded": recorded,
     "ab": ab,
     "byo": byo,

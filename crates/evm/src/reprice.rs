@@ -32,6 +32,7 @@ use crate::block::Block;
 use crate::block::executor::CHAIN_ID;
 use crate::block::genesis::{Contracts, Genesis};
 use crate::block::producer::{self, MAX_FEE, ProduceError, TIP, TX_GAS_CAP};
+use crate::block::world::World;
 use crate::gas::Schedule;
 use crate::vm::Vm;
 use program::{Call, Program};
@@ -399,7 +400,9 @@ pub struct Planned {
 /// The transactions' turns for about `gas` gas of `s` in a block of
 /// `gas_limit`: as many transactions as the per-transaction cap needs.
 fn turns_for(s: &Series, gas: u64, gas_limit: u64) -> Vec<u64> {
-    let cap = TX_GAS_CAP - MARGIN;
+    // Two margins under the cap: one for the gas limit's own margin, one
+    // for a made input's calldata floor running above the calibrated one.
+    let cap = TX_GAS_CAP - 2 * MARGIN;
     let txs = gas.div_ceil(cap).max(1);
     let gas = gas.min(gas_limit - txs * MARGIN);
     let per_tx = gas / txs;
@@ -493,63 +496,97 @@ pub fn make(
         .map(|s| (s.address, s.program.code.clone()))
         .collect();
     let genesis = Genesis::with_code(contracts, SENDERS, gas_limit, &code);
+    let floor = revm::context_interface::cfg::GasParams::new_spec(
+        revm::primitives::hardfork::SpecId::OSAKA,
+    );
     let mut world = genesis.world.clone();
     let mut parent = genesis.header.clone();
     let mut blocks = Vec::with_capacity(planned.len());
     let mut cursor = 0usize;
     let mut seed = 0u64;
     let total = planned.len();
-    for p in planned {
-        let s = &series[p.series];
-        let produce = |source: ProduceError| RepriceError::Produce {
-            id: s.id.clone(),
-            source,
-        };
-        let (block, done) = producer::seal(&world, &parent, gas_limit, |executor| {
-            let mut txs = Vec::with_capacity(p.turns.len());
-            for &n in &p.turns {
-                let signer = &genesis.senders[cursor % genesis.senders.len()];
-                cursor += 1;
-                seed += 1;
-                let nonce = world.account(&signer.address).map_or(0, |a| a.nonce);
-                let tx = signer.sign(TxEip1559 {
-                    chain_id: CHAIN_ID,
-                    nonce,
-                    gas_limit: s.base_gas + n * s.turn_gas + MARGIN,
-                    max_fee_per_gas: MAX_FEE,
-                    max_priority_fee_per_gas: TIP,
-                    to: TxKind::Call(s.address),
-                    value: U256::ZERO,
-                    input: tx_data(s, n, seed).into(),
-                    ..TxEip1559::default()
-                });
-                let index = txs.len();
-                let result = executor.execute(&tx, signer.address).map_err(|source| {
-                    ProduceError::Rejected {
-                        index,
-                        what: "op-isolation call",
-                        source,
-                    }
-                })?;
-                if !result.is_success() {
-                    return Err(ProduceError::Failed {
-                        index,
-                        what: "op-isolation call",
-                        result: format!("{result:?}"),
-                    });
+    // Each block is counted on a second thread while the next is made (the
+    // count re-executes it on the state before it, a copy): production is
+    // not timed, and the two cores halve it. The first miscount stops it.
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let (jobs, queue) = std::sync::mpsc::channel::<(World, Block, program::Counted, u64)>();
+    std::thread::scope(|scope| -> Result<(), RepriceError> {
+        let counter = scope.spawn(|| -> Result<(), count::CountError> {
+            for (before, block, what, planned) in queue {
+                if let Err(e) = count::check(&before, &block, what, planned) {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(e);
                 }
-                txs.push(tx);
             }
-            Ok(txs)
-        })
-        .map_err(produce)?;
-        count::check(&world, &block, s.program.counted, p.count)?;
-        let hash = block.header.hash_slow();
-        world.commit(done.executed.changes, done.post, block.header.number, hash);
-        parent = block.header.clone();
-        blocks.push((p, block));
-        progress(blocks.len(), total);
-    }
+            Ok(())
+        });
+        let produced = (|| -> Result<(), RepriceError> {
+            for p in planned {
+                if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                let s = &series[p.series];
+                let produce = |source: ProduceError| RepriceError::Produce {
+                    id: s.id.clone(),
+                    source,
+                };
+                let (block, done) = producer::seal(&world, &parent, gas_limit, |executor| {
+                    let mut txs = Vec::with_capacity(p.turns.len());
+                    for &n in &p.turns {
+                        let signer = &genesis.senders[cursor % genesis.senders.len()];
+                        cursor += 1;
+                        seed += 1;
+                        let nonce = world.account(&signer.address).map_or(0, |a| a.nonce);
+                        let data = tx_data(s, n, seed);
+                        // Calibrated gas, or EIP-7623's floor on this very calldata
+                        // where that is more (made inputs vary in their zero bytes).
+                        let gas = (s.base_gas + n * s.turn_gas).max(floor.tx_floor_cost(&data));
+                        let tx = signer.sign(TxEip1559 {
+                            chain_id: CHAIN_ID,
+                            nonce,
+                            gas_limit: (gas + MARGIN).min(TX_GAS_CAP).max(gas),
+                            max_fee_per_gas: MAX_FEE,
+                            max_priority_fee_per_gas: TIP,
+                            to: TxKind::Call(s.address),
+                            value: U256::ZERO,
+                            input: data.into(),
+                            ..TxEip1559::default()
+                        });
+                        let index = txs.len();
+                        let result = executor.execute(&tx, signer.address).map_err(|source| {
+                            ProduceError::Rejected {
+                                index,
+                                what: "op-isolation call",
+                                source,
+                            }
+                        })?;
+                        if !result.is_success() {
+                            return Err(ProduceError::Failed {
+                                index,
+                                what: "op-isolation call",
+                                result: format!("{result:?}"),
+                            });
+                        }
+                        txs.push(tx);
+                    }
+                    Ok(txs)
+                })
+                .map_err(produce)?;
+                let _ = jobs.send((world.clone(), block.clone(), s.program.counted, p.count));
+                let hash = block.header.hash_slow();
+                world.commit(done.executed.changes, done.post, block.header.number, hash);
+                parent = block.header.clone();
+                blocks.push((p, block));
+                progress(blocks.len(), total);
+            }
+            Ok(())
+        })();
+        drop(jobs);
+        let counted = counter.join().expect("the count thread does not panic");
+        produced?;
+        counted?;
+        Ok(())
+    })?;
     Ok(Made {
         genesis,
         series,

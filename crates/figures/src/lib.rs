@@ -29,6 +29,7 @@ pub mod load;
 mod read;
 pub mod readme;
 pub mod replay;
+pub mod reprice;
 pub mod state;
 pub mod systems;
 pub mod trials;
@@ -109,6 +110,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("ci-build-2026-11-25", ci::build_2026_11_25_table),
         ("ci-rocksdb-flags", ci::rocksdb_flags_table),
         ("memory", systems::memory_table),
+        ("reprice-attribution", reprice::attribution_table),
     ]
 }
 

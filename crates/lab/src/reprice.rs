@@ -453,9 +453,19 @@ pub fn price(
     anchor_mgas: f64,
     with: &[dyno_format::Run],
 ) -> crate::Result<dyno_format::reprice::Pricing> {
-    use dyno_format::reprice::Row;
     let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
         .map_err(|e| Error::Refused(e.to_string()))?;
+    price_with(&schedules, run, anchor_mgas, with)
+}
+
+/// [`price`] against `schedules` (the compute schedules, today's first).
+pub fn price_with(
+    schedules: &[dyno_spec::reprice::ComputeSchedule],
+    run: &dyno_format::Run,
+    anchor_mgas: f64,
+    with: &[dyno_format::Run],
+) -> crate::Result<dyno_format::reprice::Pricing> {
+    use dyno_format::reprice::Row;
     let others: Vec<&BenchResult> = with.iter().flat_map(|r| &r.results).collect();
     let mut rows = Vec::new();
     for r in &run.results {

@@ -235,3 +235,24 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         "{err}"
     );
 }
+
+/// The dearest block of every series (a whole 100M budget) fits Osaka's
+/// per-transaction cap with its margin, calldata floor included, so a
+/// default run cannot fail on its last level after minutes of work.
+#[test]
+fn the_largest_transactions_of_every_series_fit_the_cap() {
+    let (_, series) = all();
+    let floor = revm::context_interface::cfg::GasParams::new_spec(
+        revm::primitives::hardfork::SpecId::OSAKA,
+    );
+    let planned = plan(&series, &[100], 1, 1, 100_000_000);
+    for p in planned.iter().filter(|p| p.measured) {
+        let s = &series[p.series];
+        assert!(p.turns.len() >= 6, "{}: {} transactions", s.id, p.turns.len());
+        let n = p.turns[0];
+        let data = tx_data(s, n, 1 << 12);
+        let gas = (s.base_gas + n * s.turn_gas).max(floor.tx_floor_cost(&data));
+        assert!(gas + MARGIN <= TX_GAS_CAP, "{}: {gas} + margin over the cap", s.id);
+        assert!(p.turns.iter().sum::<u64>() * s.turn_gas <= 100_000_000, "{}", s.id);
+    }
+}

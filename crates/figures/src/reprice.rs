@@ -1,0 +1,182 @@
+//! docs/gas.md's attribution table: each operation's cost inside geth and
+//! revm (`dyno gas --blocks`), beside the same operation in its library
+//! and in an EVM's bytecode loop (`dyno run ... --impl all`), priced as
+//! `dyno gas --blocks --from BLOCKS --with LEVELS` prices the two kept
+//! runs (100 MGas/s, specs/gas/compute/schedules.toml).
+
+use std::path::Path;
+
+use dyno_format::gas::Estimate;
+use dyno_format::reprice::{Pricing, Row};
+use dyno_report::units::{duration, sig3};
+
+use crate::{FiguresError, head, line, read};
+
+/// The kept op-isolation run (geth and revm), relative to the root.
+pub const BLOCKS_RUN: &str = "docs/research/data/reprice-blocks-2026-11-29.json.gz";
+/// The kept run of the same operations' library and bytecode ids.
+pub const LEVELS_RUN: &str = "docs/research/data/reprice-levels-2026-11-29.json.gz";
+/// The anchor the table prices at: the repricing EIPs' 100 MGas/s.
+const ANCHOR_MGAS: f64 = 100.0;
+
+fn command(run: &dyno_format::Run) -> String {
+    run.run
+        .command_line
+        .iter()
+        .skip(1)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn with_ci(e: &Estimate) -> String {
+    format!(
+        "{} [{}, {}]",
+        duration(e.value),
+        duration(e.lower),
+        duration(e.upper)
+    )
+}
+
+/// The two kept runs, priced.
+fn priced(root: &Path) -> Result<(Pricing, dyno_format::Run, dyno_format::Run), FiguresError> {
+    let blocks = read::run(&root.join(BLOCKS_RUN))?;
+    let levels = read::run(&root.join(LEVELS_RUN))?;
+    let specs = root.join("specs");
+    let schedules =
+        dyno_spec::reprice::schedules(&specs).map_err(|e| FiguresError::Data {
+            path: specs.join(dyno_spec::reprice::SCHEDULES),
+            why: e.to_string(),
+        })?;
+    let pricing = dyno_lab::reprice::price_with(
+        &schedules,
+        &blocks,
+        ANCHOR_MGAS,
+        std::slice::from_ref(&levels),
+    )
+    .map_err(|e| FiguresError::Data {
+        path: root.join(BLOCKS_RUN),
+        why: e.to_string(),
+    })?;
+    Ok((pricing, blocks, levels))
+}
+
+/// The attribution table: one row per operation and parameter.
+pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
+    let (p, blocks, levels) = priced(root)?;
+    let find = |id: &str, level: &str, client: Option<&str>, time: &str| -> Option<&Row> {
+        p.rows.iter().find(|r| {
+            r.id == id
+                && r.level == level
+                && client.is_none_or(|c| r.client == c)
+                && r.time == time
+        })
+    };
+    let mut ids: Vec<&str> = Vec::new();
+    let mut evms: Vec<&str> = Vec::new();
+    for r in &p.rows {
+        if !ids.contains(&r.id.as_str()) {
+            ids.push(&r.id);
+        }
+        if r.level == "bytecode" && !evms.contains(&r.client.as_str()) {
+            evms.push(&r.client);
+        }
+    }
+    if ids.is_empty() {
+        return Err(FiguresError::Data {
+            path: root.join(BLOCKS_RUN),
+            why: "no op-isolation series".into(),
+        });
+    }
+    let mut header: Vec<String> = vec!["operation".into(), "library".into()];
+    header.extend(evms.iter().map(|e| format!("bytecode, {e}")));
+    header.extend(
+        [
+            "revm block",
+            "geth block: execution [95%]",
+            "geth: newPayload",
+            "geth ÷ library",
+            "fit (geth execution)",
+        ]
+        .map(String::from),
+    );
+    header.push(format!("gas @ {} MGas/s", sig3(ANCHOR_MGAS)));
+    header.extend(p.schedules.iter().map(|s| s.name.clone()));
+    let mut out = head(&header);
+    let dur = |r: Option<&Row>| r.map_or_else(|| "-".into(), |r| duration(r.ns.value));
+    for id in &ids {
+        let library = p.rows.iter().find(|r| r.id == *id && r.level == "library");
+        let geth = find(id, "block", Some("geth"), "client_execution");
+        let mut cells = vec![
+            format!("`{}`", id.trim_start_matches("reprice/")),
+            library.map_or("-".into(), |r| {
+                format!("{} ({})", duration(r.ns.value), r.client)
+            }),
+        ];
+        for evm in &evms {
+            let b = find(id, "bytecode", Some(evm), "loop");
+            cells.push(b.map_or("-".into(), |b| {
+                format!("{}{}", duration(b.ns.value), if b.net { "" } else { " ˢ" })
+            }));
+        }
+        cells.push(dur(find(id, "block", Some("revm"), "new_payload")));
+        cells.push(geth.map_or("-".into(), |g| with_ci(&g.ns)));
+        cells.push(dur(find(id, "block", Some("geth"), "new_payload")));
+        cells.push(
+            geth.and_then(|g| g.vs_library)
+                .map_or("-".into(), |v| format!("{v:.2}")),
+        );
+        cells.push(geth.map_or("-".into(), |g| {
+            format!(
+                "{}, R² {:.2}",
+                if g.kept { "kept" } else { "**fails**" },
+                g.r_squared.unwrap_or(f64::NAN)
+            )
+        }));
+        cells.push(geth.map_or("-".into(), |g| sig3(g.gas.value)));
+        let prices = geth
+            .or_else(|| p.rows.iter().find(|r| r.id == *id))
+            .map(|r| r.prices.clone())
+            .unwrap_or_default();
+        for (k, _) in p.schedules.iter().enumerate() {
+            cells.push(
+                prices
+                    .get(k)
+                    .copied()
+                    .flatten()
+                    .map_or("-".into(), |g| g.to_string()),
+            );
+        }
+        out.push_str(&line(&cells));
+    }
+    let failing = p
+        .rows
+        .iter()
+        .filter(|r| r.level == "block" && !r.kept)
+        .count();
+    let blocks_per = p
+        .rows
+        .iter()
+        .find(|r| r.level == "block")
+        .map_or(0, |r| r.n);
+    out.push_str(&format!(
+        "\nGenerated by `cargo run -p dyno-figures -- write` from `{BLOCKS_RUN}` (`{}`, release build, {}; \
+         {blocks_per} measured blocks a series in each client) and `{LEVELS_RUN}` (`{}`, {}), priced as \
+         `dyno gas --blocks --from BLOCKS --with LEVELS` prices them. Every time is per operation: a block \
+         figure is the NNLS slope of block time on the block's operation count less its control series' \
+         slope (the glue), in the same client; geth's execution is its own slow-block log's \
+         `timing.execution_ms`, newPayload dyno's side of the call; library: the library called directly \
+         (the suite's baseline implementation); bytecode: the EVM's loop, a precompile's call less the \
+         loop's no-op control (ˢ: an opcode's sequence, its DUPs and POP in). geth ÷ library: how much of \
+         the operation inside geth is not its library. Gas is geth's execution figure × {}; the schedule \
+         columns are today's price and EIP-7904's proposal (2026-06-10, 100 MGas/s) of one operation. \
+         {failing} of {} block fits fail the EIPs' rule (R² > 0.5 and p < 0.05) and are shown, not dropped.\n",
+        command(&blocks),
+        blocks.run.started_at.get(..10).unwrap_or(""),
+        command(&levels),
+        levels.run.started_at.get(..10).unwrap_or(""),
+        ANCHOR_MGAS / 1000.0,
+        p.rows.iter().filter(|r| r.level == "block").count(),
+    ));
+    Ok(out)
+}
