@@ -172,7 +172,11 @@ impl Feed {
             Self::Kzg { commitment, proof } => {
                 let mut hash: [u8; 32] = Sha256::digest(commitment).into();
                 hash[0] = 0x01;
-                let z = ark_bls12_381::Fr::from(index + 1);
+                // z full width (a hash of the index), so every call's
+                // calldata costs the same whatever its index.
+                let z = ark_bls12_381::Fr::from_be_bytes_mod_order(
+                    alloy_primitives::keccak256(index.to_be_bytes()).as_slice(),
+                );
                 let y = ark_bls12_381::Fr::from(KZG_A) + ark_bls12_381::Fr::from(KZG_B) * z;
                 out.extend(hash);
                 out.extend(z.into_bigint().to_bytes_be());

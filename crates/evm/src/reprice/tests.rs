@@ -256,3 +256,20 @@ fn the_largest_transactions_of_every_series_fit_the_cap() {
         assert!(p.turns.iter().sum::<u64>() * s.turn_gas <= 100_000_000, "{}", s.id);
     }
 }
+
+/// A whole 100M block of the control with the most calldata a turn (the
+/// KZG inputs, whose transactions pay EIP-7623's floor) is made: its
+/// transactions' limits fit what the block has left.
+#[test]
+fn a_full_block_of_made_inputs_fits_its_gas_limit() {
+    let series = pick(&["reprice/point-evaluation/degree-1"]);
+    let control = series.iter().position(|s| s.op.is_none()).unwrap();
+    let planned: Vec<Planned> = plan(&series, &[100], 1, 1, 100_000_000)
+        .into_iter()
+        .filter(|p| p.measured && p.series == control)
+        .collect();
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let made = make(&contracts, series, planned, 100_000_000, |_, _| {}).unwrap();
+    let used = made.blocks[0].1.header.gas_used;
+    assert!(used > 95_000_000, "{used}");
+}
