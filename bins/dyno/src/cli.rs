@@ -654,7 +654,8 @@ pub(crate) struct GasArgs {
 
     /// A second anchor, shown as an extra column: `60mgas` prices time at
     /// 60 MGas/s; `arith` at the median gas rate of the arithmetic opcodes
-    /// (measured too).
+    /// (measured too). With --state or --blocks, the throughput time is
+    /// priced at (default 60mgas and 100mgas).
     #[arg(long, value_name = "ANCHOR", value_parser = parse_anchor)]
     pub(crate) anchor: Option<dyno_format::gas::Anchor>,
 

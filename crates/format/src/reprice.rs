@@ -122,8 +122,9 @@ pub struct Row {
     pub gas: Estimate,
     /// Each schedule's price of one operation (`None`: not priced there).
     pub prices: Vec<Option<u64>>,
-    /// `ns` over the library's (its baseline implementation, called
-    /// directly): how much of the cost at this level is not the library.
+    /// `ns` over the time of the library this client or EVM calls (geth's
+    /// own precompiles for geth, revm's backends for revm), called
+    /// directly: how much of the cost at this level is not the library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_library: Option<f64>,
 }

@@ -494,13 +494,15 @@ pub fn price_with(
             prices: prices.clone(),
             vs_library: None,
         };
-        let mut library: Option<f64> = None;
+        // Each library timed directly, by implementation, the baseline
+        // (revm's own backend) first.
+        let mut libraries: Vec<(String, f64)> = Vec::new();
         if let Some(lib) = id_of("library_id") {
             let mut of: Vec<&&BenchResult> = others.iter().filter(|o| o.id == lib).collect();
             of.sort_by_key(|o| !o.baseline);
             for o in of {
                 let Some(ns) = Estimate::of(o) else { continue };
-                library.get_or_insert(ns.value);
+                libraries.push((o.implementation.name.clone(), ns.value));
                 rows.push(row(
                     "library",
                     &o.implementation.name,
@@ -510,6 +512,7 @@ pub fn price_with(
                 ));
             }
         }
+        let library = |who: &str| own_library(who, &libraries);
         if let Some(bc) = id_of("bytecode_id") {
             for o in others.iter().filter(|o| o.id == bc) {
                 let (ns, net) = if bc.starts_with("precompile-bytecode/") {
@@ -538,7 +541,7 @@ pub fn price_with(
                     ns,
                 );
                 b.net = net;
-                b.vs_library = library.map(|l| ns.value / l);
+                b.vs_library = library(&o.implementation.name).map(|l| ns.value / l);
                 rows.push(b);
             }
         }
@@ -555,7 +558,7 @@ pub fn price_with(
             b.p = Some(f.per_op_ns.p);
             b.kept = f.kept;
             b.net = f.net_per_op_ns.is_some();
-            b.vs_library = library.map(|l| ns.value / l);
+            b.vs_library = library(&r.implementation.name).map(|l| ns.value / l);
             rows.push(b);
         }
     }
@@ -578,6 +581,45 @@ pub fn price_with(
         rows,
         run_id: run.run.id.clone(),
     })
+}
+
+/// The libraries each client and EVM calls, by the names the suites give
+/// their direct implementations, most specific first: geth's precompiles
+/// (`geth-precompile`) and its Keccak (`geth`), ethereumjs's, py-evm's
+/// (coincurve, py_ecc, cryptography, pycryptodome). revm calls the
+/// suites' baselines (libsecp256k1, substrate-bn, blst, c-kzg, p256: its
+/// own backends), the first library of a row.
+const LIBRARIES: [(&str, &[&str]); 4] = [
+    ("geth", &["geth-precompile", "geth"]),
+    ("ethereumjs", &["ethereumjs", "noble"]),
+    (
+        "py-evm",
+        &[
+            "coincurve",
+            "py-ecc",
+            "cryptography",
+            "pycryptodome",
+            "eth-hash",
+        ],
+    ),
+    ("revm", &[]),
+];
+
+/// The time of the library `who` (a client or an EVM: `geth`,
+/// `geth-evm`, `revm`, ...) calls for this operation, from `libraries`
+/// (name, ns; the baseline first); `None` when it was not timed.
+fn own_library(who: &str, libraries: &[(String, f64)]) -> Option<f64> {
+    let names = LIBRARIES
+        .iter()
+        .find(|(client, _)| who == *client || who.starts_with(&format!("{client}-")))
+        .map(|(_, names)| *names)?;
+    if names.is_empty() {
+        return libraries.first().map(|(_, ns)| *ns);
+    }
+    names
+        .iter()
+        .find_map(|n| libraries.iter().find(|(name, _)| name == n))
+        .map(|(_, ns)| *ns)
 }
 
 #[cfg(test)]

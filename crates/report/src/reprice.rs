@@ -92,7 +92,7 @@ fn cells(r: &Row) -> Vec<String> {
 
 fn footer(p: &Pricing) -> Vec<String> {
     let mut lines = vec![
-        "level: library = the library called directly (its time per call); bytecode = an EVM's loop (a precompile's call less the loop's no-op control; an opcode's sequence with its DUPs and POP, marked glue in); block = a client's blocks; ×library: per op over the library's (its first implementation)".into(),
+        "level: library = the library called directly (its time per call); bytecode = an EVM's loop (a precompile's call less the loop's no-op control; an opcode's sequence with its DUPs and POP, marked glue in); block = a client's blocks; ×library: per op over the time of the library that client or EVM calls (geth's own precompiles, revm's backends), called directly".into(),
         "per op: the slope of block time on the block's operation count, by non-negative least squares, less the control series' slope (the same loop without the operation) in the same client and time; intervals 95%, the difference's half-widths in quadrature; robust: the same from Theil-Sen slopes".into(),
         "time: new_payload is engine_newPayload from dyno's side; client_execution and client_total the client's own slow-block log (timing.execution_ms, total_ms)".into(),
         "rule: the repricing EIPs keep a fit with R² > 0.5 and the count's p < 0.05; a fit that fails is shown, not dropped".into(),

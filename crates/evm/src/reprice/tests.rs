@@ -248,12 +248,25 @@ fn the_largest_transactions_of_every_series_fit_the_cap() {
     let planned = plan(&series, &[100], 1, 1, 100_000_000);
     for p in planned.iter().filter(|p| p.measured) {
         let s = &series[p.series];
-        assert!(p.turns.len() >= 6, "{}: {} transactions", s.id, p.turns.len());
+        assert!(
+            p.turns.len() >= 6,
+            "{}: {} transactions",
+            s.id,
+            p.turns.len()
+        );
         let n = p.turns[0];
         let data = tx_data(s, n, 1 << 12);
         let gas = (s.base_gas + n * s.turn_gas).max(floor.tx_floor_cost(&data));
-        assert!(gas + MARGIN <= TX_GAS_CAP, "{}: {gas} + margin over the cap", s.id);
-        assert!(p.turns.iter().sum::<u64>() * s.turn_gas <= 100_000_000, "{}", s.id);
+        assert!(
+            gas + MARGIN <= TX_GAS_CAP,
+            "{}: {gas} + margin over the cap",
+            s.id
+        );
+        assert!(
+            p.turns.iter().sum::<u64>() * s.turn_gas <= 100_000_000,
+            "{}",
+            s.id
+        );
     }
 }
 
