@@ -85,7 +85,12 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
         });
     }
     // revm and geth first, the other EVMs after.
-    evms.sort_by_key(|e| ["revm", "geth-evm"].iter().position(|x| x == e).unwrap_or(2));
+    evms.sort_by_key(|e| {
+        ["revm", "geth-evm"]
+            .iter()
+            .position(|x| x == e)
+            .unwrap_or(2)
+    });
     let mut header: Vec<String> = vec![
         "operation".into(),
         "library: revm's".into(),
