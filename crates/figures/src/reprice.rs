@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use dyno_format::gas::Estimate;
 use dyno_format::reprice::{Pricing, Row};
-use dyno_report::units::{duration, sig3};
+use dyno_report::units::{duration, duration_ci, sig3};
 
+use crate::systems::command;
 use crate::{FiguresError, head, line, read};
 
 /// The kept op-isolation run (geth and revm), relative to the root.
@@ -18,25 +18,6 @@ pub const BLOCKS_RUN: &str = "docs/research/data/reprice-blocks-2026-11-29.json.
 pub const LEVELS_RUN: &str = "docs/research/data/reprice-levels-2026-11-29.json.gz";
 /// The anchor the table prices at: the repricing EIPs' 100 MGas/s.
 const ANCHOR_MGAS: f64 = 100.0;
-
-fn command(run: &dyno_format::Run) -> String {
-    run.run
-        .command_line
-        .iter()
-        .skip(1)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn with_ci(e: &Estimate) -> String {
-    format!(
-        "{} [{}, {}]",
-        duration(e.value),
-        duration(e.lower),
-        duration(e.upper)
-    )
-}
 
 /// The two kept runs, priced.
 fn priced(root: &Path) -> Result<(Pricing, dyno_format::Run, dyno_format::Run), FiguresError> {
@@ -139,7 +120,7 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
                 .map_or("-".into(), |v| format!("{v:.2}"))
         };
         cells.push(dur(revm));
-        cells.push(geth.map_or("-".into(), |g| with_ci(&g.ns)));
+        cells.push(geth.map_or("-".into(), |g| duration_ci(&g.ns)));
         cells.push(dur(find(id, "block", Some("geth"), "new_payload")));
         cells.push(ratio(revm));
         cells.push(ratio(geth));

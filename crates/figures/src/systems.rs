@@ -8,7 +8,7 @@ use dyno_report::units::duration;
 use crate::{FiguresError, line, read};
 
 /// The command a kept run was made with, without the program's path.
-fn command(run: &dyno_format::Run) -> String {
+pub(crate) fn command(run: &dyno_format::Run) -> String {
     run.run
         .command_line
         .iter()

@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use dyno_format::gas::Estimate;
 use dyno_format::reprice::{Pricing, Row};
 
 use crate::Format;
@@ -26,14 +25,7 @@ pub fn render(p: &Pricing, format: Format) -> String {
     }
 }
 
-fn time(e: &Estimate) -> String {
-    format!(
-        "{} [{}, {}]",
-        duration(e.value),
-        duration(e.lower),
-        duration(e.upper)
-    )
-}
+use crate::units::duration_ci as time;
 
 fn headers(p: &Pricing) -> Vec<String> {
     let mut h: Vec<String> = [

@@ -5,12 +5,12 @@
 
 use std::fmt::Write as _;
 
-use dyno_format::gas::{Estimate, Pricing};
+use dyno_format::gas::Pricing;
 use dyno_format::state::{StatePricing, StateRow, StateTrend};
 
 use crate::Format;
 use crate::columns::{aligned, md_table};
-use crate::units::{duration, sig3};
+use crate::units::sig3;
 
 /// Render in `format`.
 pub fn render(p: &StatePricing, format: Format) -> String {
@@ -30,14 +30,7 @@ fn gas(v: f64) -> String {
     if v.is_finite() { sig3(v) } else { "-".into() }
 }
 
-fn time(e: &Estimate) -> String {
-    format!(
-        "{} [{}, {}]",
-        duration(e.value),
-        duration(e.lower),
-        duration(e.upper)
-    )
-}
+use crate::units::duration_ci as time;
 
 fn headers(p: &StatePricing) -> Vec<String> {
     let mut h: Vec<String> = [
@@ -251,6 +244,7 @@ mod tests {
     use dyno_format::state::{Nominal, ScheduleName};
 
     use super::*;
+    use dyno_format::gas::Estimate;
 
     fn pricing() -> StatePricing {
         let e = |v: f64| Estimate {

@@ -1,6 +1,16 @@
 //! Numbers for people: three significant figures and a unit chosen so that
 //! nobody reads "µns/op" or "0.000012 s".
 
+/// A time with its interval: `12.3 µs [11.9 µs, 12.8 µs]`.
+pub fn duration_ci(e: &dyno_format::gas::Estimate) -> String {
+    format!(
+        "{} [{}, {}]",
+        duration(e.value),
+        duration(e.lower),
+        duration(e.upper)
+    )
+}
+
 /// A duration given in nanoseconds: `12.3 ns`, `4.56 µs`, `1.23 ms`, `2.00 s`.
 pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {
