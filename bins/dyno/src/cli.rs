@@ -705,6 +705,13 @@ pub(crate) struct GasArgs {
     )]
     pub(crate) with: Vec<PathBuf>,
 
+    /// With --blocks: a peer's per-client table (CSV with a header naming
+    /// operation, parameter, client and gas) set beside dyno's, each
+    /// figure over ECRECOVER's in the same client, so machines of
+    /// different speed compare (shown in the table, Markdown and JSON).
+    #[arg(long, value_name = "FILE.csv", requires = "blocks")]
+    pub(crate) compare: Option<PathBuf>,
+
     /// With --blocks: the longest one Engine-API call may take, in seconds.
     #[arg(
         long,
@@ -741,7 +748,8 @@ Examples:
   dyno gas --from dyno-results/<run>.json --fork prague
   dyno gas --state --quick                   state access against its schedules
   dyno gas --blocks                          each operation inside geth and revm
-  dyno gas --blocks --quick --only ecrecover --client geth";
+  dyno gas --blocks --quick --only ecrecover --client geth
+  dyno gas --blocks --from RUN.json --with LEVELS.json --compare peer.csv";
 
 /// `60mgas` (or `60`) or `arith`.
 fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {

@@ -86,7 +86,11 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
             "--anchor {other}: --blocks prices against a throughput (e.g. --anchor 100mgas, the repricing EIPs' anchor)"
         ),
     };
-    // Read --with first: a bad file should not cost a run.
+    // Read --with and --compare first: a bad file should not cost a run.
+    let peer = match &args.compare {
+        Some(path) => Some(dyno_lab::reprice::read_peer(path)?),
+        None => None,
+    };
     let with: Vec<Run> = args
         .with
         .iter()
@@ -133,10 +137,15 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
         }
     };
     match dyno_lab::reprice::price(lab, &run, anchor, &with) {
-        Ok(priced) => print_stdout(&dyno_report::reprice::render(
-            &priced,
-            args.output.format.into(),
-        ))?,
+        Ok(mut priced) => {
+            if let (Some(rows), Some(path)) = (&peer, &args.compare) {
+                dyno_lab::reprice::compare(&mut priced, rows, &path.display().to_string())?;
+            }
+            print_stdout(&dyno_report::reprice::render(
+                &priced,
+                args.output.format.into(),
+            ))?
+        }
         // A run stopped before any series was timed has nothing to price;
         // the stop is the error worth showing.
         Err(e) if failure.is_none() => return Err(e.into()),

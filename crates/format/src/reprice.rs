@@ -88,6 +88,28 @@ pub struct Pricing {
     pub schedules: Vec<crate::state::ScheduleName>,
     pub rows: Vec<Row>,
     pub run_id: String,
+    /// A peer's per-client table set beside dyno's (`--compare`), each
+    /// figure relative to ECRECOVER in the same client; empty without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compared: Vec<Compared>,
+}
+
+/// One operation of a peer's table beside dyno's: within each client its
+/// gas over that client's ECRECOVER, so machines of different speed
+/// compare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compared {
+    /// dyno's id of the operation.
+    pub id: String,
+    /// The peer's client and its figure, as the file gives them.
+    pub peer_client: String,
+    pub peer_gas: f64,
+    /// The peer's gas over its ECRECOVER's, in the same client.
+    pub peer_ratio: f64,
+    /// dyno's figure over its ECRECOVER's, per client dyno measured (the
+    /// client's own execution time where it logs one, else dyno's
+    /// newPayload time).
+    pub ours: Vec<(String, f64)>,
 }
 
 /// One series at one level, in one implementation, on one measure of

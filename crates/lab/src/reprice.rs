@@ -580,7 +580,188 @@ pub fn price_with(
             .collect(),
         rows,
         run_id: run.run.id.clone(),
+        compared: Vec::new(),
     })
+}
+
+/// One row of a peer's per-client table (`--compare FILE.csv`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerRow {
+    pub operation: String,
+    pub parameter: String,
+    pub client: String,
+    pub gas: f64,
+    /// Its line in the file.
+    pub line: usize,
+}
+
+/// The ECRECOVER row a peer's figures are relative to.
+const ANCHOR_OP: &str = "ecrecover";
+
+/// Read a peer's table: CSV with a header naming `operation`, `parameter`,
+/// `client` and `gas` (in any order, any case; other columns ignored), one
+/// row per operation, parameter and client; `parameter` may be empty for
+/// an operation dyno has one series of. Every error names the file and
+/// line.
+pub fn read_peer(path: &std::path::Path) -> crate::Result<Vec<PeerRow>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Refused(format!("--compare {}: {e}", path.display())))?;
+    parse_peer(&text, &path.display().to_string())
+}
+
+/// [`read_peer`] on the file's text; `name` names it in errors.
+pub fn parse_peer(text: &str, name: &str) -> crate::Result<Vec<PeerRow>> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, header)) = lines.next() else {
+        refuse!(
+            "--compare {name}: empty; give a CSV with a header: operation,parameter,client,gas"
+        );
+    };
+    let cols: Vec<String> = header
+        .split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .collect();
+    let col = |want: &str| cols.iter().position(|c| c == want);
+    let (Some(op), Some(param), Some(client), Some(gas)) = (
+        col("operation"),
+        col("parameter"),
+        col("client"),
+        col("gas"),
+    ) else {
+        refuse!(
+            "--compare {name}:1: the header must name operation, parameter, client and gas (it has: {})",
+            cols.join(", ")
+        );
+    };
+    let mut rows = Vec::new();
+    for (k, l) in lines {
+        let cells: Vec<&str> = l.split(',').map(str::trim).collect();
+        let cell = |i: usize| cells.get(i).copied().unwrap_or("");
+        let gas_text = cell(gas);
+        let Ok(g) = gas_text.parse::<f64>() else {
+            refuse!(
+                "--compare {name}:{}: gas {gas_text:?} is not a number",
+                k + 1
+            );
+        };
+        if !(g.is_finite() && g > 0.0) || cell(op).is_empty() || cell(client).is_empty() {
+            refuse!(
+                "--compare {name}:{}: each row needs an operation, a client and a gas above 0",
+                k + 1
+            );
+        }
+        rows.push(PeerRow {
+            operation: cell(op).to_ascii_lowercase(),
+            parameter: cell(param).to_ascii_lowercase(),
+            client: cell(client).to_string(),
+            gas: g,
+            line: k + 1,
+        });
+    }
+    Ok(rows)
+}
+
+/// Set `peer`'s figures beside `pricing`'s: for every peer row whose
+/// operation (and parameter) names one of dyno's series, its gas over the
+/// same client's ECRECOVER, and dyno's per-operation time over its own
+/// ECRECOVER in each client (geth's execution time, revm's newPayload).
+/// A peer row that names no series, or a client without an ECRECOVER
+/// row, is an error naming the line.
+pub fn compare(
+    pricing: &mut dyno_format::reprice::Pricing,
+    peer: &[PeerRow],
+    name: &str,
+) -> crate::Result<()> {
+    let ids: Vec<String> = {
+        let mut ids: Vec<String> = Vec::new();
+        for r in &pricing.rows {
+            if !ids.contains(&r.id) {
+                ids.push(r.id.clone());
+            }
+        }
+        ids
+    };
+    let series_of = |p: &PeerRow| -> Option<String> {
+        let exact = format!("{}/{}/{}", iso::GROUP, p.operation, p.parameter);
+        if ids.contains(&exact) {
+            return Some(exact);
+        }
+        let of_op: Vec<&String> = ids
+            .iter()
+            .filter(|id| id.split('/').nth(1) == Some(p.operation.as_str()))
+            .collect();
+        (p.parameter.is_empty() && of_op.len() == 1).then(|| of_op[0].clone())
+    };
+    // dyno's figure per client: the client's own execution time where it
+    // logged one, else dyno's newPayload time.
+    let ours = |id: &str, client: &str| -> Option<f64> {
+        let of = |time: &str| {
+            pricing
+                .rows
+                .iter()
+                .find(|r| r.id == id && r.level == "block" && r.client == client && r.time == time)
+        };
+        of("client_execution")
+            .or_else(|| of("new_payload"))
+            .map(|r| r.ns.value)
+    };
+    let clients: Vec<String> = {
+        let mut c: Vec<String> = Vec::new();
+        for r in pricing.rows.iter().filter(|r| r.level == "block") {
+            if !c.contains(&r.client) {
+                c.push(r.client.clone());
+            }
+        }
+        c
+    };
+    let anchor_id = ids
+        .iter()
+        .find(|id| id.split('/').nth(1) == Some(ANCHOR_OP))
+        .cloned();
+    let mut out = Vec::new();
+    for p in peer {
+        let Some(id) = series_of(p) else {
+            refuse!(
+                "--compare {name}:{}: {} {:?} names no series of this run (its series: {})",
+                p.line,
+                p.operation,
+                p.parameter,
+                ids.iter()
+                    .map(|i| i.trim_start_matches("reprice/"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        };
+        let Some(anchor) = peer
+            .iter()
+            .find(|a| a.operation == ANCHOR_OP && a.client == p.client)
+        else {
+            refuse!(
+                "--compare {name}:{}: client {} has no {ANCHOR_OP} row to set its figures against",
+                p.line,
+                p.client
+            );
+        };
+        let ours: Vec<(String, f64)> = clients
+            .iter()
+            .filter_map(|c| {
+                let a = ours(anchor_id.as_deref()?, c)?;
+                Some((c.clone(), ours(&id, c)? / a))
+            })
+            .collect();
+        out.push(dyno_format::reprice::Compared {
+            id,
+            peer_client: p.client.clone(),
+            peer_gas: p.gas,
+            peer_ratio: p.gas / anchor.gas,
+            ours,
+        });
+    }
+    pricing.compared = out;
+    Ok(())
 }
 
 /// The libraries each client and EVM calls, by the names the suites give

@@ -110,10 +110,56 @@ fn footer(p: &Pricing) -> Vec<String> {
     lines
 }
 
+/// The peer's table beside dyno's, each figure over ECRECOVER's in the
+/// same client.
+fn compared(p: &Pricing) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    if p.compared.is_empty() {
+        return None;
+    }
+    let mut clients: Vec<&str> = Vec::new();
+    for c in &p.compared {
+        for (name, _) in &c.ours {
+            if !clients.contains(&name.as_str()) {
+                clients.push(name);
+            }
+        }
+    }
+    let mut header: Vec<String> = ["series", "peer client", "peer gas", "peer ÷ its ECRECOVER"]
+        .map(String::from)
+        .to_vec();
+    header.extend(clients.iter().map(|c| format!("{c} ÷ its ECRECOVER")));
+    let rows = p
+        .compared
+        .iter()
+        .map(|c| {
+            let mut cells = vec![
+                c.id.clone(),
+                c.peer_client.clone(),
+                sig3(c.peer_gas),
+                format!("{:.3}", c.peer_ratio),
+            ];
+            for client in &clients {
+                cells.push(
+                    c.ours
+                        .iter()
+                        .find(|(n, _)| n == client)
+                        .map_or("-".into(), |(_, r)| format!("{r:.3}")),
+                );
+            }
+            cells
+        })
+        .collect();
+    Some((header, rows))
+}
+
 fn text(p: &Pricing) -> String {
     let mut out = String::new();
     let rows: Vec<Vec<String>> = p.rows.iter().map(cells).collect();
     aligned(&headers(p), &rows, &mut out);
+    if let Some((header, rows)) = compared(p) {
+        out.push_str("\nbeside a peer's table (--compare):\n");
+        aligned(&header, &rows, &mut out);
+    }
     out.push('\n');
     for l in footer(p) {
         let _ = writeln!(out, "{l}");
@@ -124,6 +170,10 @@ fn text(p: &Pricing) -> String {
 fn markdown(p: &Pricing) -> String {
     let mut out = String::new();
     md_table(&headers(p), p.rows.iter().map(cells), &mut out);
+    if let Some((header, rows)) = compared(p) {
+        out.push_str("\nBeside a peer's table (`--compare`):\n\n");
+        md_table(&header, rows.into_iter(), &mut out);
+    }
     out.push('\n');
     for l in footer(p) {
         let _ = writeln!(out, "- {l}");

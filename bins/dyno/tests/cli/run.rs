@@ -612,6 +612,44 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
         (ratio - block / lib).abs() < 1e-9 * ratio.abs().max(1.0),
         "{ratio}"
     );
+    // A peer's per-client table beside it, within each client.
+    let peer = tmp.path().join("peer.csv");
+    std::fs::write(
+        &peer,
+        "operation,parameter,client,gas\necrecover,,besu,1000\ndiv,256-by-128,besu,2\n",
+    )
+    .unwrap();
+    let compared = dyno(
+        &[
+            "gas",
+            "--blocks",
+            "--from",
+            out.to_str().unwrap(),
+            "--compare",
+            peer.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        compared.status.code(),
+        Some(0),
+        "{}",
+        text(&compared.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let div = &v["compared"][1];
+    assert_eq!(div["id"], "reprice/div/256-by-128");
+    assert_eq!(div["peer_ratio"], 0.002);
+    assert_eq!(div["ours"][0][0], "revm");
+    let bad = dyno(&["gas", "--blocks", "--compare", "nosuch.csv"], tmp.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--compare nosuch.csv"),
+        "{}",
+        text(&bad.stderr)
+    );
     // A --with file that is not a run is refused before anything runs.
     let bad = dyno(&["gas", "--blocks", "--with", "nosuch.json"], tmp.path());
     assert_eq!(bad.status.code(), Some(2));

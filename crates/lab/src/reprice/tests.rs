@@ -181,3 +181,114 @@ fn a_client_log_missing_for_one_block_leaves_that_measure_out() {
     // The control kept all three; the op has no execution fit to net.
     assert_eq!(results[1].reprice.as_ref().unwrap().fits.len(), 3);
 }
+
+/// A pricing of two series in geth (its execution time and newPayload)
+/// and revm (newPayload only), per operation ns as given.
+fn priced_for_compare() -> dyno_format::reprice::Pricing {
+    let row = |id: &str, client: &str, time: &str, ns: f64| dyno_format::reprice::Row {
+        id: id.into(),
+        level: "block".into(),
+        client: client.into(),
+        time: time.into(),
+        n: 15,
+        ns: Estimate::exact(ns),
+        robust_ns: None,
+        r_squared: Some(0.99),
+        p: Some(1e-9),
+        kept: true,
+        net: true,
+        gas: Estimate::exact(ns / 10.0),
+        prices: vec![],
+        vs_library: None,
+    };
+    dyno_format::reprice::Pricing {
+        anchor_mgas: 100.0,
+        schedules: vec![],
+        rows: vec![
+            row(
+                "reprice/ecrecover/valid",
+                "geth",
+                "client_execution",
+                40_000.0,
+            ),
+            row("reprice/ecrecover/valid", "geth", "new_payload", 41_000.0),
+            row("reprice/ecrecover/valid", "revm", "new_payload", 30_000.0),
+            row(
+                "reprice/bn254-add/chained",
+                "geth",
+                "client_execution",
+                4_000.0,
+            ),
+            row("reprice/bn254-add/chained", "geth", "new_payload", 9_000.0),
+            row("reprice/bn254-add/chained", "revm", "new_payload", 6_000.0),
+        ],
+        run_id: "r".into(),
+        compared: vec![],
+    }
+}
+
+#[test]
+fn a_peers_table_is_set_beside_dynos_within_each_client() {
+    let csv = "client,operation,parameter,gas,stderr\n\
+               nethermind,ECRECOVER,,900,3\n\
+               nethermind,bn254-add,chained,300,1\n";
+    let peer = parse_peer(csv, "peer.csv").unwrap();
+    let mut p = priced_for_compare();
+    compare(&mut p, &peer, "peer.csv").unwrap();
+    let add = p
+        .compared
+        .iter()
+        .find(|c| c.id == "reprice/bn254-add/chained")
+        .unwrap();
+    assert_eq!(add.peer_client, "nethermind");
+    assert!((add.peer_ratio - 300.0 / 900.0).abs() < 1e-12);
+    // geth by its own execution time, revm by dyno's newPayload.
+    assert_eq!(
+        add.ours,
+        vec![("geth".to_string(), 0.1), ("revm".to_string(), 0.2)]
+    );
+    let ecrecover = &p.compared[0];
+    assert_eq!(ecrecover.id, "reprice/ecrecover/valid");
+    assert!((ecrecover.peer_ratio - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_bad_peer_table_is_refused_naming_its_line() {
+    let e = parse_peer("op,client,gas\n", "peer.csv")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("peer.csv:1") && e.contains("operation, parameter, client and gas"),
+        "{e}"
+    );
+    let e = parse_peer(
+        "operation,parameter,client,gas\necrecover,,geth,fast\n",
+        "peer.csv",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("peer.csv:2") && e.contains("\"fast\""), "{e}");
+    let mut p = priced_for_compare();
+    let unknown = parse_peer(
+        "operation,parameter,client,gas\necrecover,,g,1\nsha256,,g,2\n",
+        "p.csv",
+    )
+    .unwrap();
+    let e = compare(&mut p, &unknown, "p.csv").unwrap_err().to_string();
+    assert!(
+        e.contains("p.csv:3") && e.contains("bn254-add/chained"),
+        "{e}"
+    );
+    let no_anchor = parse_peer(
+        "operation,parameter,client,gas\nbn254-add,chained,g,2\n",
+        "p.csv",
+    )
+    .unwrap();
+    let e = compare(&mut p, &no_anchor, "p.csv")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("p.csv:2") && e.contains("no ecrecover row"),
+        "{e}"
+    );
+}
