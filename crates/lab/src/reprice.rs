@@ -584,6 +584,17 @@ pub fn price_with(
     })
 }
 
+/// Each of `names` once, in the order first seen.
+fn distinct<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
 /// One row of a peer's per-client table (`--compare FILE.csv`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeerRow {
@@ -675,15 +686,7 @@ pub fn compare(
     peer: &[PeerRow],
     name: &str,
 ) -> crate::Result<()> {
-    let ids: Vec<String> = {
-        let mut ids: Vec<String> = Vec::new();
-        for r in &pricing.rows {
-            if !ids.contains(&r.id) {
-                ids.push(r.id.clone());
-            }
-        }
-        ids
-    };
+    let ids = distinct(pricing.rows.iter().map(|r| &r.id));
     let series_of = |p: &PeerRow| -> Option<String> {
         let exact = format!("{}/{}/{}", iso::GROUP, p.operation, p.parameter);
         if ids.contains(&exact) {
@@ -708,15 +711,13 @@ pub fn compare(
             .or_else(|| of("new_payload"))
             .map(|r| r.ns.value)
     };
-    let clients: Vec<String> = {
-        let mut c: Vec<String> = Vec::new();
-        for r in pricing.rows.iter().filter(|r| r.level == "block") {
-            if !c.contains(&r.client) {
-                c.push(r.client.clone());
-            }
-        }
-        c
-    };
+    let clients = distinct(
+        pricing
+            .rows
+            .iter()
+            .filter(|r| r.level == "block")
+            .map(|r| &r.client),
+    );
     let anchor_id = ids
         .iter()
         .find(|id| id.split('/').nth(1) == Some(ANCHOR_OP))
