@@ -19,6 +19,7 @@
 pub mod count;
 pub mod inputs;
 pub mod program;
+pub mod state;
 
 use std::path::Path;
 
@@ -32,7 +33,7 @@ use crate::block::Block;
 use crate::block::executor::CHAIN_ID;
 use crate::block::genesis::{Contracts, Genesis};
 use crate::block::producer::{self, MAX_FEE, ProduceError, TIP, TX_GAS_CAP};
-use crate::block::world::World;
+use crate::block::world::{Allocated, World};
 use crate::gas::Schedule;
 use crate::vm::Vm;
 use program::{Call, Program};
@@ -64,6 +65,10 @@ pub struct Series {
     /// Each call's input made fresh, in calldata (`vary = "calldata"`);
     /// its control carries the same bytes.
     pub feed: Option<inputs::Feed>,
+    /// The state access a `state` series makes on a new key a call, and
+    /// the base of its keys ([`state`]).
+    pub access: Option<state::Access>,
+    pub base: U256,
     pub address: Address,
     pub program: Program,
     /// Gas of a transaction of no turns, and of one turn (revm's own
@@ -93,7 +98,10 @@ pub enum RepriceError {
 /// The glue a control stands for: one control per kind of loop, and one
 /// per series of made inputs (their calldata, copied each call, is glue
 /// too, and its length is the series').
-fn glue(op: &Op, opcode: Option<(u8, bool)>) -> String {
+fn glue(op: &Op, opcode: Option<(u8, bool)>, access: Option<state::Access>) -> String {
+    if let Some(a) = access {
+        return a.glue().into();
+    }
     match (op.kind.as_str(), opcode) {
         ("arith", Some((_, true))) => "arith-ternary".into(),
         ("arith", _) => "arith-binary".into(),
@@ -168,8 +176,33 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
             "keccak" => return Err(bad("a keccak series counts KECCAK256".into())),
             _ => None,
         };
+        let access = match op.access.as_deref() {
+            Some(name) => {
+                let a = state::Access::from_name(name).ok_or_else(|| {
+                    bad(format!("access {name:?}: not a state access dyno repeats"))
+                })?;
+                let counts = a.opcode().0;
+                if op.opcode.as_deref() != Some(counts) {
+                    return Err(bad(format!(
+                        "access {name:?} counts {counts}: write opcode = {counts:?}"
+                    )));
+                }
+                Some(a)
+            }
+            None => None,
+        };
+        let base = state::base(out.len());
         let mut feed = None;
         let (program, control, template, precompile) = match op.kind.as_str() {
+            "state" => {
+                let a = access.expect("a state series has its access");
+                (
+                    state::program(a, base, false),
+                    state::program(a, base, true),
+                    None,
+                    None,
+                )
+            }
             "arith" => {
                 let (code, ternary) = opcode.expect("arith has its opcode");
                 (
@@ -205,7 +238,7 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
                 )
             }
         };
-        let g = glue(op, opcode);
+        let g = glue(op, opcode, access);
         if !controls.iter().any(|(n, ..)| *n == g) {
             controls.push((g.clone(), control, feed.clone()));
         }
@@ -217,6 +250,8 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
             template,
             precompile,
             feed,
+            access,
+            base,
             address: Address::ZERO,
             program,
             base_gas: 0,
@@ -236,6 +271,9 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
             template: None,
             precompile: None,
             feed,
+            // A control touches no key.
+            access: None,
+            base: U256::ZERO,
             address: Address::ZERO,
             program,
             base_gas: 0,
@@ -357,11 +395,28 @@ fn calibrate(s: &mut Series) -> Result<(), RepriceError> {
         revm::primitives::hardfork::SpecId::OSAKA,
     );
     // Executed gas and floor gas of `n` turns.
+    // A state series on the pre-state its keys need (its dearest case is
+    // the one it meets: every key as the run finds it).
+    const TURNS: u64 = 8;
+    let alloc = s.access.map(|a| {
+        state::prestate(
+            a,
+            crate::vm::TARGET,
+            s.program.code.clone(),
+            s.base,
+            1..=1 + TURNS,
+        )
+    });
     let gas = |n: u64| {
-        let mut vm = Vm::new(s.program.code.clone());
+        let mut vm = match &alloc {
+            Some(alloc) => Vm::with_alloc(alloc),
+            None => Vm::new(s.program.code.clone()),
+        };
         // A late seed: made inputs from a large index carry as many
         // non-zero bytes as any a run makes (the calldata floor counts them).
-        let data = tx_data(s, n, 1 << 24);
+        // A state series' seed is its first key's index.
+        let seed = if s.access.is_some() { 1 } else { 1 << 24 };
+        let data = tx_data(s, n, seed);
         let out = vm.call(&data.clone().into());
         if out.success {
             Ok((out.gas_spent, floor.tx_floor_cost(&data)))
@@ -371,7 +426,6 @@ fn calibrate(s: &mut Series) -> Result<(), RepriceError> {
     };
     // From one turn, so that both runs store an accumulator (a run of no
     // turns stores none and costs a different SSTORE).
-    const TURNS: u64 = 8;
     let ((e1, f1), (en, fn_)) = (gas(1)?, gas(1 + TURNS)?);
     let line = |g1: u64, gn: u64| {
         let turn = (gn - g1).div_ceil(TURNS);
@@ -493,11 +547,7 @@ pub fn make(
     gas_limit: u64,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Made, RepriceError> {
-    let code: Vec<(Address, Vec<u8>)> = series
-        .iter()
-        .map(|s| (s.address, s.program.code.clone()))
-        .collect();
-    let genesis = Genesis::with_code(contracts, SENDERS, gas_limit, &code);
+    let genesis = Genesis::with_alloc(contracts, SENDERS, gas_limit, &alloc(&series, &planned));
     let floor = revm::context_interface::cfg::GasParams::new_spec(
         revm::primitives::hardfork::SpecId::OSAKA,
     );
@@ -506,12 +556,15 @@ pub fn make(
     let mut blocks = Vec::with_capacity(planned.len());
     let mut cursor = 0usize;
     let mut seed = 0u64;
+    // A state series' transactions take its keys' indices in turn, from 1.
+    let mut next_key = vec![1u64; series.len()];
     let total = planned.len();
     // Each block is counted on a second thread while the next is made (the
     // count re-executes it on the state before it, a copy): production is
     // not timed, and the two cores halve it. The first miscount stops it.
     let failed = std::sync::atomic::AtomicBool::new(false);
-    let (jobs, queue) = std::sync::mpsc::channel::<(World, Block, program::Counted, u64)>();
+    // Bounded: a pre-state of a million keys makes each copy large.
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<(World, Block, program::Counted, u64)>(2);
     std::thread::scope(|scope| -> Result<(), RepriceError> {
         let counter = scope.spawn(|| -> Result<(), count::CountError> {
             for (before, block, what, planned) in queue {
@@ -539,7 +592,12 @@ pub fn make(
                         cursor += 1;
                         seed += 1;
                         let nonce = world.account(&signer.address).map_or(0, |a| a.nonce);
-                        let data = tx_data(s, n, seed);
+                        let data = if s.access.is_some() {
+                            next_key[p.series] += n;
+                            tx_data(s, n, next_key[p.series] - n)
+                        } else {
+                            tx_data(s, n, seed)
+                        };
                         // Calibrated gas, or EIP-7623's floor on this very calldata
                         // where that is more (made inputs vary in their zero bytes).
                         let gas = (s.base_gas + n * s.turn_gas).max(floor.tx_floor_cost(&data));
@@ -574,7 +632,8 @@ pub fn make(
                     Ok(txs)
                 })
                 .map_err(produce)?;
-                let _ = jobs.send((world.clone(), block.clone(), s.program.counted, p.count));
+                let expected = p.count + p.turns.len() as u64 * s.program.per_tx;
+                let _ = jobs.send((world.clone(), block.clone(), s.program.counted, expected));
                 let hash = block.header.hash_slow();
                 world.commit(done.executed.changes, done.post, block.header.number, hash);
                 parent = block.header.clone();
@@ -594,6 +653,31 @@ pub fn make(
         series,
         blocks,
     })
+}
+
+/// Every series' contract as the genesis holds it, with the pre-state of
+/// each `state` series: exactly the keys `planned` touches (its
+/// transactions take indices 1, 2, ... in turn).
+pub fn alloc(series: &[Series], planned: &[Planned]) -> Vec<Allocated> {
+    let mut used = vec![0u64; series.len()];
+    for p in planned {
+        used[p.series] += p.turns.iter().sum::<u64>();
+    }
+    let mut out = Vec::new();
+    for (s, used) in series.iter().zip(used) {
+        let code = s.program.code.clone();
+        match s.access {
+            Some(a) => out.extend(state::prestate(a, s.address, code, s.base, 1..=used)),
+            None => out.push(Allocated {
+                address: s.address,
+                balance: U256::ZERO,
+                nonce: 1,
+                code: code.into(),
+                storage: Vec::new(),
+            }),
+        }
+    }
+    out
 }
 
 /// The nominal gas of one operation of `s` under the fork's precompile

@@ -112,6 +112,41 @@ impl Vm {
         Self::with_accounts(code, None, slots)
     }
 
+    /// An Osaka EVM over these accounts (each with its code, balance,
+    /// nonce and storage) and a funded [`CALLER`]; the program is the code
+    /// at [`TARGET`], which `alloc` must hold.
+    pub fn with_alloc(alloc: &[crate::block::world::Allocated]) -> Self {
+        let mut db = CacheDB::new(EmptyDB::new());
+        for a in alloc {
+            let mut info = AccountInfo {
+                balance: a.balance,
+                nonce: a.nonce,
+                ..AccountInfo::default()
+            };
+            if !a.code.is_empty() {
+                let code = Bytecode::new_raw(a.code.clone());
+                info.code_hash = code.hash_slow();
+                info.code = Some(code);
+            }
+            db.insert_account_info(a.address, info);
+            for &(slot, value) in &a.storage {
+                db.insert_account_storage(a.address, slot, value)
+                    .expect("an in-memory database cannot fail");
+            }
+        }
+        db.insert_account_info(
+            CALLER,
+            AccountInfo {
+                balance: U256::from(u128::MAX),
+                ..AccountInfo::default()
+            },
+        );
+        Self {
+            evm: lab_evm(db),
+            tx: lab_tx(CALLER, TARGET),
+        }
+    }
+
     fn with_accounts(code: Vec<u8>, callee: Option<Vec<u8>>, slots: u64) -> Self {
         let mut db = CacheDB::new(EmptyDB::new());
         let contract = |code: Vec<u8>| AccountInfo {

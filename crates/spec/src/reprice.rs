@@ -19,7 +19,21 @@ pub const FILE: &str = "reprice/ops.toml";
 pub const SCHEDULES: &str = "gas/compute/schedules.toml";
 
 /// The program kinds there are.
-pub const KINDS: [&str; 3] = ["arith", "keccak", "precompile"];
+pub const KINDS: [&str; 4] = ["arith", "keccak", "precompile", "state"];
+
+/// The state accesses a `state` series may repeat: the state suite's
+/// access kinds (`dyno list state`) that touch one new key a call.
+pub const ACCESSES: [&str; 9] = [
+    "sload-cold",
+    "sload-missing",
+    "balance-cold",
+    "extcodesize-cold",
+    "sstore-fresh",
+    "sstore-modify",
+    "sstore-clear",
+    "call-value-cold",
+    "create",
+];
 
 /// How the blocks of every series are laid out.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -59,6 +73,9 @@ pub enum Price {
     Terms(Vec<(String, bool)>),
     /// The precompile's price in `specs/gas/<fork>.toml`, on the input.
     Fork,
+    /// The access's price under each schedule of
+    /// `specs/gas/state/schedules.toml` (`dyno_state::pricing::nominal`).
+    State,
 }
 
 /// One series: an operation at one parameter.
@@ -68,12 +85,15 @@ pub struct Op {
     pub op: String,
     /// `256-by-128`, `valid`, `12-rounds`, ...
     pub param: String,
-    /// `arith`, `keccak` or `precompile`.
+    /// `arith`, `keccak`, `precompile` or `state`.
     pub kind: String,
     /// The opcode counted (`arith`, `keccak`), by name.
     pub opcode: Option<String>,
     /// The precompile suite's vector id the input starts from, or `modexp`.
     pub input: Option<String>,
+    /// The state suite's access kind a `state` series repeats
+    /// (`sload-cold`, ...): which keys exist before it, and its price.
+    pub access: Option<String>,
     /// How calls differ (`precompile`).
     pub vary: Vec<Vary>,
     /// The parameter as a number.
@@ -120,6 +140,7 @@ struct RawOp {
     kind: String,
     opcode: Option<String>,
     input: Option<String>,
+    access: Option<String>,
     vary: Option<String>,
     units: Option<u64>,
     price: toml::Value,
@@ -199,8 +220,31 @@ pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
             return Err(invalid(
                 line,
                 &key("kind"),
-                "an `arith` or `keccak` series names its `opcode`, a `precompile` series its `input` (and no opcode)".into(),
+                "an `arith`, `keccak` or `state` series names its `opcode`, a `precompile` series its `input` (and no opcode)".into(),
             ));
+        }
+        let state = raw.kind == "state";
+        if state != raw.access.is_some() {
+            return Err(invalid(
+                line,
+                &key("access"),
+                format!(
+                    "a `state` series, and only one, names its `access`: one of {}",
+                    ACCESSES.join(", ")
+                ),
+            ));
+        }
+        if let Some(a) = &raw.access
+            && !ACCESSES.contains(&a.as_str())
+        {
+            return Err(SpecError::Unknown {
+                path: path.to_path_buf(),
+                line,
+                what: "access",
+                name: a.clone(),
+                suggestion: crate::error::nearest(a, &ACCESSES.map(String::from)),
+                valid: ACCESSES.map(String::from).to_vec(),
+            });
         }
         if raw.kind == "keccak" && raw.units.is_none() {
             return Err(invalid(
@@ -230,12 +274,20 @@ pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
         };
         let price = parse_price(&raw.price, raw.units.is_some())
             .map_err(|r| invalid(line, &key("price"), r))?;
+        if state != (price == Price::State) {
+            return Err(invalid(
+                line,
+                &key("price"),
+                "a `state` series, and only one, is priced \"state\" (by specs/gas/state/schedules.toml)".into(),
+            ));
+        }
         let op = Op {
             op: raw.op.into_inner(),
             param: raw.param,
             kind: raw.kind,
             opcode: raw.opcode,
             input: raw.input,
+            access: raw.access,
             vary,
             units: raw.units,
             price,
@@ -292,12 +344,14 @@ fn parse_vary(text: &str) -> Result<Vec<Vary>, String> {
 }
 
 fn parse_price(value: &toml::Value, has_units: bool) -> Result<Price, String> {
-    if value.as_str() == Some("fork") {
-        return Ok(Price::Fork);
+    match value.as_str() {
+        Some("fork") => return Ok(Price::Fork),
+        Some("state") => return Ok(Price::State),
+        _ => {}
     }
     let terms = value
         .as_array()
-        .ok_or("give a list of gas parameters (`KEY` or `KEY*units`), or \"fork\"")?;
+        .ok_or("give a list of gas parameters (`KEY` or `KEY*units`), \"fork\" or \"state\"")?;
     let terms: Vec<(String, bool)> = terms
         .iter()
         .map(|t| {

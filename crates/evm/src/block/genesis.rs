@@ -97,16 +97,16 @@ impl Genesis {
     /// `gas_limit`, uses half of it (so the next base fee stays 1 gwei) and
     /// has base fee [`GENESIS_BASE_FEE`].
     pub fn new(contracts: &Contracts, senders: u64, gas_limit: u64) -> Self {
-        Self::with_code(contracts, senders, gas_limit, &[])
+        Self::with_alloc(contracts, senders, gas_limit, &[])
     }
 
-    /// [`Genesis::new`] with more contracts: `code` deployed at each
-    /// address (nonce 1, no balance, empty storage).
-    pub fn with_code(
+    /// [`Genesis::new`] with more accounts (op-isolation contracts and
+    /// the pre-state they touch), each as a genesis file lists it.
+    pub fn with_alloc(
         contracts: &Contracts,
         senders: u64,
         gas_limit: u64,
-        extra: &[(Address, Vec<u8>)],
+        extra: &[super::world::Allocated],
     ) -> Self {
         let senders = Signer::derive_many(SENDER_SEED, senders);
         let mut world = super::world::World::new();
@@ -134,9 +134,15 @@ impl Genesis {
             let code = Some(Bytecode::new_raw(system.clone()));
             world.insert_account(address, U256::ZERO, 1, code, []);
         }
-        for (address, runtime) in extra {
-            let runtime = Some(Bytecode::new_raw(Bytes::from(runtime.clone())));
-            world.insert_account(*address, U256::ZERO, 1, runtime, []);
+        for a in extra {
+            let code = (!a.code.is_empty()).then(|| Bytecode::new_raw(a.code.clone()));
+            world.insert_account(
+                a.address,
+                a.balance,
+                a.nonce,
+                code,
+                a.storage.iter().copied(),
+            );
         }
         let header = block_zero(&mut world, gas_limit);
         Self {

@@ -60,6 +60,10 @@ pub struct Program {
     pub counted: Counted,
     /// Counted operations per loop turn.
     pub per_turn: u64,
+    /// Counted operations a transaction makes outside its loop (an SSTORE
+    /// series' accumulator, stored at the end): the count check expects
+    /// them, the fit's count leaves them out.
+    pub per_tx: u64,
 }
 
 /// A 256-bit constant from a label: keccak-256 of it, top bit and low bit
@@ -164,6 +168,7 @@ pub fn arith(opcode: u8, ternary: bool, control: bool) -> Program {
         } else {
             ARITH_STEPS
         },
+        per_tx: 0,
     }
 }
 
@@ -190,6 +195,7 @@ pub fn keccak(words: u64, control: bool) -> Program {
         code: a.finish(),
         counted: Counted::Opcode(if control { op::POP } else { op::KECCAK256 }),
         per_turn: KECCAK_STEPS,
+        per_tx: 0,
     }
 }
 
@@ -279,6 +285,7 @@ pub fn precompile(call: &Call, control: bool) -> Program {
         code,
         counted: Counted::Calls(target),
         per_turn: 1,
+        per_tx: 0,
     }
 }
 

@@ -42,9 +42,10 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
     let (list, series) = all();
     let controls = series.iter().filter(|s| s.op.is_none()).count();
     assert_eq!(series.len(), list.ops.len() + controls);
-    // arith-binary, arith-ternary, keccak, precompile, and one per series
-    // of made inputs (2 BN254 pairings, 2 BLS12 pairings, KZG).
-    assert_eq!(controls, 9);
+    // arith-binary, arith-ternary, keccak, precompile, one per series of
+    // made inputs (2 BN254 pairings, 2 BLS12 pairings, KZG), and the state
+    // set's read, store, call and create.
+    assert_eq!(controls, 13);
     let fork = Schedule::for_fork(&specs(), "osaka").unwrap();
     for s in series.iter().filter(|s| s.op.is_some()) {
         let c = &series[s.control.unwrap()];
@@ -82,6 +83,32 @@ fn every_listed_series_builds_and_costs_what_its_glue_and_price_say() {
             "arith" => {
                 let per = extra / program::ARITH_STEPS as i64;
                 assert!([3, 4].contains(&per), "{}: {per}", s.id);
+            }
+            "state" => {
+                // Osaka's charges, from EIP-2929, EIP-2200/3529 and the
+                // Yellow Paper (not from revm), less the POPs the control
+                // has in the access's place.
+                let want = match op.access.as_deref().unwrap() {
+                    // COLD_SLOAD_COST
+                    "sload-cold" | "sload-missing" => 2100,
+                    // COLD_ACCOUNT_ACCESS_COST
+                    "balance-cold" | "extcodesize-cold" => 2600,
+                    // cold slot + SSTORE_SET_GAS, less 2 POPs
+                    "sstore-fresh" => 2100 + 20_000 - 4,
+                    // cold slot + SSTORE_RESET_GAS - COLD_SLOAD_COST,
+                    // less 2 POPs (the clear's refund comes after)
+                    "sstore-modify" | "sstore-clear" => 2100 + 2900 - 4,
+                    // cold account + G_callvalue, of which the callee
+                    // returns its unused 2 300 stipend; less 6 POPs
+                    "call-value-cold" => 2600 + 9000 - 2300 - 12,
+                    // G_create, EIP-3860's word of initcode (2), the
+                    // initcode's PUSH1 PUSH0 and its first memory word
+                    // (3 + 2 + 3), 200 a byte of the 32 deposited; less
+                    // 2 POPs
+                    "create" => 32_000 + 2 + 8 + 200 * 32 - 4,
+                    other => panic!("{other}"),
+                };
+                assert_eq!(extra, want, "{}", s.id);
             }
             _ => {
                 let words = op.units.unwrap() as i64;
@@ -285,4 +312,149 @@ fn a_full_block_of_made_inputs_fits_its_gas_limit() {
     let made = make(&contracts, series, planned, 100_000_000, |_, _| {}).unwrap();
     let used = made.blocks[0].1.header.gas_used;
     assert!(used > 95_000_000, "{used}");
+}
+
+/// The state set: every block valid on dyno's validator, every access
+/// counted, each transaction on keys no other touched, and the pre-state
+/// holding exactly the keys the run reads or changes.
+#[test]
+fn the_state_set_touches_each_key_once_over_the_prestate_it_needs() {
+    let series = pick(&[
+        "reprice/sload/cold",
+        "reprice/sload/cold-missing",
+        "reprice/balance/cold",
+        "reprice/extcodesize/cold",
+        "reprice/sstore/set",
+        "reprice/sstore/modify",
+        "reprice/sstore/clear",
+        "reprice/call-value/cold",
+        "reprice/create/32-byte-code",
+    ]);
+    let planned = plan(&series, &[1], 2, 1, 30_000_000);
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let made = make(&contracts, series.clone(), planned, 30_000_000, |_, _| {}).unwrap();
+    let mut world = made.genesis.world.clone();
+    let mut parent = made.genesis.header.clone();
+    // (series, first index, turns) of every transaction.
+    let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
+    for (p, b) in &made.blocks {
+        let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
+        world.commit(
+            v.executed.changes,
+            v.post,
+            b.header.number,
+            b.header.hash_slow(),
+        );
+        parent = b.header.clone();
+        for tx in &b.transactions {
+            let data = alloy_consensus::Transaction::input(tx);
+            let n = U256::from_be_slice(&data[..32]).to::<u64>();
+            let first = U256::from_be_slice(&data[32..64]).to::<u64>();
+            ranges.push((p.series, first, n));
+        }
+    }
+    for s in 0..series.len() {
+        if series[s].access.is_none() {
+            continue;
+        }
+        let mut mine: Vec<(u64, u64)> = ranges
+            .iter()
+            .filter(|r| r.0 == s)
+            .map(|r| (r.1, r.2))
+            .collect();
+        mine.sort();
+        // Contiguous from 1, none shared.
+        let mut next = 1;
+        for (first, n) in &mine {
+            assert_eq!(*first, next, "{}", series[s].id);
+            next += n;
+        }
+        let used = next - 1;
+        assert!(used > 0);
+        let g = &made.genesis.world;
+        let (s, base) = (&series[s], series[s].base);
+        let key = |i: u64| base + U256::from(i);
+        match s.access.unwrap() {
+            state::Access::SloadExisting
+            | state::Access::SstoreModify
+            | state::Access::SstoreClear => {
+                assert_ne!(g.storage(&s.address, &key(1)), U256::ZERO, "{}", s.id);
+                assert_ne!(g.storage(&s.address, &key(used)), U256::ZERO, "{}", s.id);
+                assert_eq!(
+                    g.storage(&s.address, &key(used + 1)),
+                    U256::ZERO,
+                    "{}",
+                    s.id
+                );
+            }
+            state::Access::Balance | state::Access::CallValue | state::Access::ExtCodeSize => {
+                assert!(g.account(&state::address(key(used))).is_some(), "{}", s.id);
+                assert!(
+                    g.account(&state::address(key(used + 1))).is_none(),
+                    "{}",
+                    s.id
+                );
+            }
+            state::Access::SloadMissing | state::Access::SstoreSet => {
+                assert_eq!(g.storage(&s.address, &key(1)), U256::ZERO, "{}", s.id);
+            }
+            state::Access::Create => {}
+        }
+        // What the run changed, the run did: every fresh slot set, every
+        // cleared slot gone, every modified slot holding its key.
+        match s.access.unwrap() {
+            state::Access::SstoreSet | state::Access::SstoreModify => {
+                assert_eq!(world.storage(&s.address, &key(used)), key(used), "{}", s.id);
+            }
+            state::Access::SstoreClear => {
+                assert_eq!(
+                    world.storage(&s.address, &key(used)),
+                    U256::ZERO,
+                    "{}",
+                    s.id
+                );
+            }
+            state::Access::CallValue => {
+                let a = world.account(&state::address(key(used))).unwrap();
+                assert_eq!(a.balance, U256::from(2), "{}", s.id);
+            }
+            state::Access::Create => {
+                // The contract's nonce counts its creations.
+                assert_eq!(
+                    world.account(&s.address).unwrap().nonce,
+                    1 + used,
+                    "{}",
+                    s.id
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A state program whose access is swapped for another opcode is refused
+/// by the count before timing (the count follows the access, not the
+/// plan's word for it).
+#[test]
+fn a_state_block_without_its_access_is_refused() {
+    let mut series = pick(&["reprice/balance/cold"]);
+    // The read control's program (XOR where BALANCE was) under the
+    // balance series' name: the plan says BALANCE, revm counts none.
+    let control = series[1].program.clone();
+    series[0].program.code = control.code;
+    let planned = vec![Planned {
+        series: 0,
+        budget_m: 1,
+        level: 1,
+        measured: true,
+        turns: vec![5],
+        count: 5,
+    }];
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let err = make(&contracts, series, planned, 30_000_000, |_, _| {}).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("revm executed 0 operations, the plan says 5"),
+        "{err}"
+    );
 }
