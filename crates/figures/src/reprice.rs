@@ -24,7 +24,7 @@ fn priced(root: &Path) -> Result<(Pricing, dyno_format::Run, dyno_format::Run), 
     let blocks = read::run(&root.join(BLOCKS_RUN))?;
     let levels = read::run(&root.join(LEVELS_RUN))?;
     let specs = root.join("specs");
-    let schedules = dyno_spec::reprice::schedules(&specs).map_err(|e| FiguresError::Data {
+    let schedules = dyno_lab::reprice::schedule_names(&specs).map_err(|e| FiguresError::Data {
         path: specs.join(dyno_spec::reprice::SCHEDULES),
         why: e.to_string(),
     })?;

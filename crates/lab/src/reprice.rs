@@ -20,6 +20,7 @@ use dyno_evm::reprice::{self as iso, Made, Series};
 use dyno_format::destination::Destination;
 use dyno_format::gas::Estimate;
 use dyno_format::reprice::{Coefficient, Fit, Isolation};
+use dyno_format::state::ScheduleName;
 use dyno_format::{BenchResult, Implementation, Mode, Sample};
 use dyno_replay::blocks::{BlockSet, Planned};
 use dyno_replay::drive::{self, Limits};
@@ -76,6 +77,8 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     }
     let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
         .map_err(|e| Error::Refused(e.to_string()))?;
+    let state_schedules =
+        dyno_spec::state_gas::load(&lab.paths.specs).map_err(|e| Error::Refused(e.to_string()))?;
     let fork = dyno_spec::gas::Schedule::for_fork(&lab.paths.specs, &req.fork)
         .map_err(|e| Error::Refused(format!("--fork: {e}")))?;
     crate::history::check_location(&lab.paths)?;
@@ -162,7 +165,14 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         let mut results = dyno_replay::results::results(&implementation, spec.name(), &set, &[&r]);
         // In the list's order, each control after the series it serves.
         results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
-        annotate(&mut results, &made.series, &counts, &schedules, &fork);
+        annotate(
+            &mut results,
+            &made.series,
+            &counts,
+            &schedules,
+            &state_schedules,
+            &fork,
+        );
         fit_results(&mut results);
         run.results.extend(results);
         saving.checkpoint(&run);
@@ -257,6 +267,7 @@ fn annotate(
     series: &[Series],
     counts: &HashMap<String, u64>,
     schedules: &[dyno_spec::reprice::ComputeSchedule],
+    state_schedules: &[dyno_spec::state_gas::StateSchedule],
     fork: &dyno_spec::gas::Schedule,
 ) {
     for r in results.iter_mut() {
@@ -297,7 +308,19 @@ fn annotate(
                     p.insert(key.into(), json!(id));
                 }
             }
-            // One operation's price under each schedule, `gas_<schedule>`.
+            // One operation's price under each schedule, `gas_<schedule>`:
+            // a state access's from the state schedules (what the access
+            // alone costs, dyno_state::pricing), the rest from the compute
+            // schedules or the fork's precompile prices.
+            if let Some(access) = &op.access {
+                for sch in state_schedules {
+                    if let Some(g) = dyno_state::pricing::nominal(access, sch) {
+                        p.insert(format!("gas_{}", sch.name), json!(g));
+                    }
+                }
+                p.insert("access".into(), json!(access));
+                continue;
+            }
             for sch in schedules {
                 let gas = sch
                     .price(op, &schedules[0])
@@ -395,8 +418,10 @@ pub fn fit_results(results: &mut [BenchResult]) {
             iso.fits = fits;
         }
     }
-    // The glue: each op series less its control, same client, same time.
-    let controls: Vec<(String, String, Vec<Fit>)> = results
+    // The glue: each op series less its control, same client, same time,
+    // per loop turn: a control that counts two POPs a turn where its
+    // series counts one SSTORE has its per-count time doubled.
+    let controls: Vec<(String, String, f64, Vec<Fit>)> = results
         .iter()
         .filter_map(|r| {
             let iso = r.reprice.as_ref()?;
@@ -404,6 +429,7 @@ pub fn fit_results(results: &mut [BenchResult]) {
                 (
                     r.id.clone(),
                     r.implementation.name.clone(),
+                    per_turn(r),
                     iso.fits.clone(),
                 )
             })
@@ -416,23 +442,37 @@ pub fn fit_results(results: &mut [BenchResult]) {
     };
     for r in results.iter_mut() {
         let who = r.implementation.name.clone();
+        let own_turn = per_turn(r);
         let Some(iso) = &mut r.reprice else { continue };
         let Some(control) = &iso.control else {
             continue;
         };
-        let Some((_, _, cfits)) = controls
+        let Some((_, _, control_turn, cfits)) = controls
             .iter()
-            .find(|(id, name, _)| id == control && *name == who)
+            .find(|(id, name, ..)| id == control && *name == who)
         else {
             continue;
         };
+        let scale = control_turn / own_turn;
         for f in &mut iso.fits {
             if let Some(c) = cfits.iter().find(|c| c.time == f.time) {
-                f.net_per_op_ns = Some(as_estimate(&f.per_op_ns).minus(as_estimate(&c.per_op_ns)));
-                f.net_robust_per_op_ns = Some(f.robust_per_op_ns.minus(c.robust_per_op_ns));
+                let glue = as_estimate(&c.per_op_ns).scale(scale);
+                f.net_per_op_ns = Some(as_estimate(&f.per_op_ns).minus(glue));
+                f.net_robust_per_op_ns =
+                    Some(f.robust_per_op_ns.minus(c.robust_per_op_ns.scale(scale)));
             }
         }
     }
+}
+
+/// Counted operations a loop turn of `r`'s program makes (recorded when
+/// measured; 1 when it was not).
+fn per_turn(r: &BenchResult) -> f64 {
+    r.parameters
+        .get("per_turn")
+        .and_then(|v| v.as_f64())
+        .filter(|&t| t > 0.0)
+        .unwrap_or(1.0)
 }
 
 /// The anchor when none is given: the repricing EIPs' 100 MGas/s.
@@ -453,22 +493,53 @@ pub fn price(
     anchor_mgas: f64,
     with: &[dyno_format::Run],
 ) -> crate::Result<dyno_format::reprice::Pricing> {
-    let schedules = dyno_spec::reprice::schedules(&lab.paths.specs)
-        .map_err(|e| Error::Refused(e.to_string()))?;
+    let schedules = schedule_names(&lab.paths.specs)?;
     price_with(&schedules, run, anchor_mgas, with)
 }
 
-/// [`price`] against `schedules` (the compute schedules, today's first).
+/// The schedules a priced row has a column for: the compute schedules
+/// (today's first), then the state schedules not named already (today's
+/// is both, `osaka`). A result records its price under each of them
+/// (`gas_<name>`), from whichever file prices its kind.
+pub fn schedule_names(specs: &std::path::Path) -> crate::Result<Vec<ScheduleName>> {
+    let compute =
+        dyno_spec::reprice::schedules(specs).map_err(|e| Error::Refused(e.to_string()))?;
+    let state = dyno_spec::state_gas::load(specs).map_err(|e| Error::Refused(e.to_string()))?;
+    let mut out: Vec<ScheduleName> = Vec::new();
+    let names = compute
+        .iter()
+        .map(|s| (&s.name, &s.status, &s.source))
+        .chain(state.iter().map(|s| (&s.name, &s.status, &s.source)));
+    for (name, status, source) in names {
+        match out.iter_mut().find(|o| &o.name == name) {
+            // Today's, in both files: one column, both sources.
+            Some(o) => o.source = format!("{}; {source}", o.source),
+            None => out.push(ScheduleName {
+                name: name.clone(),
+                status: status.clone(),
+                source: source.clone(),
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// [`price`] with a column for each of `schedules` ([`schedule_names`]).
 pub fn price_with(
-    schedules: &[dyno_spec::reprice::ComputeSchedule],
+    schedules: &[ScheduleName],
     run: &dyno_format::Run,
     anchor_mgas: f64,
     with: &[dyno_format::Run],
 ) -> crate::Result<dyno_format::reprice::Pricing> {
     use dyno_format::reprice::Row;
     let others: Vec<&BenchResult> = with.iter().flat_map(|r| &r.results).collect();
+    // Fitted again from the raw per-block samples, so that a saved run is
+    // priced by today's fit (the figures recorded with it are what it was
+    // measured with; these are what its data say).
+    let mut results = run.results.clone();
+    fit_results(&mut results);
     let mut rows = Vec::new();
-    for r in &run.results {
+    for r in &results {
         let Some(iso) = &r.reprice else { continue };
         if iso.control.is_none() {
             continue;
@@ -570,14 +641,7 @@ pub fn price_with(
     }
     Ok(dyno_format::reprice::Pricing {
         anchor_mgas,
-        schedules: schedules
-            .iter()
-            .map(|s| dyno_format::state::ScheduleName {
-                name: s.name.clone(),
-                status: s.status.clone(),
-                source: s.source.clone(),
-            })
-            .collect(),
+        schedules: schedules.to_vec(),
         rows,
         run_id: run.run.id.clone(),
         compared: Vec::new(),

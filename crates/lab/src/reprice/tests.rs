@@ -136,6 +136,44 @@ fn a_planted_cost_is_recovered_through_the_fit_and_the_glue() {
     assert!((ols.slope - op - glue).abs() < 0.05 * op);
 }
 
+/// A control that counts two operations a loop turn (the POPs standing in
+/// for a two-operand access) has its glue subtracted per turn, not per
+/// count: the planted cost comes back, not the cost plus half the glue.
+#[test]
+fn a_control_counting_two_a_turn_is_subtracted_per_turn() {
+    let (op, glue) = (2_000.0, 900.0);
+    let mut state = 8038;
+    let mut results = planted(&mut state, op, glue);
+    // The control's blocks count 2 POPs a turn; the op's 1 SSTORE.
+    for s in &mut results[1].samples {
+        s.iters *= 2;
+    }
+    results[0].parameters.insert("per_turn".into(), json!(1));
+    results[1].parameters.insert("per_turn".into(), json!(2));
+    fit_results(&mut results);
+    let f = results[0]
+        .reprice
+        .as_ref()
+        .unwrap()
+        .fit("new_payload")
+        .unwrap();
+    let net = f.net_per_op_ns.unwrap();
+    assert!((net.value - op).abs() < 0.05 * op, "{net:?}");
+    // Per count, the control's slope is half the glue a turn.
+    let c = results[1]
+        .reprice
+        .as_ref()
+        .unwrap()
+        .fit("new_payload")
+        .unwrap();
+    assert!(
+        (c.per_op_ns.value - glue / 2.0).abs() < 0.25 * glue,
+        "{c:?}"
+    );
+    let robust = f.net_robust_per_op_ns.unwrap();
+    assert!((robust.value - op).abs() < 0.05 * op, "{robust:?}");
+}
+
 #[test]
 fn a_fit_that_fails_the_rule_is_reported_not_dropped() {
     let mut state = 7;
