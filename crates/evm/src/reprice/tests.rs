@@ -353,26 +353,26 @@ fn the_state_set_touches_each_key_once_over_the_prestate_it_needs() {
             ranges.push((p.series, first, n));
         }
     }
-    for s in 0..series.len() {
-        if series[s].access.is_none() {
+    for (index, s) in series.iter().enumerate() {
+        if s.access.is_none() {
             continue;
         }
         let mut mine: Vec<(u64, u64)> = ranges
             .iter()
-            .filter(|r| r.0 == s)
+            .filter(|r| r.0 == index)
             .map(|r| (r.1, r.2))
             .collect();
         mine.sort();
         // Contiguous from 1, none shared.
         let mut next = 1;
         for (first, n) in &mine {
-            assert_eq!(*first, next, "{}", series[s].id);
+            assert_eq!(*first, next, "{}", s.id);
             next += n;
         }
         let used = next - 1;
         assert!(used > 0);
         let g = &made.genesis.world;
-        let (s, base) = (&series[s], series[s].base);
+        let base = s.base;
         let key = |i: u64| base + U256::from(i);
         match s.access.unwrap() {
             state::Access::SloadExisting
