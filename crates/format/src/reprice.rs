@@ -92,6 +92,44 @@ pub struct Pricing {
     /// figure relative to ECRECOVER in the same client; empty without one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compared: Vec<Compared>,
+    /// One operation's series at every parameter fitted together, the
+    /// field's form: time = intercept + per_op × count + per_unit × count ×
+    /// parameter; empty where no operation has two parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint: Vec<Joint>,
+}
+
+/// An operation's blocks at every parameter in one client, fitted on
+/// count and count × parameter (NNLS, the EIPs' form), each block's glue
+/// (its control's fitted time a loop turn, in the same client and time)
+/// taken off first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Joint {
+    /// The operation (`keccak256`).
+    pub op: String,
+    pub client: String,
+    /// Which time, as a [`Fit`]'s.
+    pub time: String,
+    /// The series pooled, each with its parameter as a number.
+    pub series: Vec<(String, u64)>,
+    /// Blocks fitted.
+    pub n: usize,
+    pub intercept_ns: Coefficient,
+    /// The operation's fixed time, and its time per unit of the parameter
+    /// (a word, a round, a pair, a point), 95% intervals; the glue's own
+    /// spread is in each series' net fit, not here.
+    pub per_op_ns: Coefficient,
+    pub per_unit_ns: Coefficient,
+    pub r_squared: f64,
+    /// R² > 0.5 and the per-unit coefficient's p < 0.05; shown either way.
+    pub kept: bool,
+    /// Both at the anchor: a base price and a price per unit.
+    pub gas_base: Estimate,
+    pub gas_per_unit: Estimate,
+    /// Each schedule's base and per-unit price, where its prices of the
+    /// pooled series lie on one line (`None` otherwise, or where the
+    /// schedule does not price the operation).
+    pub prices: Vec<Option<(f64, f64)>>,
 }
 
 /// One operation of a peer's table beside dyno's: within each client its

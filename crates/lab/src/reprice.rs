@@ -645,7 +645,142 @@ pub fn price_with(
         rows,
         run_id: run.run.id.clone(),
         compared: Vec::new(),
+        joint: joint_fits(&results, schedules, anchor_mgas),
     })
+}
+
+/// Every operation measured at two or more parameters, in each client and
+/// on each measure of time, fitted on (1, count, count × parameter) over
+/// all its blocks ([`dyno_format::reprice::Joint`]). Each block's glue is
+/// its control's per-count slope times the control's counts a turn times
+/// the block's turns, taken off before the fit.
+pub fn joint_fits(
+    results: &[BenchResult],
+    schedules: &[ScheduleName],
+    anchor_mgas: f64,
+) -> Vec<dyno_format::reprice::Joint> {
+    let mut out = Vec::new();
+    let keys: Vec<(String, String)> = {
+        let mut k: Vec<(String, String)> = Vec::new();
+        for r in results {
+            let Some(iso) = &r.reprice else { continue };
+            let key = (iso.op.clone(), r.implementation.name.clone());
+            if iso.control.is_some() && iso.units.is_some() && !k.contains(&key) {
+                k.push(key);
+            }
+        }
+        k
+    };
+    for (op, client) in keys {
+        let members: Vec<&BenchResult> = results
+            .iter()
+            .filter(|r| {
+                r.implementation.name == client
+                    && r.reprice
+                        .as_ref()
+                        .is_some_and(|i| i.op == op && i.control.is_some() && i.units.is_some())
+            })
+            .collect();
+        let mut units: Vec<u64> = members
+            .iter()
+            .filter_map(|r| r.reprice.as_ref()?.units)
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        if units.len() < 2 {
+            continue;
+        }
+        for time in TIMES {
+            let (mut x1, mut x2, mut y) = (Vec::new(), Vec::new(), Vec::new());
+            let mut series = Vec::new();
+            let mut complete = true;
+            for r in &members {
+                let iso = r.reprice.as_ref().expect("filtered");
+                let u = iso.units.expect("filtered") as f64;
+                let control = results.iter().find(|c| {
+                    Some(&c.id) == iso.control.as_ref() && c.implementation.name == client
+                });
+                let glue_turn = control.and_then(|c| {
+                    Some(c.reprice.as_ref()?.fit(time)?.per_op_ns.value * per_turn(c))
+                });
+                let (Some((xs, ys)), Some(glue_turn)) = (points(r, time), glue_turn) else {
+                    complete = false;
+                    break;
+                };
+                let own = per_turn(r);
+                for (x, t) in xs.iter().zip(ys) {
+                    x1.push(*x);
+                    x2.push(x * u);
+                    y.push(t - glue_turn * x / own);
+                }
+                series.push((r.id.clone(), u as u64));
+            }
+            if !complete {
+                continue;
+            }
+            let ones = vec![1.0; y.len()];
+            let Some(f) = dyno_stats::nnls::cost_fit(&[&ones, &x1, &x2], &y, 2, LEVEL) else {
+                continue;
+            };
+            let coef = |c: &dyno_stats::nnls::Coefficient| Coefficient {
+                value: c.value,
+                lower: c.ci.lower,
+                upper: c.ci.upper,
+                p: c.p,
+            };
+            let gas = |c: &Coefficient| {
+                Estimate {
+                    value: c.value,
+                    lower: c.lower,
+                    upper: c.upper,
+                }
+                .scale(anchor_mgas / 1000.0)
+            };
+            let (per_op, per_unit) = (coef(&f.coefficients[1]), coef(&f.coefficients[2]));
+            let prices = schedules
+                .iter()
+                .map(|sch| {
+                    let at: Vec<(f64, f64)> = members
+                        .iter()
+                        .map(|r| {
+                            let g = r.parameters.get(&format!("gas_{}", sch.name))?.as_f64()?;
+                            Some((r.reprice.as_ref()?.units? as f64, g))
+                        })
+                        .collect::<Option<_>>()?;
+                    line_through(&at)
+                })
+                .collect();
+            out.push(dyno_format::reprice::Joint {
+                op: op.clone(),
+                client: client.clone(),
+                time: time.into(),
+                series,
+                n: f.n,
+                intercept_ns: coef(&f.coefficients[0]),
+                gas_base: gas(&per_op),
+                gas_per_unit: gas(&per_unit),
+                per_op_ns: per_op,
+                per_unit_ns: per_unit,
+                r_squared: f.r_squared,
+                kept: f.kept,
+                prices,
+            });
+        }
+    }
+    out
+}
+
+/// The line `base + per_unit × units` through every point, if they lie on
+/// one (a price linear in its parameter) and there are two distinct units.
+fn line_through(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let (u1, g1) = *points.first()?;
+    let &(u2, g2) = points.iter().find(|(u, _)| *u != u1)?;
+    let per_unit = (g2 - g1) / (u2 - u1);
+    let base = g1 - per_unit * u1;
+    points
+        .iter()
+        .all(|(u, g)| (base + per_unit * u - g).abs() < 1e-6 * g.abs().max(1.0))
+        .then_some((base, per_unit))
 }
 
 /// Each of `names` once, in the order first seen.

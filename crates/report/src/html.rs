@@ -24,6 +24,7 @@ mod load;
 mod memory;
 mod paired;
 mod replay;
+mod reprice;
 mod runs;
 mod state;
 mod svg;
@@ -161,6 +162,23 @@ pub fn render(input: &HtmlInput<'_>) -> String {
             if !ri.run.load.is_empty() || !ri.load_svgs.is_empty() {
                 page.load(ri, multi);
             }
+        }
+        page.close();
+    }
+    if runs.iter().any(|r| reprice::has_reprice(r.run)) {
+        page.open("reprice", "One operation inside a client");
+        page.push(
+            "<p class=\"lede\">Op-isolation blocks (<code>dyno gas --blocks</code>, docs/gas.md): \
+             each block a point, its time against the operations it holds, in every client; the \
+             line is the NNLS fit whose slope is the per-operation time (solid: dyno's \
+             engine_newPayload; dashed: the client's own execution time from its slow-block \
+             log). The control series (<code>reprice/control/…</code>) run the same loop without \
+             the operation: their slope is the glue each series' figure is given less of. A fit \
+             that fails the repricing EIPs' rule (R² &gt; 0.5, p &lt; 0.05) is drawn and marked, \
+             not dropped. Hover a point for its block.</p>",
+        );
+        for ri in runs.iter().filter(|r| reprice::has_reprice(r.run)) {
+            page.reprice(ri.run, multi);
         }
         page.close();
     }

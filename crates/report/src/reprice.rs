@@ -110,6 +110,68 @@ fn footer(p: &Pricing) -> Vec<String> {
     lines
 }
 
+/// The joint fits: each operation at all its parameters in one client.
+fn joint(p: &Pricing) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    if p.joint.is_empty() {
+        return None;
+    }
+    let mut header: Vec<String> = [
+        "operation",
+        "impl",
+        "time",
+        "n",
+        "parameters",
+        "per op [95% CI]",
+        "per unit [95% CI]",
+        "R²",
+        "p (unit)",
+        "rule",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.push(format!("gas @ {}: base + per unit", sig3(p.anchor_mgas)));
+    header.extend(p.schedules.iter().map(|s| s.name.clone()));
+    let est = |c: &dyno_format::reprice::Coefficient| dyno_format::gas::Estimate {
+        value: c.value,
+        lower: c.lower,
+        upper: c.upper,
+    };
+    let rows =
+        p.joint
+            .iter()
+            .map(|j| {
+                let mut c = vec![
+                    j.op.clone(),
+                    j.client.clone(),
+                    j.time.clone(),
+                    j.n.to_string(),
+                    j.series
+                        .iter()
+                        .map(|(_, u)| u.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    time(&est(&j.per_op_ns)),
+                    time(&est(&j.per_unit_ns)),
+                    format!("{:.3}", j.r_squared),
+                    format!("{:.1e}", j.per_unit_ns.p),
+                    if j.kept { "kept" } else { "fails" }.into(),
+                    format!(
+                        "{} + {}",
+                        sig3(j.gas_base.value),
+                        sig3(j.gas_per_unit.value)
+                    ),
+                ];
+                c.extend(j.prices.iter().map(|pr| {
+                    pr.map_or("-".into(), |(b, u)| format!("{} + {}", sig3(b), sig3(u)))
+                }));
+                c
+            })
+            .collect();
+    Some((header, rows))
+}
+
+const JOINT_NOTE: &str = "joint: each operation's blocks at all its parameters in one client, time = intercept + per op × count + per unit × count × parameter (NNLS, the repricing EIPs' form), each block's glue (its control's time a loop turn) taken off first; the rule on the per-unit coefficient; a schedule's base + per unit where its prices lie on a line in the parameter";
+
 /// The peer's table beside dyno's, each figure over ECRECOVER's in the
 /// same client.
 fn compared(p: &Pricing) -> Option<(Vec<String>, Vec<Vec<String>>)> {
@@ -156,6 +218,11 @@ fn text(p: &Pricing) -> String {
     let mut out = String::new();
     let rows: Vec<Vec<String>> = p.rows.iter().map(cells).collect();
     aligned(&headers(p), &rows, &mut out);
+    if let Some((header, rows)) = joint(p) {
+        out.push_str("\neach operation over its parameters (joint fit):\n");
+        aligned(&header, &rows, &mut out);
+        let _ = writeln!(out, "{JOINT_NOTE}");
+    }
     if let Some((header, rows)) = compared(p) {
         out.push_str("\nbeside a peer's table (--compare):\n");
         aligned(&header, &rows, &mut out);
@@ -170,6 +237,11 @@ fn text(p: &Pricing) -> String {
 fn markdown(p: &Pricing) -> String {
     let mut out = String::new();
     md_table(&headers(p), p.rows.iter().map(cells), &mut out);
+    if let Some((header, rows)) = joint(p) {
+        out.push_str("\nEach operation over its parameters (joint fit):\n\n");
+        md_table(&header, rows.into_iter(), &mut out);
+        let _ = writeln!(out, "\n{JOINT_NOTE}.");
+    }
     if let Some((header, rows)) = compared(p) {
         out.push_str("\nBeside a peer's table (`--compare`):\n\n");
         md_table(&header, rows.into_iter(), &mut out);

@@ -262,6 +262,7 @@ fn priced_for_compare() -> dyno_format::reprice::Pricing {
         ],
         run_id: "r".into(),
         compared: vec![],
+        joint: vec![],
     }
 }
 
@@ -329,4 +330,65 @@ fn a_bad_peer_table_is_refused_naming_its_line() {
         e.contains("p.csv:2") && e.contains("no ecrecover row"),
         "{e}"
     );
+}
+
+/// An operation at three parameters (a hash over 1, 8 and 32 words)
+/// costing `base + per_unit × words` beside its glue: the joint fit
+/// recovers both, with the schedule's line through its prices, and a
+/// price that is not a line in the parameter gets none.
+#[test]
+fn the_joint_fit_recovers_a_planted_base_and_per_unit_cost() {
+    let (base, per_unit, glue) = (210.0, 48.0, 90.0);
+    let mut state = 7904;
+    let xs = counts(40_000);
+    let mut results = Vec::new();
+    let ctl = "reprice/control/keccak";
+    for words in [1u64, 8, 32] {
+        let op = base + per_unit * words as f64;
+        let top = 2e6 + (op + glue) * 40_000.0;
+        let pts: Vec<(u64, f64)> = xs
+            .iter()
+            .map(|&x| {
+                let t = 2.05e6 + (op + glue) * x as f64;
+                (x, t + noise(&mut state, 0.005 * top))
+            })
+            .collect();
+        let id = format!("reprice/keccak256/{}", 32 * words);
+        let mut r = series(&id, Some(ctl), &pts, Some(0.8));
+        r.reprice.as_mut().unwrap().units = Some(words);
+        // Today's price, 30 + 6 a word; a made-up one off the line at 32.
+        r.parameters
+            .insert("gas_osaka".into(), json!(30 + 6 * words));
+        let odd = if words == 32 { 1000 } else { 12 + 3 * words };
+        r.parameters.insert("gas_odd".into(), json!(odd));
+        results.push(r);
+    }
+    let control: Vec<(u64, f64)> = xs
+        .iter()
+        .map(|&x| (x, 2e6 + glue * x as f64 + noise(&mut state, 2e3)))
+        .collect();
+    results.push(series(ctl, None, &control, Some(0.8)));
+    fit_results(&mut results);
+    let names = ["osaka", "odd"].map(|n| ScheduleName {
+        name: n.into(),
+        status: String::new(),
+        source: String::new(),
+    });
+    let joint = joint_fits(&results, &names, 100.0);
+    let j = joint.iter().find(|j| j.time == "new_payload").unwrap();
+    assert_eq!(j.series.len(), 3);
+    assert_eq!(j.n, 3 * xs.len());
+    assert!(j.kept && j.r_squared > 0.99, "{j:?}");
+    for (c, want) in [(&j.per_op_ns, base), (&j.per_unit_ns, per_unit)] {
+        assert!(c.lower <= want && want <= c.upper, "{c:?} against {want}");
+    }
+    assert!((j.gas_per_unit.value - per_unit * 0.1).abs() < 0.5);
+    assert_eq!(j.prices[0], Some((30.0, 6.0)));
+    assert_eq!(j.prices[1], None);
+    // The client's execution time is fitted on its own: 80% of dyno's.
+    let e = joint.iter().find(|j| j.time == "client_execution").unwrap();
+    assert!((e.per_unit_ns.value - 0.8 * per_unit).abs() < 0.05 * per_unit);
+    // One parameter alone is no joint fit.
+    results.drain(1..3);
+    assert!(joint_fits(&results, &names, 100.0).is_empty());
 }

@@ -804,3 +804,111 @@ pub(super) fn size_chart(title: &str, series: &[SizeSeries], width: f64) -> Stri
     }
     s.finish()
 }
+
+/// One client's points and fit in a [`count_chart`].
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct CountSeries {
+    /// In the legend: `geth newPayload: 3.10 µs/op, R² 0.99`.
+    pub(super) label: String,
+    pub(super) colour: usize,
+    /// Dashed fit line (the client's own execution time).
+    pub(super) dashed: bool,
+    /// `(count, ns, tip)`, one per block.
+    pub(super) points: Vec<(f64, f64, String)>,
+    /// The fit: `intercept + slope × count`, ns.
+    pub(super) fit: Option<(f64, f64)>,
+}
+
+/// Block time against the block's operation count on linear axes from
+/// zero: each block a point, each series' fit a line over the counts it
+/// spans, a legend under the plot.
+pub(super) fn count_chart(title: &str, series: &[CountSeries], width: f64) -> String {
+    let tw = if width.is_finite() {
+        width.clamp(320.0, 4000.0)
+    } else {
+        HALF
+    };
+    let legend_rows = series.len() as f64;
+    let (l, r, t, b) = (70.0, 20.0, 24.0, 40.0 + 18.0 * legend_rows);
+    let h = 240.0 + 18.0 * legend_rows;
+    let (mut x_hi, mut y_hi) = (0.0f64, 0.0f64);
+    for sr in series {
+        for (x, y, _) in &sr.points {
+            if x.is_finite() && y.is_finite() {
+                x_hi = x_hi.max(*x);
+                y_hi = y_hi.max(*y);
+            }
+        }
+    }
+    let xs = Scale::linear(0.0, x_hi.max(1.0), l + 10.0, tw - r - 10.0);
+    let ys = Scale::linear(0.0, y_hi.max(1.0), h - b, t);
+    let mut s = Svg::new(tw, h, title);
+    for v in ys.ticks_max(6) {
+        let y = ys.px(v);
+        s.line(l, y, tw - r, y, "grid");
+        s.text(l - 6.0, y + 4.0, "end", "tick", &tick_duration(v));
+    }
+    for v in xs.ticks_max(6) {
+        let x = xs.px(v);
+        s.line(x, t, x, h - b, "grid");
+        s.text(x, h - b + 16.0, "middle", "tick", &tick_count(v));
+    }
+    s.line(l, t, l, h - b, "axis");
+    s.line(l, h - b, tw - r, h - b, "axis");
+    s.vtext(16.0, (t + h - b) / 2.0, "axis-title", "block time");
+    s.text(
+        tw - r,
+        t - 2.0,
+        "end",
+        "muted",
+        "x: operations in the block",
+    );
+    for sr in series {
+        for (x, y, tip) in &sr.points {
+            if x.is_finite() && y.is_finite() {
+                s.circle(
+                    xs.px(*x),
+                    ys.px(*y),
+                    3.0,
+                    &format!("f{}", sr.colour % PALETTE),
+                    Some(tip),
+                );
+            }
+        }
+        let span = sr
+            .points
+            .iter()
+            .map(|p| p.0)
+            .filter(|x| x.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x), hi.max(x))
+            });
+        if let Some((a, k)) = sr.fit
+            && span.0 < span.1
+        {
+            let class = format!(
+                "size-line l{}{}",
+                sr.colour % PALETTE,
+                if sr.dashed { " dashed" } else { "" }
+            );
+            let ends = [span.0, span.1].map(|x| (xs.px(x), ys.px(a + k * x)));
+            s.path(&ends, false, &class);
+        }
+    }
+    for (i, sr) in series.iter().enumerate() {
+        let y = h - b + 34.0 + 18.0 * i as f64;
+        s.line(
+            l,
+            y - 4.0,
+            l + 22.0,
+            y - 4.0,
+            &format!(
+                "size-line l{}{}",
+                sr.colour % PALETTE,
+                if sr.dashed { " dashed" } else { "" }
+            ),
+        );
+        s.text(l + 28.0, y, "start", "tick", &shorten(&sr.label, 90));
+    }
+    s.finish()
+}

@@ -672,3 +672,89 @@ fn state_access_is_drawn_against_state_size() {
     );
     assert!(!page(vec![plain(&other)], Vec::new()).contains("id=\"state\""));
 }
+
+/// An op-isolation series in two clients: one chart with each client's
+/// blocks as points and its fit as a line, the client's own execution
+/// time dashed, a failing fit marked, and the fits' table.
+#[test]
+fn op_isolation_blocks_are_drawn_against_their_count_with_each_fit() {
+    use dyno_format::reprice::{Coefficient, Fit, Isolation};
+    let coef = |v: f64| Coefficient {
+        value: v,
+        lower: v * 0.9,
+        upper: v * 1.1,
+        p: 1e-6,
+    };
+    let series = |client: &str, per_op: f64, kept: bool| {
+        let mut r = result("reprice/sload/cold", client, false, Some(1000.0));
+        r.samples = (1..=5)
+            .map(|k| Sample {
+                iters: 1000 * k,
+                ns: 2_000_000 + (per_op * 1000.0 * k as f64) as u64,
+            })
+            .collect();
+        r.blocks = (1..=5u64)
+            .map(|k| dyno_format::replay::Block {
+                run: 0,
+                number: k,
+                hash: format!("0x{k:064x}"),
+                gas_used: 1,
+                transactions: 1,
+                new_payload_ns: 0,
+                forkchoice_ns: 0,
+                client_log: (client == "geth").then(|| {
+                    serde_json::json!({"timing": {"execution_ms": per_op * k as f64 / 2000.0, "total_ms": 1.0}})
+                }),
+            })
+            .collect();
+        let fit = |time: &str, per: f64| Fit {
+            time: time.into(),
+            n: 5,
+            intercept_ns: coef(2e6),
+            per_op_ns: coef(per),
+            r_squared: if kept { 0.99 } else { 0.3 },
+            kept,
+            robust_per_op_ns: Estimate::exact(per),
+            net_per_op_ns: Some(Estimate::exact(per - 50.0)),
+            net_robust_per_op_ns: None,
+        };
+        let mut fits = vec![fit("new_payload", per_op)];
+        if client == "geth" {
+            fits.push(fit("client_execution", per_op / 2.0));
+        }
+        r.reprice = Some(Isolation {
+            op: "sload".into(),
+            param: "cold".into(),
+            units: None,
+            control: Some("reprice/control/state-read".into()),
+            fits,
+        });
+        r
+    };
+    let mut r = run();
+    r.results = vec![series("geth", 3000.0, true), series("revm", 700.0, false)];
+    let html = page(vec![plain(&r)], Vec::new());
+    assert!(html.contains("id=\"reprice\""), "no section");
+    let charts: Vec<&str> = svgs(&html)
+        .into_iter()
+        .filter(|s| s.contains("operations in the block"))
+        .collect();
+    assert_eq!(charts.len(), 1, "one chart a series");
+    let t = tags(charts[0]);
+    // 5 blocks a series: geth's newPayload and execution, revm's newPayload.
+    assert_eq!(t.matches("<circle").count(), 15, "{t}");
+    // A fit line each, and a legend line each; one pair dashed.
+    assert!(t.matches("size-line").count() >= 6, "{t}");
+    assert!(t.contains("dashed"));
+    assert!(
+        charts[0].contains("fails the rule"),
+        "the failing fit is marked"
+    );
+    assert!(charts[0].contains("3.00 µs/op"), "{}", charts[0]);
+    // The fits' table: three fits.
+    assert!(html.contains("own execution"));
+    assert_eq!(html.matches(">fails<").count(), 1);
+    // A run without op-isolation series has no such section.
+    let plain_run = run();
+    assert!(!page(vec![plain(&plain_run)], Vec::new()).contains("id=\"reprice\""));
+}
