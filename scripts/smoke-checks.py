@@ -252,9 +252,11 @@ def replay(path: str) -> None:
     )
 
 
-def reprice(path: str, ops_path: str) -> None:
+def reprice(path: str, ops_path: str, priced_path: str) -> None:
     """`dyno gas --blocks --quick`: every series of specs/reprice/ops.toml
-    replayed into geth and revm, every block VALID, each fitted."""
+    replayed into geth and revm, every block VALID, each fitted; its
+    priced table (stdout) with a joint fit for every operation listed at
+    two or more parameters, in each client."""
     import tomllib
 
     run = read_run(path)
@@ -291,12 +293,24 @@ def reprice(path: str, ops_path: str) -> None:
                 "net_per_op_ns" in f for f in r["reprice"]["fits"]
             ):
                 problems.append(f"{r['id']} {client}: a fit without its glue taken off")
+    with open(priced_path, encoding="utf-8") as f:
+        priced = json.load(f)
+    units: dict[str, set] = {}
+    for o in spec["op"]:
+        if "units" in o:
+            units.setdefault(o["op"], set()).add(o["units"])
+    multi = {op for op, u in units.items() if len(u) >= 2}
+    for client in ["geth", "revm"]:
+        joint = {j["op"] for j in priced.get("joint", []) if j["client"] == client}
+        if joint != multi:
+            problems.append(f"{client}: joint fits for {sorted(joint)}, want {sorted(multi)}")
     if problems:
         sys.exit("; ".join(problems))
     blocks = sum(len(r["blocks"]) for r in run["results"])
     print(
         f"op isolation passed: {len(want)} series and their controls, {blocks} measured blocks "
-        "VALID in geth and revm, each fitted on dyno's time (and geth's own), less its glue",
+        "VALID in geth and revm, each fitted on dyno's time (and geth's own), less its glue; "
+        f"joint fits of {', '.join(sorted(multi))} over their parameters",
         file=sys.stderr,
     )
 

@@ -333,7 +333,7 @@ python3 scripts/smoke-checks.py replay "$smoke/replay-stdout.json"
 step "op isolation: dyno gas --blocks --quick, every series of specs/reprice/ops.toml and its control into geth and revm, each block's count checked by revm first"
 "$dyno" gas --blocks --quick --format json --no-store -q \
   --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
-python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml
+python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml "$smoke/reprice-stdout.json"
 
 await go
 await java

@@ -665,11 +665,15 @@ pub(crate) struct GasArgs {
 
     /// Price each operation inside a real client instead (docs/gas.md,
     /// "One operation inside a client"): op-isolation blocks from
-    /// specs/reprice/ops.toml (each block's operation count checked by revm
-    /// first), replayed into each --client, block time fitted on count the
-    /// way EIP-7904 and EIP-8038 do (NNLS, R² > 0.5 and p < 0.05), less a
-    /// control series' glue, in gas at --anchor (default 100mgas) beside
-    /// today's and the proposed prices.
+    /// specs/reprice/ops.toml (EIP-7904's compute set and EIP-8038's state
+    /// set, each state access on a key never touched before; each block's
+    /// operation count checked by revm first), replayed into each
+    /// --client, block time fitted on count the way EIP-7904 and EIP-8038
+    /// do (NNLS, R² > 0.5 and p < 0.05), less a control series' glue, and
+    /// jointly over an operation's parameters (count × parameter), in gas
+    /// at --anchor (default 100mgas) beside today's and the proposed
+    /// prices. `dyno report RUN.json` draws each series' blocks against
+    /// their count with each client's fit.
     #[arg(long, conflicts_with = "state")]
     pub(crate) blocks: bool,
 

@@ -33,7 +33,7 @@ use crate::block::Block;
 use crate::block::executor::CHAIN_ID;
 use crate::block::genesis::{Contracts, Genesis};
 use crate::block::producer::{self, MAX_FEE, ProduceError, TIP, TX_GAS_CAP};
-use crate::block::world::{Allocated, World};
+use crate::block::world::Allocated;
 use crate::gas::Schedule;
 use crate::vm::Vm;
 use program::{Call, Program};
@@ -560,15 +560,17 @@ pub fn make(
     let mut next_key = vec![1u64; series.len()];
     let total = planned.len();
     // Each block is counted on a second thread while the next is made (the
-    // count re-executes it on the state before it, a copy): production is
-    // not timed, and the two cores halve it. The first miscount stops it.
+    // count re-executes every block in order on its own overlay of the
+    // genesis): production is not timed, and the two cores halve it. The
+    // first miscount stops it.
     let failed = std::sync::atomic::AtomicBool::new(false);
-    // Bounded: a pre-state of a million keys makes each copy large.
-    let (jobs, queue) = std::sync::mpsc::sync_channel::<(World, Block, program::Counted, u64)>(2);
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<(Block, program::Counted, u64)>(4);
+    let start = &genesis.world;
     std::thread::scope(|scope| -> Result<(), RepriceError> {
         let counter = scope.spawn(|| -> Result<(), count::CountError> {
-            for (before, block, what, planned) in queue {
-                if let Err(e) = count::check(&before, &block, what, planned) {
+            let mut recount = count::Recount::new(start);
+            for (block, what, planned) in queue {
+                if let Err(e) = recount.check(&block, what, planned) {
                     failed.store(true, std::sync::atomic::Ordering::Relaxed);
                     return Err(e);
                 }
@@ -633,7 +635,7 @@ pub fn make(
                 })
                 .map_err(produce)?;
                 let expected = p.count + p.turns.len() as u64 * s.program.per_tx;
-                let _ = jobs.send((world.clone(), block.clone(), s.program.counted, expected));
+                let _ = jobs.send((block.clone(), s.program.counted, expected));
                 let hash = block.header.hash_slow();
                 world.commit(done.executed.changes, done.post, block.header.number, hash);
                 parent = block.header.clone();

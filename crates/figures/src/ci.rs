@@ -46,6 +46,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-28-6256863.md",
         "fresh, issue 33 (dyno-figures: 23 tables regenerated in the docs test)",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-c62e777.md",
+        "fresh, issue 34's compute half (a new step: op isolation into geth and revm, 2m18s)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.

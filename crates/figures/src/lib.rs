@@ -111,6 +111,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("ci-rocksdb-flags", ci::rocksdb_flags_table),
         ("memory", systems::memory_table),
         ("reprice-attribution", reprice::attribution_table),
+        ("reprice-joint", reprice::joint_table),
     ]
 }
 

@@ -41,6 +41,13 @@ fn priced(root: &Path) -> Result<(Pricing, dyno_format::Run, dyno_format::Run), 
     Ok((pricing, blocks, levels))
 }
 
+/// The bytecode column an implementation's loop goes in: the state
+/// suite's `geth` is go-ethereum's core/vm over its own state database,
+/// the EVM the precompile and opcode suites call `geth-evm`.
+fn evm_column(name: &str) -> &str {
+    if name == "geth" { "geth-evm" } else { name }
+}
+
 /// The attribution table: one row per operation and parameter.
 pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
     let (p, blocks, levels) = priced(root)?;
@@ -55,8 +62,8 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
         if !ids.contains(&r.id.as_str()) {
             ids.push(&r.id);
         }
-        if r.level == "bytecode" && !evms.contains(&r.client.as_str()) {
-            evms.push(&r.client);
+        if r.level == "bytecode" && !evms.contains(&evm_column(&r.client)) {
+            evms.push(evm_column(&r.client));
         }
     }
     if ids.is_empty() {
@@ -110,7 +117,10 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
             dur(geths),
         ];
         for evm in &evms {
-            let b = find(id, "bytecode", Some(evm), "loop");
+            let b = p
+                .rows
+                .iter()
+                .find(|r| r.id == *id && r.level == "bytecode" && evm_column(&r.client) == *evm);
             cells.push(b.map_or("-".into(), |b| {
                 format!("{}{}", duration(b.ns.value), if b.net { "" } else { " ˢ" })
             }));
@@ -167,9 +177,9 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
          slope (the glue), in the same client; geth's execution is its own slow-block log's \
          `timing.execution_ms`, newPayload dyno's side of the call; library: the library called directly \
          (revm's: the suite's baseline, revm's own backend; geth's: its precompiles through the Go adapter); bytecode: the EVM's loop, a precompile's call less the \
-         loop's no-op control (ˢ: an opcode's sequence, its DUPs and POP in). ÷ its library: a client's \
+         loop's no-op control (ˢ: glue in: an opcode's sequence with its DUPs and POP, a state access with its share of the state suite's loop at 1 000 000 accounts, its pages cached: revm over MDBX, geth's core/vm over its own state database). ÷ its library: a client's \
          block figure over the library that client calls, how much of the operation inside it is not the library. Gas is geth's execution figure × {}; the schedule \
-         columns are today's price and EIP-7904's proposal (2026-06-10, 100 MGas/s) of one operation. \
+         columns are today's price, EIP-7904's proposal (2026-06-10, 100 MGas/s) and EIP-8038's two versions (the state set) of one operation. \
          {failing} of {} block fits fail the EIPs' rule (R² > 0.5 and p < 0.05) and are shown, not dropped.\n",
         command(&blocks),
         blocks.run.started_at.get(..10).unwrap_or(""),
@@ -182,6 +192,93 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
         levels.run.started_at.get(..10).unwrap_or(""),
         ANCHOR_MGAS / 1000.0,
         p.rows.iter().filter(|r| r.level == "block").count(),
+    ));
+    Ok(out)
+}
+
+/// The joint fits: each operation over all its parameters, in geth (its
+/// own execution time) and revm (dyno's newPayload in process).
+pub fn joint_table(root: &Path) -> Result<String, FiguresError> {
+    let (p, blocks, _) = priced(root)?;
+    let wanted = [("geth", "client_execution"), ("revm", "new_payload")];
+    let rows: Vec<_> = p
+        .joint
+        .iter()
+        .filter(|j| wanted.contains(&(j.client.as_str(), j.time.as_str())))
+        .collect();
+    if rows.is_empty() {
+        return Err(FiguresError::Data {
+            path: root.join(BLOCKS_RUN),
+            why: "no operation at two or more parameters".into(),
+        });
+    }
+    let mut header: Vec<String> = [
+        "operation",
+        "client",
+        "parameters",
+        "blocks",
+        "per op [95%]",
+        "per unit [95%]",
+        "R²",
+        "rule",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.push(format!(
+        "gas @ {} MGas/s: base + per unit",
+        sig3(ANCHOR_MGAS)
+    ));
+    header.extend(p.schedules.iter().map(|s| s.name.clone()));
+    let mut out = head(&header);
+    let est = |c: &dyno_format::reprice::Coefficient| dyno_format::gas::Estimate {
+        value: c.value,
+        lower: c.lower,
+        upper: c.upper,
+    };
+    for j in rows {
+        let mut cells = vec![
+            format!("`{}`", j.op),
+            format!(
+                "{}{}",
+                j.client,
+                if j.time == "client_execution" {
+                    " (execution)"
+                } else {
+                    ""
+                }
+            ),
+            j.series
+                .iter()
+                .map(|(_, u)| u.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            j.n.to_string(),
+            duration_ci(&est(&j.per_op_ns)),
+            duration_ci(&est(&j.per_unit_ns)),
+            format!("{:.2}", j.r_squared),
+            if j.kept { "kept" } else { "**fails**" }.into(),
+            format!(
+                "{} + {}",
+                sig3(j.gas_base.value),
+                sig3(j.gas_per_unit.value)
+            ),
+        ];
+        cells.extend(
+            j.prices
+                .iter()
+                .map(|pr| pr.map_or("-".into(), |(b, u)| format!("{} + {}", sig3(b), sig3(u)))),
+        );
+        out.push_str(&line(&cells));
+    }
+    out.push_str(&format!(
+        "\nGenerated by `cargo run -p dyno-figures -- write` from `{BLOCKS_RUN}` (`{}`), priced as \
+         `dyno gas --blocks --from BLOCKS` prices it: for each operation listed at two or more parameters, \
+         all its blocks in one client fitted on (1, count, count × parameter) by NNLS, each block's glue \
+         (its control's time a loop turn) taken off first; the rule (R² > 0.5, p < 0.05) on the per-unit \
+         coefficient. The parameter is the series' `units`: words hashed, rounds, pairs, points, the \
+         modulus' bytes. A schedule's base + per unit is the line through its prices of the same series \
+         (`-` where they do not lie on one line, as MODEXP's three do not; through two prices there always is one).\n",
+        command(&blocks),
     ));
     Ok(out)
 }

@@ -72,25 +72,69 @@ pub enum CountError {
     Execution { number: u64, reason: String },
 }
 
-/// Re-execute `block`'s transactions on `world` (the state before it),
-/// senders recovered from their signatures, counting `what`; an error
-/// unless the count is `planned`.
-pub fn check(world: &World, block: &Block, what: Counted, planned: u64) -> Result<(), CountError> {
-    let number = block.header.number;
-    let failed = |reason: String| CountError::Execution { number, reason };
-    let senders = recover_senders(block).map_err(|e| failed(e.to_string()))?;
-    let mut evm = context(world, &block.header).build_mainnet_with_inspector(Counter::new(what));
-    for (tx, sender) in block.transactions.iter().zip(senders) {
-        evm.inspect_tx_commit(tx_env(tx, sender))
-            .map_err(|e| failed(e.to_string()))?;
+/// The count check's own chain: every block's transactions re-executed,
+/// in order, on one overlay over the genesis that keeps what each
+/// committed (no copy of the world a block: a pre-state of a million keys
+/// would make each copy the slow part).
+pub struct Recount<'w> {
+    world: &'w World,
+    cache: Option<revm::database::CacheDB<&'w World>>,
+}
+
+impl std::fmt::Debug for Recount<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recount")
+            .field(
+                "cached_accounts",
+                &self.cache.as_ref().map_or(0, |c| c.cache.accounts.len()),
+            )
+            .finish_non_exhaustive()
     }
-    let counted = evm.inspector.count;
-    if counted != planned {
-        return Err(CountError::Mismatch {
-            number,
-            planned,
-            counted,
-        });
+}
+
+impl<'w> Recount<'w> {
+    /// From the genesis `world`.
+    pub fn new(world: &'w World) -> Self {
+        Self {
+            world,
+            cache: Some(revm::database::CacheDB::new(world)),
+        }
     }
-    Ok(())
+
+    /// Re-execute `block`'s transactions after every block before it,
+    /// senders recovered from their signatures, counting `what`; an error
+    /// unless the count is `planned`.
+    pub fn check(&mut self, block: &Block, what: Counted, planned: u64) -> Result<(), CountError> {
+        let number = block.header.number;
+        let failed = |reason: String| CountError::Execution { number, reason };
+        let senders = recover_senders(block).map_err(|e| failed(e.to_string()))?;
+        let cache = self
+            .cache
+            .take()
+            .unwrap_or_else(|| revm::database::CacheDB::new(self.world));
+        let mut evm = context(self.world, &block.header)
+            .with_db(cache)
+            .build_mainnet_with_inspector(Counter::new(what));
+        let mut outcome = Ok(());
+        for (tx, sender) in block.transactions.iter().zip(senders) {
+            if let Err(e) = evm.inspect_tx_commit(tx_env(tx, sender)) {
+                outcome = Err(failed(e.to_string()));
+                break;
+            }
+        }
+        let counted = evm.inspector.count;
+        self.cache = Some(std::mem::replace(
+            &mut evm.ctx.journaled_state.database,
+            revm::database::CacheDB::new(self.world),
+        ));
+        outcome?;
+        if counted != planned {
+            return Err(CountError::Mismatch {
+                number,
+                planned,
+                counted,
+            });
+        }
+        Ok(())
+    }
 }
