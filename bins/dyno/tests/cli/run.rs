@@ -464,7 +464,9 @@ fn gas_refuses_bad_flags_with_advice() {
 
 /// `dyno gas --blocks` in revm alone (no client to install): each series
 /// fitted on its blocks' operation counts, less its control, priced beside
-/// today's and EIP-7904's prices; the saved run prices alone with --from.
+/// today's, EIP-7904's and EIP-8038's prices (a compute op has no state
+/// price, a state access no compute one); the saved run prices alone with
+/// --from.
 #[test]
 fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
     let tmp = tempfile::tempdir().unwrap();
@@ -476,7 +478,7 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
         "--client",
         "revm",
         "--only",
-        "div,ecrecover",
+        "div,ecrecover,sload/cold",
         "-q",
         "--format",
         "json",
@@ -496,13 +498,38 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
     // One row per op series (controls are not rows); revm has only dyno's
     // own time, no client log.
     let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["reprice/div/256-by-128", "reprice/ecrecover/valid"]);
+    assert_eq!(
+        ids,
+        [
+            "reprice/div/256-by-128",
+            "reprice/ecrecover/valid",
+            "reprice/sload/cold"
+        ]
+    );
     assert!(
         rows.iter()
             .all(|r| r["time"] == "new_payload" && r["net"] == true)
     );
-    assert_eq!(rows[0]["prices"], serde_json::json!([5, 2]));
-    assert_eq!(rows[1]["prices"], serde_json::json!([3000, 841]));
+    let schedules: Vec<&str> = priced["schedules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        schedules,
+        ["osaka", "eip-7904", "eip-8038", "eip-8038-11802"]
+    );
+    assert_eq!(rows[0]["prices"], serde_json::json!([5, 2, null, null]));
+    assert_eq!(
+        rows[1]["prices"],
+        serde_json::json!([3000, 841, null, null])
+    );
+    // A cold SLOAD: 2 100 today and in EIP-8038, 3 000 in its first version.
+    assert_eq!(
+        rows[2]["prices"],
+        serde_json::json!([2100, null, 2100, 3000])
+    );
 
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -514,8 +541,10 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
         [
             "reprice/div/256-by-128",
             "reprice/ecrecover/valid",
+            "reprice/sload/cold",
             "reprice/control/arith-binary",
-            "reprice/control/precompile"
+            "reprice/control/precompile",
+            "reprice/control/state-read"
         ]
     );
     for r in results {
@@ -553,7 +582,7 @@ fn gas_blocks_fits_each_series_and_prices_the_saved_run() {
         csv.starts_with("series,level,implementation,time,n,ns,"),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert_eq!(csv.lines().count(), 4, "{csv}");
     assert!(
         csv.contains("reprice/ecrecover/valid,block,revm,new_payload,5,"),
         "{csv}"
