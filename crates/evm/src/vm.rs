@@ -134,6 +134,11 @@ impl Vm {
                     .expect("an in-memory database cannot fail");
             }
         }
+        Self::funded(db)
+    }
+
+    /// The EVM over `db` with a funded [`CALLER`] calling [`TARGET`].
+    fn funded(mut db: CacheDB<EmptyDB>) -> Self {
         db.insert_account_info(
             CALLER,
             AccountInfo {
@@ -162,17 +167,7 @@ impl Vm {
         if let Some(callee) = callee {
             db.insert_account_info(CALLEE, contract(callee));
         }
-        db.insert_account_info(
-            CALLER,
-            AccountInfo {
-                balance: U256::from(u128::MAX),
-                ..AccountInfo::default()
-            },
-        );
-        Self {
-            evm: lab_evm(db),
-            tx: lab_tx(CALLER, TARGET),
-        }
+        Self::funded(db)
     }
 
     /// A transaction from [`CALLER`] with the gas limit and zero gas price

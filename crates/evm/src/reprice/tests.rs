@@ -1,5 +1,7 @@
 use super::*;
+use crate::block::Block;
 use crate::block::validator;
+use crate::block::world::World;
 use crate::precompile::tests::ctx;
 
 fn specs() -> std::path::PathBuf {
@@ -35,6 +37,25 @@ fn pick(ids: &[&str]) -> Vec<Series> {
     }
     out.extend(controls);
     out
+}
+
+/// Import every block of `made` through dyno's validator (state root
+/// included), calling `each` with each block and the world after it.
+fn import(made: &Made, mut each: impl FnMut(&Planned, &Block, &World)) -> World {
+    let mut world = made.genesis.world.clone();
+    let mut parent = made.genesis.header.clone();
+    for (p, b) in &made.blocks {
+        let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
+        world.commit(
+            v.executed.changes,
+            v.post,
+            b.header.number,
+            b.header.hash_slow(),
+        );
+        parent = b.header.clone();
+        each(p, b, &world);
+    }
+    world
 }
 
 #[test]
@@ -140,19 +161,9 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     let contracts = Contracts::load(&ctx()).unwrap();
     let made = make(&contracts, series.clone(), planned, 100_000_000, |_, _| {}).unwrap();
     // Every block imports through dyno's validator, state root included.
-    let mut world = made.genesis.world.clone();
-    let mut parent = made.genesis.header.clone();
-    for (p, b) in &made.blocks {
-        let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
-        world.commit(
-            v.executed.changes,
-            v.post,
-            b.header.number,
-            b.header.hash_slow(),
-        );
-        parent = b.header.clone();
+    import(&made, |p, b, _| {
         assert!(p.count > 0 && b.header.gas_used > 21_000 * p.turns.len() as u64);
-    }
+    });
     // Level 2 of the 1M budget holds about twice level 1's operations.
     let of = |level: u64| {
         made.blocks
@@ -172,25 +183,12 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     // The bn254-add chain moves from block to block: its point is kept in
     // storage and is never the same twice.
     let chain = series[2].address;
-    let points: Vec<U256> = {
-        let mut w = made.genesis.world.clone();
-        let mut seen = Vec::new();
-        let mut parent = made.genesis.header.clone();
-        for (p, b) in &made.blocks {
-            let v = validator::validate_after(&w, &parent, parent.hash_slow(), b).unwrap();
-            w.commit(
-                v.executed.changes,
-                v.post,
-                b.header.number,
-                b.header.hash_slow(),
-            );
-            parent = b.header.clone();
-            if p.series == 2 {
-                seen.push(w.storage(&chain, &U256::from(1)));
-            }
+    let mut points: Vec<U256> = Vec::new();
+    import(&made, |p, _, w| {
+        if p.series == 2 {
+            points.push(w.storage(&chain, &U256::from(1)));
         }
-        seen
-    };
+    });
     assert!(points.len() >= 3);
     for (k, pt) in points.iter().enumerate() {
         assert_ne!(*pt, U256::ZERO);
@@ -333,26 +331,16 @@ fn the_state_set_touches_each_key_once_over_the_prestate_it_needs() {
     let planned = plan(&series, &[1], 2, 1, 30_000_000);
     let contracts = Contracts::load(&ctx()).unwrap();
     let made = make(&contracts, series.clone(), planned, 30_000_000, |_, _| {}).unwrap();
-    let mut world = made.genesis.world.clone();
-    let mut parent = made.genesis.header.clone();
     // (series, first index, turns) of every transaction.
     let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
-    for (p, b) in &made.blocks {
-        let v = validator::validate_after(&world, &parent, parent.hash_slow(), b).unwrap();
-        world.commit(
-            v.executed.changes,
-            v.post,
-            b.header.number,
-            b.header.hash_slow(),
-        );
-        parent = b.header.clone();
+    let world = import(&made, |p, b, _| {
         for tx in &b.transactions {
             let data = alloy_consensus::Transaction::input(tx);
             let n = U256::from_be_slice(&data[..32]).to::<u64>();
             let first = U256::from_be_slice(&data[32..64]).to::<u64>();
             ranges.push((p.series, first, n));
         }
-    }
+    });
     for (index, s) in series.iter().enumerate() {
         if s.access.is_none() {
             continue;

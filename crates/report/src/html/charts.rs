@@ -739,26 +739,15 @@ pub(super) fn size_chart(title: &str, series: &[SizeSeries], width: f64) -> Stri
     let xs = Scale::log(x_lo, x_hi, l + 10.0, tw - r - 10.0);
     let ys = Scale::log(y_lo, y_hi, h - b, t);
     let mut s = Svg::new(tw, h, title);
-    for v in ys.ticks_max(6) {
-        let y = ys.px(v);
-        s.line(l, y, tw - r, y, "grid");
-        s.text(l - 6.0, y + 4.0, "end", "tick", &tick_duration(v));
-    }
-    for v in xs.ticks_max(6) {
-        let x = xs.px(v);
-        s.line(x, t, x, h - b, "grid");
-        s.text(x, h - b + 16.0, "middle", "tick", &tick_count(v));
-    }
-    s.line(l, t, l, h - b, "axis");
-    s.line(l, h - b, tw - r, h - b, "axis");
-    s.vtext(16.0, (t + h - b) / 2.0, "axis-title", "per access");
-    s.text(tw - r, t - 2.0, "end", "muted", "x: accounts in the state");
+    frame(
+        &mut s,
+        (&xs, &ys),
+        (l, r, t, b, tw, h),
+        "per access",
+        "x: accounts in the state",
+    );
     for sr in series {
-        let class = format!(
-            "size-line l{}{}",
-            sr.colour % PALETTE,
-            if sr.dashed { " dashed" } else { "" }
-        );
+        let class = line_class(sr.colour, sr.dashed);
         let line: Vec<(f64, f64)> = sr
             .points
             .iter()
@@ -794,15 +783,45 @@ pub(super) fn size_chart(title: &str, series: &[SizeSeries], width: f64) -> Stri
             y - 4.0,
             x + 22.0,
             y - 4.0,
-            &format!(
-                "size-line l{}{}",
-                sr.colour % PALETTE,
-                if sr.dashed { " dashed" } else { "" }
-            ),
+            &line_class(sr.colour, sr.dashed),
         );
         s.text(x + 28.0, y, "start", "tick", &shorten(&sr.label, 40));
     }
     s.finish()
+}
+
+/// A line's classes: its palette colour, dashed or not.
+fn line_class(colour: usize, dashed: bool) -> String {
+    format!(
+        "size-line l{}{}",
+        colour % PALETTE,
+        if dashed { " dashed" } else { "" }
+    )
+}
+
+/// The grid, ticks and axes of a plot in `(l, r, t, b, width, height)`,
+/// durations up the y axis and counts along x, with their titles.
+fn frame(
+    s: &mut Svg,
+    (xs, ys): (&Scale, &Scale),
+    (l, r, t, b, tw, h): (f64, f64, f64, f64, f64, f64),
+    y_title: &str,
+    x_note: &str,
+) {
+    for v in ys.ticks_max(6) {
+        let y = ys.px(v);
+        s.line(l, y, tw - r, y, "grid");
+        s.text(l - 6.0, y + 4.0, "end", "tick", &tick_duration(v));
+    }
+    for v in xs.ticks_max(6) {
+        let x = xs.px(v);
+        s.line(x, t, x, h - b, "grid");
+        s.text(x, h - b + 16.0, "middle", "tick", &tick_count(v));
+    }
+    s.line(l, t, l, h - b, "axis");
+    s.line(l, h - b, tw - r, h - b, "axis");
+    s.vtext(16.0, (t + h - b) / 2.0, "axis-title", y_title);
+    s.text(tw - r, t - 2.0, "end", "muted", x_note);
 }
 
 /// One client's points and fit in a [`count_chart`].
@@ -843,24 +862,11 @@ pub(super) fn count_chart(title: &str, series: &[CountSeries], width: f64) -> St
     let xs = Scale::linear(0.0, x_hi.max(1.0), l + 10.0, tw - r - 10.0);
     let ys = Scale::linear(0.0, y_hi.max(1.0), h - b, t);
     let mut s = Svg::new(tw, h, title);
-    for v in ys.ticks_max(6) {
-        let y = ys.px(v);
-        s.line(l, y, tw - r, y, "grid");
-        s.text(l - 6.0, y + 4.0, "end", "tick", &tick_duration(v));
-    }
-    for v in xs.ticks_max(6) {
-        let x = xs.px(v);
-        s.line(x, t, x, h - b, "grid");
-        s.text(x, h - b + 16.0, "middle", "tick", &tick_count(v));
-    }
-    s.line(l, t, l, h - b, "axis");
-    s.line(l, h - b, tw - r, h - b, "axis");
-    s.vtext(16.0, (t + h - b) / 2.0, "axis-title", "block time");
-    s.text(
-        tw - r,
-        t - 2.0,
-        "end",
-        "muted",
+    frame(
+        &mut s,
+        (&xs, &ys),
+        (l, r, t, b, tw, h),
+        "block time",
         "x: operations in the block",
     );
     for sr in series {
@@ -886,11 +892,7 @@ pub(super) fn count_chart(title: &str, series: &[CountSeries], width: f64) -> St
         if let Some((a, k)) = sr.fit
             && span.0 < span.1
         {
-            let class = format!(
-                "size-line l{}{}",
-                sr.colour % PALETTE,
-                if sr.dashed { " dashed" } else { "" }
-            );
+            let class = line_class(sr.colour, sr.dashed);
             let ends = [span.0, span.1].map(|x| (xs.px(x), ys.px(a + k * x)));
             s.path(&ends, false, &class);
         }
@@ -902,11 +904,7 @@ pub(super) fn count_chart(title: &str, series: &[CountSeries], width: f64) -> St
             y - 4.0,
             l + 22.0,
             y - 4.0,
-            &format!(
-                "size-line l{}{}",
-                sr.colour % PALETTE,
-                if sr.dashed { " dashed" } else { "" }
-            ),
+            &line_class(sr.colour, sr.dashed),
         );
         s.text(l + 28.0, y, "start", "tick", &shorten(&sr.label, 90));
     }
