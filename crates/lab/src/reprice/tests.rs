@@ -59,6 +59,11 @@ fn series(
     r
 }
 
+/// A series' fit on dyno's newPayload time.
+fn payload_fit(r: &BenchResult) -> &Fit {
+    r.reprice.as_ref().unwrap().fit("new_payload").unwrap()
+}
+
 /// 15 levels (5 at each of 3 budgets) of up to `max` operations, twice.
 fn counts(max: u64) -> Vec<u64> {
     let mut c = Vec::new();
@@ -112,12 +117,7 @@ fn a_planted_cost_is_recovered_through_the_fit_and_the_glue() {
         // Within 5% every time: a bias would show here.
         assert!((net.value - op).abs() < 0.05 * op, "{net:?}");
         // The control's own fit is the glue, and has no net figure.
-        let c = results[1]
-            .reprice
-            .as_ref()
-            .unwrap()
-            .fit("new_payload")
-            .unwrap();
+        let c = payload_fit(&results[1]);
         assert!((c.per_op_ns.value - glue).abs() < 0.25 * glue, "{c:?}");
         assert!(c.net_per_op_ns.is_none());
         // The client's own execution time is fitted too: 80% of it.
@@ -151,21 +151,11 @@ fn a_control_counting_two_a_turn_is_subtracted_per_turn() {
     results[0].parameters.insert("per_turn".into(), json!(1));
     results[1].parameters.insert("per_turn".into(), json!(2));
     fit_results(&mut results);
-    let f = results[0]
-        .reprice
-        .as_ref()
-        .unwrap()
-        .fit("new_payload")
-        .unwrap();
+    let f = payload_fit(&results[0]);
     let net = f.net_per_op_ns.unwrap();
     assert!((net.value - op).abs() < 0.05 * op, "{net:?}");
     // Per count, the control's slope is half the glue a turn.
-    let c = results[1]
-        .reprice
-        .as_ref()
-        .unwrap()
-        .fit("new_payload")
-        .unwrap();
+    let c = payload_fit(&results[1]);
     assert!(
         (c.per_op_ns.value - glue / 2.0).abs() < 0.25 * glue,
         "{c:?}"
