@@ -70,6 +70,24 @@ pub struct Fit {
     pub net_robust_per_op_ns: Option<Estimate>,
 }
 
+/// Block `k`'s time on measure `time` (`new_payload`: dyno's sample;
+/// `client_execution`, `client_total`: the client's slow-block log), in ns;
+/// `None` when that block lacks it.
+pub fn block_ns(r: &crate::BenchResult, k: usize, time: &str) -> Option<f64> {
+    match time {
+        "new_payload" => r.samples.get(k).map(|s| s.ns as f64),
+        _ => {
+            let key = if time == "client_execution" {
+                "execution_ms"
+            } else {
+                "total_ms"
+            };
+            let log = r.blocks.get(k)?.client_log.as_ref()?;
+            Some(log.get("timing")?.get(key)?.as_f64()? * 1e6)
+        }
+    }
+}
+
 impl Isolation {
     /// The fit on `time`, if there is one.
     pub fn fit(&self, time: &str) -> Option<&Fit> {

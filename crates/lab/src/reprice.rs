@@ -336,23 +336,10 @@ fn annotate(
 /// The block times of `r` on `time`, with the blocks' operation counts;
 /// `None` when a block lacks that measure (a client log missing).
 fn points(r: &BenchResult, time: &str) -> Option<(Vec<f64>, Vec<f64>)> {
-    let mut x = Vec::with_capacity(r.samples.len());
-    let mut y = Vec::with_capacity(r.samples.len());
-    for (s, b) in r.samples.iter().zip(&r.blocks) {
-        let ns = match time {
-            "new_payload" => s.ns as f64,
-            _ => {
-                let key = if time == "client_execution" {
-                    "execution_ms"
-                } else {
-                    "total_ms"
-                };
-                b.client_log.as_ref()?.get("timing")?.get(key)?.as_f64()? * 1e6
-            }
-        };
-        x.push(s.iters as f64);
-        y.push(ns);
-    }
+    let y: Vec<f64> = (0..r.samples.len())
+        .map(|k| dyno_format::reprice::block_ns(r, k, time))
+        .collect::<Option<_>>()?;
+    let x = r.samples.iter().map(|s| s.iters as f64).collect();
     Some((x, y))
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use dyno_format::reprice::Fit;
+use dyno_format::reprice::{Fit, block_ns};
 
 use super::charts::{CountSeries, count_chart};
 use super::*;
@@ -12,22 +12,6 @@ use super::*;
 /// Whether `run` holds op-isolation results.
 pub(super) fn has_reprice(run: &Run) -> bool {
     run.results.iter().any(|r| r.reprice.is_some())
-}
-
-/// A block's time on `time`: dyno's newPayload, or the client's log.
-fn block_ns(r: &BenchResult, k: usize, time: &str) -> Option<f64> {
-    match time {
-        "new_payload" => r.samples.get(k).map(|s| s.ns as f64),
-        _ => {
-            let key = if time == "client_execution" {
-                "execution_ms"
-            } else {
-                "total_ms"
-            };
-            let log = r.blocks.get(k)?.client_log.as_ref()?;
-            Some(log.get("timing")?.get(key)?.as_f64()? * 1e6)
-        }
-    }
 }
 
 fn time_name(time: &str) -> &str {
