@@ -60,8 +60,9 @@ export function loopCode(cases) {
 }
 
 /** One loop contract (`code`) deployed in its own EVM (Osaka, the default
- * SimpleStateManager), calling the precompile at `target` (hex, no 0x). */
-async function deploy(target, code) {
+ * SimpleStateManager), calling the precompile at `target` (hex, no 0x), or
+ * calling nothing when `target` is null (opcode mode). */
+export async function deploy(target, code) {
   const [{ Common, Hardfork, Mainnet }, { createEVM }, { createAddressFromString }] = await Promise.all([
     import('@ethereumjs/common'),
     import('@ethereumjs/evm'),
@@ -69,13 +70,13 @@ async function deploy(target, code) {
   ]);
   const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka });
   const evm = await createEVM({ common });
-  if (typeof evm.getPrecompile('0x' + target) !== 'function') {
+  if (target !== null && typeof evm.getPrecompile('0x' + target) !== 'function') {
     throw new Error(`@ethereumjs/evm has no active precompile at 0x${target}`);
   }
   const to = createAddressFromString(LOOP_CONTRACT);
   const caller = createAddressFromString(CALLER);
   await evm.stateManager.putCode(to, code);
-  const warm = [target, to.toString().slice(2), caller.toString().slice(2)];
+  const warm = [...(target === null ? [] : [target]), to.toString().slice(2), caller.toString().slice(2)];
   const journal = evm.journal;
   // One transaction's worth of EVM work, as the VM's runTx frames it: the
   // precompile, the contract and the caller warm from the start (EIP-2929),

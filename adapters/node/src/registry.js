@@ -7,6 +7,7 @@ import { bytecodeKinds, bytecodePatterns } from './bytecode.js';
 import { curveKinds } from './curves.js';
 import { ethereumjsKinds, ethereumjsPatterns } from './ethereumjs.js';
 import { hashKinds } from './hashes.js';
+import { opcodePatterns } from './opcode.js';
 import { rlpKinds } from './rlp.js';
 import { trieKinds } from './trie.js';
 import { covers } from 'dyno-protocol';
@@ -16,7 +17,7 @@ export class Registry {
     /** @type {Map<string, Map<string, object>>} */
     this.exact = new Map();
     /** @type {Array<[string, object]>} */
-    this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns()];
+    this.patterns = [...ethereumjsPatterns(), ...bytecodePatterns(), ...opcodePatterns()];
     for (const [id, kind] of [...hashKinds(), ...curveKinds(), ...ethereumjsKinds(), ...trieKinds(), ...rlpKinds(), ...bytecodeKinds(), ...blockKinds()]) {
       if (!this.exact.has(id)) this.exact.set(id, new Map());
       this.exact.get(id).set(kind.implementation, kind);

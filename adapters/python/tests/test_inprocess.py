@@ -7,7 +7,15 @@ import json
 import dyno_protocol
 import dyno_protocol.worker
 import pytest
-from conftest import corrupt, hash_requests, loop_code, nist_requests, prepare, secp256k1_requests
+from conftest import (
+    FIXTURE,
+    corrupt,
+    hash_requests,
+    loop_code,
+    nist_requests,
+    prepare,
+    secp256k1_requests,
+)
 
 from dyno_adapter import registry
 from dyno_adapter.secp256k1 import der_signature
@@ -372,3 +380,50 @@ def test_bytecode_timed_loop_is_one_call_per_sample():
     ns, pos, sink = dyno_protocol.worker.timed_loop(loop, ["a", "b", "c"], 1, 7, 4)
     assert len(ns) == 4 and pos == 2 and sink == "b"
     assert calls == [("b", 7), ("c", 7), ("a", 7), ("b", 7)]
+
+
+# --- opcode mode (py-evm) ------------------------------------------------------------
+
+
+def opcode_requests() -> dict[str, dict]:
+    """Every opcode-mode prepare request of the fixture: dyno's programs and
+    the words they must return (from dyno's vectors)."""
+    out = {}
+    for line in FIXTURE.read_text().splitlines():
+        req = json.loads(line)
+        if req["id"].startswith("opcode/"):
+            out[req["id"]] = {**req, "implementation": "py-evm"}
+    assert len(out) >= 12, f"{len(out)} opcode requests in the fixture"
+    return out
+
+
+def test_opcode_every_exported_program_returns_its_word_and_runs():
+    h = dyno_protocol.worker.hello(ADAPTER)
+    assert ("opcode/*/*", "py-evm") in {(p["id"], p["implementation"]) for p in h["patterns"]}
+    for id_, req in opcode_requests().items():
+        state: dict = {}
+        reply = handle(req, state)
+        assert reply["type"] == "prepared", (id_, reply)
+        assert reply["outputs"] == [req["cases"][0]["expected"]]
+        run = handle({"type": "run", "iterations": 70, "samples": 2}, state)
+        assert run["type"] == "samples", id_
+
+
+def test_opcode_wrong_word_mismatches_and_a_halt_is_an_error():
+    req = opcode_requests()["opcode/arith-div/a256-b128-c200"]
+    bad, field = corrupt(req)
+    reply = handle(bad, {})
+    assert reply["type"] == "mismatch" and reply["field"] == field == "output"
+    halting = {
+        **req,
+        "cases": [{**req["cases"][0], "input": {**req["cases"][0]["input"], "code": "0xfe"}}],
+    }
+    reply = handle(halting, {})
+    assert reply["type"] == "error" and "failed" in reply["message"], reply
+
+
+def test_opcode_calldata_runs_exactly_n_sequences():
+    from dyno_adapter.opcode import calldata
+
+    d = calldata(64, b"\xab", 130)
+    assert d[31] == 2 and d[63] == 2 and d[64:] == b"\xab" and len(d) == 65

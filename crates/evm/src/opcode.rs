@@ -565,49 +565,113 @@ const ARITH: [(&str, &str); 10] = [
 
 const LOGS: [&str; 5] = ["log0", "log1", "log2", "log3", "log4"];
 
-/// Every opcode benchmark.
-pub fn defs() -> Vec<BenchDef> {
-    let mut defs = Vec::new();
+/// How one benchmark's program is made.
+#[derive(Debug, Clone, Copy)]
+enum Make {
+    /// An arithmetic opcode of `vectors/opcode.json`, by its vector name.
+    Arith(&'static str),
+    /// KECCAK256 of this many bytes of `vectors/hash.json`.
+    Keccak(usize),
+    /// MLOAD, MSTORE or MCOPY of this many bytes.
+    Memory(&'static str, usize),
+    /// SLOAD or SSTORE, cold or warm.
+    Storage(&'static str, bool),
+    /// A CALL-family opcode.
+    Call(&'static str),
+    /// CREATE (false) or CREATE2 (true).
+    Create(bool),
+    /// LOG with this many topics.
+    Log(u8),
+    /// The loop alone.
+    Empty,
+}
+
+impl Make {
+    fn bench(self, ctx: &Ctx, what: &str) -> Result<Bench, BuildError> {
+        Ok(match self {
+            Self::Arith(name) => arith(ctx, name, what)?,
+            Self::Keccak(len) => keccak(ctx, len, what)?,
+            Self::Memory(kind, len) => memory(kind, len),
+            Self::Storage(kind, cold) => storage(kind, cold),
+            Self::Call(kind) => call(kind),
+            Self::Create(two) => create(two),
+            Self::Log(topics) => log(topics),
+            Self::Empty => empty(),
+        })
+    }
+
+    /// True when another EVM can run the program from the cases alone: no
+    /// pre-state, no callee, no state carried from one call to the next,
+    /// one word returned for any count of at least 1.
+    fn portable(self) -> bool {
+        matches!(
+            self,
+            Self::Arith(_) | Self::Keccak(_) | Self::Memory(..) | Self::Empty
+        )
+    }
+}
+
+/// One benchmark: `opcode/<op>/<input>`, the sequence as a person reads
+/// it, and how its program is made.
+struct Entry {
+    op: &'static str,
+    input: String,
+    sequence: String,
+    make: Make,
+}
+
+impl Entry {
+    fn id(&self) -> String {
+        format!("{GROUP}/{}/{}", self.op, self.input)
+    }
+}
+
+/// Every opcode benchmark, in the suite's order.
+fn entries() -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut add = |op: &'static str, input: &str, sequence: String, make: Make| {
+        out.push(Entry {
+            op,
+            input: input.to_string(),
+            sequence,
+            make,
+        });
+    };
     for (name, op_name) in ARITH {
         let seq_text = if matches!(name, "addmod" | "mulmod") {
             format!("DUP4 DUP4 DUP4 {} POP", name.to_uppercase())
         } else {
             format!("DUP3 DUP3 {} POP", name.to_uppercase())
         };
-        defs.push(def(
-            op_name,
-            "a256-b128-c200",
-            seq_text,
-            move |ctx, what| arith(ctx, name, what),
-        ));
+        add(op_name, "a256-b128-c200", seq_text, Make::Arith(name));
     }
     for (input, len) in [("32B", 32usize), ("1KiB", 1024)] {
-        defs.push(def(
+        add(
             "keccak256",
             input,
             format!("PUSH2 {len} PUSH2 0x100 KECCAK256 POP"),
-            move |ctx, what| keccak(ctx, len, what),
-        ));
+            Make::Keccak(len),
+        );
     }
-    defs.push(def(
+    add(
         "mload",
         "word",
         "PUSH2 0x100 MLOAD POP".into(),
-        |_, _| Ok(memory("mload", 32)),
-    ));
-    defs.push(def(
+        Make::Memory("mload", 32),
+    );
+    add(
         "mstore",
         "word",
         "DUP1 PUSH2 0x100 MSTORE".into(),
-        |_, _| Ok(memory("mstore", 32)),
-    ));
+        Make::Memory("mstore", 32),
+    );
     for (input, len) in [("32B", 32usize), ("1KiB", 1024)] {
-        defs.push(def(
+        add(
             "mcopy",
             input,
             format!("PUSH {len} PUSH 0x100 PUSH {} MCOPY", 0x100 + len),
-            move |_, _| Ok(memory("mcopy", len)),
-        ));
+            Make::Memory("mcopy", len),
+        );
     }
     for (name, store) in [("sload", false), ("sstore", true)] {
         for (input, cold) in [("cold", true), ("warm", false)] {
@@ -616,77 +680,109 @@ pub fn defs() -> Vec<BenchDef> {
             } else {
                 "PUSH0 MLOAD DUP1 SLOAD POP"
             };
-            defs.push(def(
+            add(
                 name,
                 input,
                 format!(
                     "{core} PUSH1 {} ADD PUSH2 0xffff AND PUSH0 MSTORE",
                     u8::from(cold)
                 ),
-                move |_, _| Ok(storage(name, cold)),
-            ));
+                Make::Storage(name, cold),
+            );
         }
     }
     for name in ["call", "callcode", "delegatecall", "staticcall"] {
-        defs.push(def(
+        add(
             name,
             "returns-word",
             format!("(7 or 6 pushes) GAS {} POP", name.to_uppercase()),
-            move |_, _| Ok(call(name)),
-        ));
+            Make::Call(name),
+        );
     }
-    defs.push(def(
+    add(
         "create",
         "1-byte-code",
         "PUSH1 9 PUSH2 0x100 PUSH0 CREATE POP".into(),
-        |_, _| Ok(create(false)),
-    ));
-    defs.push(def(
+        Make::Create(false),
+    );
+    add(
         "create2",
         "1-byte-code",
         "GAS PUSH1 9 PUSH2 0x100 PUSH0 CREATE2 POP".into(),
-        |_, _| Ok(create(true)),
-    ));
+        Make::Create(true),
+    );
     for (n, op_name) in (0..=4u8).zip(LOGS) {
-        defs.push(def(
+        add(
             op_name,
             "32B",
             format!("{n} topic pushes, PUSH1 32 PUSH2 0x100 LOG{n}"),
-            move |_, _| Ok(log(n)),
-        ));
+            Make::Log(n),
+        );
     }
-    defs.push(def(
+    add(
         "loop",
         "empty",
         "(nothing: one turn of the loop)".into(),
-        |_, _| Ok(empty()),
-    ));
-    defs
+        Make::Empty,
+    );
+    out
 }
 
-fn def(
-    op_name: &'static str,
-    input: &str,
-    sequence: String,
-    make: impl Fn(&Ctx, &str) -> Result<Bench, BuildError> + Send + Sync + 'static,
-) -> BenchDef {
-    let what = format!("{GROUP}/{op_name}/{input} revm");
+/// Every opcode benchmark.
+pub fn defs() -> Vec<BenchDef> {
+    entries().into_iter().map(def).collect()
+}
+
+fn def(e: Entry) -> BenchDef {
+    let what = format!("{} revm", e.id());
+    let make = e.make;
     BenchDef {
-        cases: None,
+        cases: make
+            .portable()
+            .then_some(cases as dyno_workload::AdapterCases),
         group: GROUP,
-        op: op_name,
-        input: input.to_string(),
+        op: e.op,
+        input: e.input,
         implementation: "revm",
         version: REVM_VERSION,
         params: vec![
-            ("sequence", Param::Text(sequence)),
+            ("sequence", Param::Text(e.sequence)),
             ("unroll", Param::Int(UNROLL)),
         ],
         build: Box::new(move |ctx: &Ctx| {
-            let bench = make(ctx, &what)?;
+            let bench = make.bench(ctx, &what)?;
             Ok(Box::new(OpcodeWorkload::new(&bench)) as Box<dyn Workload>)
         }),
     }
+}
+
+/// The cases of a portable id in the adapter protocol's form, or `None`
+/// for an id this suite does not export. One case: `code`, the two-loop
+/// program of [`program`] (built here once, so no adapter assembles its
+/// own), `data`, the bytes after the two count words of the calldata, and
+/// `unroll`; the calldata that runs exactly N sequences is the word
+/// N / unroll, the word N % unroll, then `data`. Expected: `output`, the
+/// word the program returns for any N of at least 1 (the opcode's result
+/// from the vectors, run once more after the loops).
+pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
+    let e = entries()
+        .into_iter()
+        .find(|e| e.make.portable() && e.id() == id)?;
+    let hexed =
+        |b: &[u8]| serde_json::Value::String(format!("0x{}", alloy_primitives::hex::encode(b)));
+    Some(e.make.bench(ctx, &format!("{id} adapters")).map(|b| {
+        let Expect::Word(out) = b.expect else {
+            unreachable!("a portable benchmark returns one word")
+        };
+        vec![dyno_protocol::Case::new(
+            [
+                ("code", hexed(&program(&b))),
+                ("data", hexed(&b.data)),
+                ("unroll", serde_json::json!(UNROLL)),
+            ],
+            [("output", hexed(&out))],
+        )]
+    }))
 }
 
 #[cfg(test)]
@@ -744,6 +840,41 @@ mod tests {
         assert_eq!(cold - warm, 4900);
         // The loop's own cost is not in any sequence's gas.
         assert_eq!(gas_of("opcode/loop/empty"), 0);
+    }
+
+    /// What an adapter does with an exported case: deploy `code`, call it
+    /// with the word N / unroll, the word N % unroll and `data`, and
+    /// compare the returned word with `output`.
+    #[test]
+    fn opcode_exported_cases_run_as_the_protocol_says_and_only_portable_ones_export() {
+        let unhexed = |v: &serde_json::Value| unhex(v.as_str().unwrap()).unwrap();
+        let mut exported = 0;
+        for e in entries() {
+            let Some(cases) = cases(&ctx(), &e.id()) else {
+                assert!(!e.make.portable(), "{}", e.id());
+                continue;
+            };
+            exported += 1;
+            let [case] = cases.unwrap().try_into().unwrap();
+            let mut vm = Vm::new(unhexed(&case.input["code"]));
+            let unroll = case.input["unroll"].as_u64().unwrap();
+            for n in [1, 2, unroll + 3] {
+                let mut data = U256::from(n / unroll).to_be_bytes_vec();
+                data.extend_from_slice(&U256::from(n % unroll).to_be_bytes::<32>());
+                data.extend_from_slice(&unhexed(&case.input["data"]));
+                let out = vm.call(&Bytes::from(data));
+                assert!(out.success, "{} N={n}: {:?}", e.id(), out.error);
+                assert_eq!(
+                    out.output[..],
+                    unhexed(&case.expected["output"])[..],
+                    "{} N={n}",
+                    e.id()
+                );
+            }
+        }
+        assert_eq!(exported, 17);
+        assert!(cases(&ctx(), "opcode/sload/cold").is_none());
+        assert!(cases(&ctx(), "opcode/no/such").is_none());
     }
 
     #[test]

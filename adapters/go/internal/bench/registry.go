@@ -99,6 +99,11 @@ func newRegistry() *protocol.Registry {
 	r.AddPattern(BytecodeGroup+"/*/*", ImplEVM, LibGeth, func(id string, cases []Case) (*Prepared, error) {
 		return prepareBytecode(strings.Split(id, "/")[1], cases)
 	})
+	// Opcode mode: the program comes with the case, so any exported
+	// opcode id runs (dyno exports those that need no pre-state).
+	r.AddPattern(OpcodeGroup+"/*/*", ImplEVM, LibGeth, func(_ string, cases []Case) (*Prepared, error) {
+		return prepareOpcode(cases)
+	})
 	return r
 }
 

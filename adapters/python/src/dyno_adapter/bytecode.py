@@ -59,9 +59,13 @@ ONE = (1).to_bytes(32, "big")
 
 
 class LoopCall:
-    """The loop contract `code` in a fresh PragueState, called with (N, input)."""
+    """The loop contract `code` in a fresh PragueState, called with (N, input).
 
-    def __init__(self, target: int, code: bytes):
+    `target` is the precompile marked warm, or None when the program calls
+    none (opcode mode).
+    """
+
+    def __init__(self, target: int | None, code: bytes):
         from eth.constants import BLANK_ROOT_HASH
         from eth.db.atomic import AtomicDB
         from eth.vm.execution_context import ExecutionContext
@@ -86,7 +90,8 @@ class LoopCall:
         self.code = code
         self.state.set_code(LOOP_ADDRESS, self.code)
         self.state.mark_address_warm(LOOP_ADDRESS)
-        self.state.mark_address_warm(target.to_bytes(20, "big"))
+        if target is not None:
+            self.state.mark_address_warm(target.to_bytes(20, "big"))
         self.tx = CancunTransactionContext(gas_price=0, origin=SENDER)
         self.message = Message
         self.apply = PragueComputation.apply_computation

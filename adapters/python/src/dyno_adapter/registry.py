@@ -13,6 +13,7 @@ from dyno_adapter import (
     hashes,
     jsonrpc,
     nist,
+    opcode,
     precompiles,
     rlp_generic,
     secp256k1,
@@ -52,6 +53,7 @@ def families() -> tuple[Family, ...]:
         + nist.families()
         + precompiles.families()
         + bytecode.families()
+        + opcode.families()
         + jsonrpc.families()
         + rlp_generic.families()
     )
