@@ -141,7 +141,7 @@ mod tests {
             vectors: root().join("vectors"),
         };
         let ids = ids();
-        assert_eq!(ids.len(), 236 + 17 + 18 * 4 * 2, "{ids:?}");
+        assert_eq!(ids.len(), 238 + 17 + 18 * 4 * 2, "{ids:?}");
         for id in &ids {
             assert!(
                 cases(&ctx, id).is_some(),
