@@ -105,19 +105,28 @@ async function loopBytecode(cs, p, n) {
   return p + 1 === cs.length ? 0 : p + 1;
 }
 
+/** What every kind running a program in @ethereumjs/evm says of itself. */
+export const EVM_KIND = { implementation: 'ethereumjs-evm', library: '@ethereumjs/evm', async: true };
+
+/** `deploy(target, code)` once per program: a later call with the same
+ * code returns the EVM already deployed. */
+export function deployOnce(target) {
+  const loops = new Map();
+  return async (code) => {
+    const key = toHex(code);
+    if (!loops.has(key)) loops.set(key, await deploy(target, code));
+    return loops.get(key);
+  };
+}
+
 function bytecodeKind(target) {
   // Deployed once per program (one per precompile).
-  const loops = new Map();
+  const deployed = deployOnce(target);
   let loop = null;
   return {
-    implementation: 'ethereumjs-evm',
-    library: '@ethereumjs/evm',
-    async: true,
+    ...EVM_KIND,
     init: async (cases) => {
-      const code = loopCode(cases);
-      const key = toHex(code);
-      if (!loops.has(key)) loops.set(key, await deploy(target, code));
-      loop = loops.get(key);
+      loop = await deployed(loopCode(cases));
     },
     parse: (i) => {
       // `gas` is the precompile's own price; the loop forwards all its gas,

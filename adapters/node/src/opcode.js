@@ -10,7 +10,7 @@
 // program returns one word, the opcode run once more after the loops,
 // which dyno compares with the case's expected output.
 
-import { deploy } from './bytecode.js';
+import { EVM_KIND, deployOnce } from './bytecode.js';
 import { fromHex, toHex } from 'dyno-protocol';
 
 export const GROUP = 'opcode';
@@ -39,19 +39,15 @@ async function loopOpcode(cs, _p, n) {
 }
 
 function opcodeKind() {
-  // Deployed once per program.
-  const loops = new Map();
+  const deployed = deployOnce(null);
   let loop = null;
   return {
-    implementation: 'ethereumjs-evm',
-    library: '@ethereumjs/evm',
-    async: true,
+    ...EVM_KIND,
     init: async (cases) => {
       if (cases.length !== 1) throw new TypeError(`opcode mode runs one case (one program), got ${cases.length}`);
       const code = cases[0]?.input?.code;
       if (typeof code !== 'string') throw new TypeError('case 0: input has no program (`code`)');
-      if (!loops.has(code)) loops.set(code, await deploy(null, fromHex(code, 'code')));
-      loop = loops.get(code);
+      loop = await deployed(fromHex(code, 'code'));
     },
     parse: (i) => {
       if (!Number.isSafeInteger(i.unroll) || i.unroll < 1) throw new TypeError('unroll: expected a positive integer');

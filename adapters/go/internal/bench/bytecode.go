@@ -78,20 +78,12 @@ func prepareBytecode(op string, cases []Case) (*Prepared, error) {
 			return nil, fmt.Errorf("case %d: code differs from case 0's: one id runs one loop program", i)
 		}
 	}
-	chain := params.MergedTestChainConfig
-	rules := chain.Rules(new(big.Int), true, 0)
-	if !rules.IsOsaka {
-		return nil, fmt.Errorf("the chain config does not run Osaka")
-	}
-	db, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
+	cfg, rules, err := deployLoop(code)
 	if err != nil {
 		return nil, err
 	}
-	db.CreateAccount(loopContract)
-	db.SetCode(loopContract, code, tracing.CodeChangeUnspecified)
-	db.Finalise(rules)
 	l := &bytecodeLoop{
-		cfg:      &runtime.Config{ChainConfig: chain, State: db, Time: 0, BlockNumber: new(big.Int)},
+		cfg:      cfg,
 		rules:    rules,
 		inputs:   make([][]byte, len(cases)),
 		calldata: make([]map[int][]byte, len(cases)),
@@ -130,6 +122,24 @@ func prepareBytecode(op string, cases []Case) (*Prepared, error) {
 		outs[i] = Output{{Name: "output", Value: clone(expected[i])}}
 	}
 	return &Prepared{Bench: l, Outputs: outs, SelfChecked: map[string]bool{"output": true}, SelfMismatch: bad}, nil
+}
+
+// deployLoop puts code at the loop contract's address in a fresh in-memory
+// state under Osaka rules, and returns the runtime config that calls it.
+func deployLoop(code []byte) (*runtime.Config, params.Rules, error) {
+	chain := params.MergedTestChainConfig
+	rules := chain.Rules(new(big.Int), true, 0)
+	if !rules.IsOsaka {
+		return nil, rules, fmt.Errorf("the chain config does not run Osaka")
+	}
+	db, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
+	if err != nil {
+		return nil, rules, err
+	}
+	db.CreateAccount(loopContract)
+	db.SetCode(loopContract, code, tracing.CodeChangeUnspecified)
+	db.Finalise(rules)
+	return &runtime.Config{ChainConfig: chain, State: db, Time: 0, BlockNumber: new(big.Int)}, rules, nil
 }
 
 func hexJSON(b []byte) []byte {

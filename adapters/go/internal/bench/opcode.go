@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/core/state"
-	"github.com/ethereum/go-ethereum/core/tracing"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm/runtime"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -73,20 +70,12 @@ func prepareOpcode(cases []Case) (*Prepared, error) {
 	if unroll == 0 {
 		return nil, fmt.Errorf("case 0: unroll must be at least 1")
 	}
-	chain := params.MergedTestChainConfig
-	rules := chain.Rules(new(big.Int), true, 0)
-	if !rules.IsOsaka {
-		return nil, fmt.Errorf("the chain config does not run Osaka")
-	}
-	db, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
+	cfg, rules, err := deployLoop(code)
 	if err != nil {
 		return nil, err
 	}
-	db.CreateAccount(loopContract)
-	db.SetCode(loopContract, code, tracing.CodeChangeUnspecified)
-	db.Finalise(rules)
 	l := &opcodeLoop{
-		cfg:      &runtime.Config{ChainConfig: chain, State: db, Time: 0, BlockNumber: new(big.Int)},
+		cfg:      cfg,
 		rules:    rules,
 		data:     data,
 		unroll:   unroll,
