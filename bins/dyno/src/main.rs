@@ -49,6 +49,13 @@ fn main() -> ExitCode {
             };
             dispatch(&command, &lab, color)
         });
+    if dyno_lab::interrupt::ending() {
+        // The interrupt handler owns the exit (130) once it has begun to
+        // stop everything; a command that returned because its processes
+        // were killed must not exit first with its own code.
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        std::process::exit(130);
+    }
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),

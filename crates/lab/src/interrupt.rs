@@ -22,6 +22,19 @@ pub fn exit_at_once() -> crate::Result<()> {
     flag().map(drop)
 }
 
+/// Set by the handler as it starts to end the process (the first
+/// interrupt of an [`exit_at_once`] command, or any second interrupt).
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// True once an interrupt is ending the process: the handler is stopping
+/// every process dyno started and will exit 130. The command's own result
+/// no longer counts (its setup or worker failed because dyno stopped it),
+/// so the main thread must wait for that exit, not race it with its own
+/// code (a busy machine let `dyno adapter check` exit 1 so).
+pub fn ending() -> bool {
+    ENDING.load(Ordering::SeqCst)
+}
+
 /// The file the last checkpoint went to, if any.
 static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
 
@@ -59,11 +72,13 @@ pub fn flag() -> crate::Result<Arc<AtomicBool>> {
     let stop = flag.clone();
     ctrlc::set_handler(move || {
         if AT_ONCE.load(Ordering::SeqCst) {
+            ENDING.store(true, Ordering::SeqCst);
             dyno_process::group::kill_all();
             eprintln!("\ndyno: interrupted; stopped everything dyno had started");
             std::process::exit(130);
         }
         if stop.swap(true, Ordering::SeqCst) {
+            ENDING.store(true, Ordering::SeqCst);
             dyno_process::group::kill_all();
             eprintln!("\n{}", second_interrupt_message());
             std::process::exit(130);

@@ -16,16 +16,8 @@ pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {
         return "-".into();
     }
-    let (value, unit) = if ns.abs() < 1e3 {
-        (ns, "ns")
-    } else if ns.abs() < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns.abs() < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    format!("{} {unit}", sig3(value))
+    let (value, unit) = scaled(ns, &[(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")]);
+    format!("{value} {unit}")
 }
 
 /// A rate: `950`, `12.3k`, `4.56M`, `1.20G` (per second).
@@ -33,16 +25,32 @@ pub fn rate(per_sec: f64) -> String {
     if !per_sec.is_finite() {
         return "-".into();
     }
-    let (value, suffix) = if per_sec < 1e3 {
-        (per_sec, "")
-    } else if per_sec < 1e6 {
-        (per_sec / 1e3, "k")
-    } else if per_sec < 1e9 {
-        (per_sec / 1e6, "M")
-    } else {
-        (per_sec / 1e9, "G")
+    let (value, suffix) = scaled(per_sec, &[(1.0, ""), (1e3, "k"), (1e6, "M"), (1e9, "G")]);
+    format!("{value}{suffix}")
+}
+
+/// `v` in the largest of `units` (ascending by a thousand, the first 1) it reaches,
+/// to three significant figures. The unit is chosen for the value as
+/// shown: 999.6 ns is "1.00 µs", never "1000 ns".
+fn scaled(v: f64, units: &[(f64, &'static str)]) -> (String, &'static str) {
+    let pick = |x: f64| {
+        units
+            .iter()
+            .rev()
+            .find(|(div, _)| x.abs() >= *div)
+            .unwrap_or(&units[0])
     };
-    format!("{}{suffix}", sig3(value))
+    let (div, unit) = *pick(v);
+    let shown = sig3(v / div);
+    // Rounding may carry into the next unit, a thousand times this one
+    // (999.6 -> "1000"): show the rounded value there (1.00).
+    let rounded = shown.parse::<f64>().unwrap_or(0.0);
+    match units.iter().position(|u| u.1 == unit) {
+        Some(i) if rounded.abs() >= 1e3 && i + 1 < units.len() => {
+            (sig3(rounded / 1e3), units[i + 1].1)
+        }
+        _ => (shown, unit),
+    }
 }
 
 /// A count per operation: `0`, `3`, `2.5`, `1.2k`.
@@ -114,6 +122,9 @@ mod tests {
     fn durations_pick_a_unit() {
         assert_eq!(duration(12.34), "12.3 ns");
         assert_eq!(duration(999.0), "999 ns");
+        // Rounded first, then given its unit: never "1000 ns".
+        assert_eq!(duration(999.6), "1.00 µs");
+        assert_eq!(duration(-999_700.0), "-1.00 ms");
         assert_eq!(duration(4_560.0), "4.56 µs");
         assert_eq!(duration(1_234_567.0), "1.23 ms");
         assert_eq!(duration(2.0e9), "2.00 s");
@@ -124,6 +135,7 @@ mod tests {
     #[test]
     fn rates_counts_and_bytes() {
         assert_eq!(rate(950.0), "950");
+        assert_eq!(rate(999_600.0), "1.00M");
         assert_eq!(rate(12_345.0), "12.3k");
         assert_eq!(rate(4_560_000.0), "4.56M");
         assert_eq!(count(0.0), "0");
