@@ -54,6 +54,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-754d715.md",
         "fresh, issue 34's state set: a CLI test expected two schedule columns, not four (fixed in the next commit; the steps after `cargo test` did not run)",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-68c6f8a.md",
+        "fresh, issue 34 complete (opcode mode in the Go, Node and Python adapters)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
