@@ -58,11 +58,22 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-68c6f8a.md",
         "fresh, issue 34 complete (opcode mode in the Go, Node and Python adapters)",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-0875a52.md",
+        "fresh, **another CPU (AMD EPYC, not the Intel Xeon above)**; issue 31's cuts: RocksDB's unity build (D28), SQLite -O0 and dyno-evm -O1 in tests, no nalgebra, the chain checks beside `cargo test`",
+    ),
+    (
+        "rehearsal-warm-2026-11-29-0875a52.md",
+        "warm (0875a52's fresh caches, the AMD EPYC): 4m20s over the 15 minutes",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
 const BUILD_STEP: &str = "clippy -D warnings and the build of every target";
 const TEST_STEP: &str = "cargo test";
+/// The step that compiles RocksDB apart, before the build, since 0875a52
+/// (decision D28): part of the build, shown beside it.
+const ROCKSDB_STEP: &str = "RocksDB's C++ as RocksDB's unity build";
 
 /// What one rehearsal's printed table gives.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,8 +149,14 @@ fn rehearsal(path: &Path) -> Result<Rehearsal, FiguresError> {
     } else {
         return Err(bad("says neither '**passed** (exit 0)' nor 'exited N'"));
     };
-    let build = step_row(&text, BUILD_STEP)
+    let mut build = step_row(&text, BUILD_STEP)
         .ok_or_else(|| bad(&format!("no step row '{BUILD_STEP}...'")))?;
+    if let Some((wall, cpu)) = step_row(&text, ROCKSDB_STEP) {
+        build = (
+            format!("{wall} + {}", build.0),
+            format!("{cpu} + {}", build.1),
+        );
+    }
     let machine_cpu = text
         .lines()
         .find_map(|l| l.strip_prefix("CPU (user + system): "))
@@ -256,7 +273,7 @@ fn rehearsals(root: &Path, list: &[(&str, &str)]) -> Result<String, FiguresError
             "commit",
             "outcome",
             "total",
-            "build (clippy + every target): wall, CPU",
+            "build (clippy + every target; RocksDB's unity step + it, where run apart): wall, CPU",
             "`cargo test`: wall, CPU",
             "CPU, whole machine",
             "table",
@@ -553,5 +570,29 @@ mod tests {
         std::fs::write(&path, text.replace("exited 101", "ended")).unwrap();
         let err = rehearsal(&path).unwrap_err().to_string();
         assert!(err.contains("neither"), "{err}");
+    }
+
+    /// Since RocksDB compiles in a step of its own (D28), the build column
+    /// shows it beside the Rust build, so runs before and after compare.
+    #[test]
+    fn the_rocksdb_step_is_shown_as_part_of_the_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        std::fs::write(
+            &path,
+            "# Fresh-machine rehearsal of abc1234, 2026-11-29: its step table\n\n\
+             | step | started | wall | CPU |\n|---|--:|--:|--:|\n\
+             | RocksDB's C++ as RocksDB's unity build (four files) | 0m24s | 4m03s | 5m16.2s |\n\
+             | clippy -D warnings and the build of every target, once | 4m28s | 11m53s | 15m34.5s |\n\
+             | **total** | | **33m53s** | **61m34.0s** |\n\n\
+             `.ci/run` **passed** (exit 0) after 33m53s\n",
+        )
+        .unwrap();
+        let r = rehearsal(&path).unwrap();
+        assert_eq!(
+            r.build,
+            ("4m03s + 11m53s".into(), "5m16.2s + 15m34.5s".into())
+        );
+        assert_eq!(r.test, None);
     }
 }
