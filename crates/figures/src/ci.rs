@@ -537,12 +537,18 @@ pub fn busy_ab_table(root: &Path) -> Result<String, FiguresError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_rehearsal_reads_its_outcome_total_and_rows() {
+    /// A rehearsal file holding `text`, in a folder that lives as long as
+    /// the returned guard.
+    fn rehearsal_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.md");
-        std::fs::write(
-            &path,
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn a_rehearsal_reads_its_outcome_total_and_rows() {
+        let (_dir, path) = rehearsal_file(
             "# Warm rehearsal of abc1234, 2026-11-28: its step table as the run printed it\n\n\
              | step | started | wall | CPU |\n|---|--:|--:|--:|\n\
              | clippy -D warnings and the build of every target, once | 0m12s | 4m15s | 5m29.8s |\n\
@@ -550,8 +556,7 @@ mod tests {
              | **total** | | **11m56s** | **12m11.5s** |\n\n\
              CPU (user + system): 12m11.5s in the steps and jobs above; 23m32.9s on the whole machine\n\
              ci-rehearsal: warm run 2 exited 101 after 11m56s\n",
-        )
-        .unwrap();
+        );
         let r = rehearsal(&path).unwrap();
         assert_eq!(
             r,
@@ -576,18 +581,14 @@ mod tests {
     /// shows it beside the Rust build, so runs before and after compare.
     #[test]
     fn the_rocksdb_step_is_shown_as_part_of_the_build() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.md");
-        std::fs::write(
-            &path,
+        let (_dir, path) = rehearsal_file(
             "# Fresh-machine rehearsal of abc1234, 2026-11-29: its step table\n\n\
              | step | started | wall | CPU |\n|---|--:|--:|--:|\n\
              | RocksDB's C++ as RocksDB's unity build (four files) | 0m24s | 4m03s | 5m16.2s |\n\
              | clippy -D warnings and the build of every target, once | 4m28s | 11m53s | 15m34.5s |\n\
              | **total** | | **33m53s** | **61m34.0s** |\n\n\
              `.ci/run` **passed** (exit 0) after 33m53s\n",
-        )
-        .unwrap();
+        );
         let r = rehearsal(&path).unwrap();
         assert_eq!(
             r.build,
