@@ -66,6 +66,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-warm-2026-11-29-0875a52.md",
         "warm (0875a52's fresh caches, the AMD EPYC): 4m20s over the 15 minutes",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-7b5a51f.md",
+        "fresh, the head submitted (0875a52 plus docs; the AMD EPYC): 24 s over the 35 minutes",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
