@@ -176,9 +176,6 @@ features=(--features dyno/db-engines)
 cc_env=()
 if [ "${CI:-}" = true ]; then
   cc_env=(CC=clang-14 CXX=clang++-14)
-fi
-
-if [ "${CI:-}" = true ]; then
   # RocksDB's sources as RocksDB's own unity build, in four files instead
   # of 342: the same sources, flags and defines, a third of the CPU
   # (decision D28). The crate's build script links it and still generates
