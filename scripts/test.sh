@@ -24,10 +24,11 @@
 #   failed.
 # - With CI=true the cargo target directory lives in the dyno cache, outside
 #   the clone ($DYNO_CACHE/cargo-target/<toolchain>), so a later run on the
-#   same machine compiles only dyno's own crates. Cargo keys every unit by
-#   compiler, flags, features and dependency versions, and a fresh clone's
-#   sources are newer than anything built before, so a kept directory can
-#   only save time, never change what is built.
+#   same machine compiles only what changed. Cargo keys every unit by
+#   compiler, flags, features and dependency versions, and judges sources by
+#   mtime: scripts/source-times.py gives the files whose bytes the last good
+#   build compiled an old mtime and every other file the current time, so a
+#   kept directory can only save time, never change what is built (D29).
 # - The run ends with a table of every step's time and the total, and warns
 #   past 40 minutes, naming the slowest steps.
 #
@@ -166,6 +167,11 @@ if [ "${CI:-}" = true ] && [ -z "${CARGO_TARGET_DIR:-}" ]; then
     rm -rf "$CARGO_TARGET_DIR"
     mkdir -p "$CARGO_TARGET_DIR"
   fi
+  # Cargo judges freshness by mtime, and a clone's files are all new: files
+  # whose bytes are the ones the last good build compiled get an old mtime,
+  # every other file the current one (decision D29).
+  sources_record=$CARGO_TARGET_DIR/dyno-sources
+  scripts/source-times.py restore "$sources_record"
 fi
 target=${CARGO_TARGET_DIR:-target}
 features=(--features dyno/db-engines)
@@ -206,6 +212,9 @@ step "clippy -D warnings and the build of every target, once (cargo test --no-ru
 # and `cargo test` would build them again as programs.
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" --no-run --timings
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" --no-run --benches
+if [ -n "${sources_record:-}" ]; then
+  scripts/source-times.py record "$sources_record"
+fi
 dyno=$target/debug/dyno
 echo "the build's slowest units (cargo --timings; the whole report: $target/cargo-timings/cargo-timing.html):" >&2
 scripts/cargo-timings.py "$target/cargo-timings/cargo-timing.html" >"$smoke/timings.tsv"

@@ -8,7 +8,10 @@ use std::path::PathBuf;
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let lock_path = manifest.join("../../Cargo.lock");
-    println!("cargo:rerun-if-changed={}", lock_path.display());
+    // Relative to the package, as cargo reads it: an absolute path would tie
+    // the build script's fingerprint to this clone's folder, and a kept
+    // target directory would rebuild everything above dyno-micro in another.
+    println!("cargo:rerun-if-changed=../../Cargo.lock");
     let lock = std::fs::read_to_string(&lock_path).unwrap_or_default();
 
     // name -> versions, and dyno-micro's dependency list.
