@@ -1,5 +1,6 @@
 //! Records the compiler version and the git commit dyno is built from.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn output(cmd: &str, args: &[&str]) -> Option<String> {
@@ -16,8 +17,20 @@ fn main() {
     println!("cargo:rustc-env=DYNO_RUSTC_VERSION={version}");
 
     if let Some(git_dir) = output("git", &["rev-parse", "--absolute-git-dir"]) {
-        println!("cargo:rerun-if-changed={git_dir}/HEAD");
-        println!("cargo:rerun-if-changed={git_dir}/index");
+        // A clone's own .git, relative to this package as cargo reads it: an
+        // absolute path would keep watching another clone's .git when a
+        // target directory is shared (CI keeps one), and that clone's commit
+        // would stay in this binary.
+        let git_dir = PathBuf::from(git_dir);
+        let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../..");
+        let watched = match (git_dir.canonicalize(), root.canonicalize()) {
+            (Ok(git), Ok(root)) if git.starts_with(&root) => {
+                Path::new("../..").join(git.strip_prefix(&root).unwrap())
+            }
+            _ => git_dir,
+        };
+        println!("cargo:rerun-if-changed={}", watched.join("HEAD").display());
+        println!("cargo:rerun-if-changed={}", watched.join("index").display());
         if let Some(head) = output("git", &["rev-parse", "--short=12", "HEAD"]) {
             // --no-optional-locks: a plain `git status` refreshes and
             // rewrites the index of a fresh clone, which this script
