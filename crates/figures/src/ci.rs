@@ -70,6 +70,14 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-7b5a51f.md",
         "fresh, the head submitted (0875a52 plus docs; the AMD EPYC): 24 s over the 35 minutes",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-cdef4cb.md",
+        "fresh, session 28 (the AMD EPYC): the smoke runs that need only Go before the JVM's wait, the paired A/B as a job, source-times (D29)",
+    ),
+    (
+        "rehearsal-warm-2026-11-29-818afc0.md",
+        "warm (cdef4cb's fresh caches; cdef4cb plus docs): only `dyno` recompiled, for its commit (D29)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
