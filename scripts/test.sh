@@ -48,6 +48,9 @@ trap 'rc=$?; jobs_stop; steps_report || rc=1; rm -rf "$smoke"; scripts/postgres.
 step "the step timer's own test: CPU charged to what ran it, and a run past its limit stopped with its table (scripts/steps-test.sh)"
 scripts/steps-test.sh
 
+step "source-times: only bytes the last build compiled keep an old mtime (scripts/source-times-test.sh, D29)"
+scripts/source-times-test.sh
+
 step "set-up: pinned go-ethereum module (precompile vectors), libclang (bindgen), clang in CI"
 scripts/setup.sh
 # Debian's packages, refreshing the package lists once if they are stale.
