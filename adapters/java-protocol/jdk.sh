@@ -44,7 +44,12 @@ dyno_select_jdk() {
 dyno_mvn() {
   local jdk=$1
   shift
-  local opts=${MAVEN_OPTS:-}
+  # Maven's own JVM (not the tests' forks, not a worker) runs for seconds:
+  # C2 and parallel GC threads cost it more CPU than they save. C1 only and
+  # the serial collector took the java adapter's tests from 63 to 36 s of
+  # CPU and the Scala example's from 46 to 29 (docs/ci.md). MAVEN_OPTS, after
+  # these, can set them back.
+  local opts="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${MAVEN_OPTS:-}"
   # Maven 3.8's bundled Guava touches sun.misc.Unsafe; JDK >= 24 warns about it on every run.
   if [ "$(dyno_jdk_major "$(dyno_jdk_version "$jdk")")" -ge 24 ]; then
     opts="$opts --sun-misc-unsafe-memory-access=allow"
