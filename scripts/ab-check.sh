@@ -25,8 +25,16 @@ fi
 dyno=$1 out=$2 factor=${3:-2}
 slowed=hash/keccak256/1KiB
 mkdir -p "$out"
+# An A/A that flags something exits 1: the check below names what it
+# flagged, with its interval and passes (with errexit it would stop here
+# and say nothing; a rehearsal lost its reason so).
+aa=0
 "$dyno" ab --base "$dyno" hash/keccak256 --quick --passes 8 --format json --no-store -q \
-  --out "$out/ab-aa.json" >"$out/ab-aa-stdout.json"
+  --out "$out/ab-aa.json" >"$out/ab-aa-stdout.json" || aa=$?
+if [ "$aa" != 0 ] && [ "$aa" != 1 ]; then
+  echo "ab-check: the A/A run failed (exit $aa)" >&2
+  exit "$aa"
+fi
 knob_env=(DYNO_TEST_SLOWDOWN="$slowed=$factor")
 if [ "${DYNO_AB_CHECK_NO_KNOB:-}" = 1 ]; then
   echo "ab-check: DYNO_AB_CHECK_NO_KNOB=1: the knob run goes without its knob; the check must fail" >&2
@@ -37,4 +45,4 @@ env "${knob_env[@]}" "$dyno" ab --base "$dyno" hash/keccak256 --quick --passes 8
   --format json --no-store -q --out "$out/ab-knob.json" >"$out/ab-knob-stdout.json"
 knob=$?
 set -e
-python3 scripts/smoke-checks.py ab "$out/ab-aa-stdout.json" "$out/ab-knob-stdout.json" "$knob" "$slowed" "$factor"
+python3 scripts/smoke-checks.py ab "$out/ab-aa-stdout.json" "$out/ab-knob-stdout.json" "$knob" "$slowed" "$factor" "$aa"

@@ -379,7 +379,9 @@ def byo(path: str) -> None:
     print(f"external adapter: {ext[0]['adapter']} from {ext[0]['dir']}", file=sys.stderr)
 
 
-def ab(aa_path: str, knob_path: str, knob_exit: str, slowed: str, factor: str) -> None:
+def ab(
+    aa_path: str, knob_path: str, knob_exit: str, slowed: str, factor: str, aa_exit: str = "0"
+) -> None:
     """`dyno ab --base (this dyno)`: an A/A, then the knob slowing one id by FACTOR."""
     problems = []
     aa, knob = read_run(aa_path), read_run(knob_path)
@@ -399,7 +401,18 @@ def ab(aa_path: str, knob_path: str, knob_exit: str, slowed: str, factor: str) -
         if p["verdict"] in ("regressed", "improved")
     ]
     if flagged:
-        problems.append(f"A/A flagged {flagged}")
+        problems.append(
+            "A/A flagged: "
+            + "; ".join(
+                f"{p['id']} {p['implementation']}: {p['verdict']}, {p['delta']:+.1%} "
+                f"[{p['delta_low']:+.1%}, {p['delta_high']:+.1%}], Holm p {p['p_holm']:.2g}, "
+                f"passes {[round(x['statistic'], 3) for x in p['passes']]}"
+                for p in aa["paired"]
+                if p["verdict"] in ("regressed", "improved")
+            )
+        )
+    if aa_exit != "0":
+        problems.append(f"the A/A run exited {aa_exit}, not 0")
     caught = {
         p["implementation"]
         for p in knob["paired"]
