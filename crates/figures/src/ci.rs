@@ -78,6 +78,18 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-warm-2026-11-29-818afc0.md",
         "warm (cdef4cb's fresh caches; cdef4cb plus docs): only `dyno` recompiled, for its commit (D29)",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-27fb4b2.md",
+        "fresh, Maven's JVM with C1 only: the paired A/B as a job beside saturated cores exited 1 in its A/A (back as the last step since 507b1a7)",
+    ),
+    (
+        "rehearsal-fresh-2026-11-29-507b1a7.md",
+        "fresh, session 28's submitted code: source-times (D29), the Go-only smoke runs first, Maven's JVM with C1 only, the A/B last",
+    ),
+    (
+        "rehearsal-warm-2026-11-29-507b1a7.md",
+        "warm (507b1a7's fresh caches, a new clone of the same commit)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
