@@ -379,6 +379,15 @@ def byo(path: str) -> None:
     print(f"external adapter: {ext[0]['adapter']} from {ext[0]['dir']}", file=sys.stderr)
 
 
+def paired_verdict(p: dict) -> str:
+    """One paired comparison's verdict, change with its interval, Holm p and passes."""
+    return (
+        f"{p['verdict']}, {p['delta']:+.1%} "
+        f"[{p['delta_low']:+.1%}, {p['delta_high']:+.1%}], Holm p {p['p_holm']:.2g}, "
+        f"passes {[round(x['statistic'], 3) for x in p['passes']]}"
+    )
+
+
 def ab(
     aa_path: str, knob_path: str, knob_exit: str, slowed: str, factor: str, aa_exit: str = "0"
 ) -> None:
@@ -395,21 +404,11 @@ def ab(
                 problems.append(
                     f"{name} {p['id']} {p['implementation']}: {p['verdict']}, {p.get('note')}"
                 )
-    flagged = [
-        (p["id"], p["implementation"])
-        for p in aa["paired"]
-        if p["verdict"] in ("regressed", "improved")
-    ]
+    flagged = [p for p in aa["paired"] if p["verdict"] in ("regressed", "improved")]
     if flagged:
         problems.append(
             "A/A flagged: "
-            + "; ".join(
-                f"{p['id']} {p['implementation']}: {p['verdict']}, {p['delta']:+.1%} "
-                f"[{p['delta_low']:+.1%}, {p['delta_high']:+.1%}], Holm p {p['p_holm']:.2g}, "
-                f"passes {[round(x['statistic'], 3) for x in p['passes']]}"
-                for p in aa["paired"]
-                if p["verdict"] in ("regressed", "improved")
-            )
+            + "; ".join(f"{p['id']} {p['implementation']}: {paired_verdict(p)}" for p in flagged)
         )
     if aa_exit != "0":
         problems.append(f"the A/A run exited {aa_exit}, not 0")
@@ -425,9 +424,7 @@ def ab(
     ]
     if len(caught) != 3 or others:
         missed = [
-            f"{p['implementation']}: {p['verdict']}, {p['delta']:+.1%} "
-            f"[{p['delta_low']:+.1%}, {p['delta_high']:+.1%}], Holm p {p['p_holm']:.2g}, "
-            f"passes {[round(x['statistic'], 3) for x in p['passes']]}"
+            f"{p['implementation']}: {paired_verdict(p)}"
             for p in knob["paired"]
             if p["id"] == slowed and p["implementation"] not in caught
         ]
