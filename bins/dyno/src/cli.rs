@@ -136,6 +136,9 @@ pub(crate) enum Command {
     /// Bring your own implementation: write a new adapter folder from a
     /// template (`new`), or check that one speaks the protocol (`check`).
     Adapter(AdapterArgs),
+    /// Execution clients: check that dyno drives one correctly (`check`)
+    /// before trusting a replay of it.
+    Client(ClientArgs),
     /// Named, versioned baselines kept in the history: save one from a run,
     /// list them, show one, export or import it as a JSON file.
     Baseline(BaselineArgs),
@@ -532,11 +535,18 @@ pub(crate) struct AbArgs {
 #[derive(Debug, Clone, Args)]
 #[command(after_help = REPLAY_HELP)]
 pub(crate) struct ReplayArgs {
-    /// The client: geth (the one `dyno setup geth` built), another geth
-    /// build in nodes/ (geth-1.17.7, after `dyno setup geth-1.17.7`), or
-    /// revm (dyno's own validator, in this process, on the same blocks).
-    #[arg(long, default_value = "geth", value_name = "NAME")]
-    pub(crate) client: String,
+    /// The clients, comma-separated, each replaying every set in turn (a
+    /// fresh data directory each): geth (the one `dyno setup geth` built),
+    /// ethereumjs (`dyno setup ethereumjs`), another geth build in nodes/
+    /// (geth-1.17.7), or revm (dyno's own validator, in this process, on
+    /// the same blocks).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "geth",
+        value_name = "NAME,..."
+    )]
+    pub(crate) client: Vec<String>,
 
     /// Start another Engine-API client from this command line instead
     /// (placeholders below).
@@ -555,6 +565,12 @@ pub(crate) struct ReplayArgs {
     /// Block sets to replay, comma-separated (see below).
     #[arg(long = "set", value_delimiter = ',', value_name = "SET")]
     pub(crate) sets: Vec<String>,
+
+    /// The fork dyno's sets are made under: osaka or prague (default: the
+    /// newest every client runs; ethereumjs runs prague). The same
+    /// transactions either way; the Result says which.
+    #[arg(long, value_name = "FORK", value_parser = parse_fork)]
+    pub(crate) fork: Option<dyno_lab::client::Fork>,
 
     /// Write each set as a chain folder DIR/<set> (genesis.json, blocks.rlp,
     /// payloads.jsonl, chain.json) instead of replaying it; prints the
@@ -756,6 +772,15 @@ Examples:
   dyno gas --blocks --from RUN.json --with LEVELS.json --compare peer.csv";
 
 /// `60mgas` (or `60`) or `arith`.
+fn parse_fork(s: &str) -> Result<dyno_lab::client::Fork, String> {
+    dyno_lab::client::Fork::parse(s.trim()).ok_or_else(|| {
+        format!(
+            "{s:?}: dyno makes its chains under {}",
+            dyno_lab::client::Fork::ALL.map(|f| f.name()).join(" or ")
+        )
+    })
+}
+
 fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {
     use dyno_format::gas::Anchor;
     let t = s.trim().to_ascii_lowercase();
@@ -887,6 +912,76 @@ Examples:
   dyno baseline show main
   dyno baseline export main -o baselines/main.json     commit it
   dyno baseline import baselines/main.json             on another machine";
+
+const CLIENT_HELP: &str = "\
+The checks, in order (docs/clients.md says what each asks and how to fix it):
+  start         started from dyno's genesis, its Engine API answers dyno's token in time
+  loopback      everything its process group listens on is on 127.0.0.1
+  jwt           a token of the secret in {jwt} is accepted
+  jwt-other     a token of another secret is refused (HTTP 401)
+  jwt-none      a call without a token is refused
+  jwt-unsigned  a token with alg none is refused
+  jwt-stale     a token issued 5 minutes ago: refused, or a note (the spec says SHOULD)
+  capabilities  engine_exchangeCapabilities offers engine_newPayloadV4 and forkchoiceUpdatedV3
+  genesis       its block 0 is dyno's genesis (eth_getBlockByNumber on the Engine port)
+  valid         block 1 (empty) and block 2 (714 transfers) are VALID
+  invalid       block 2 with a wrong state root, its hash matching, is INVALID
+  forkchoice    forkchoiceUpdated moves the head; eth_blockNumber and latest agree
+  block-log     its own per-block timing log joined by hash, or a note that it has none
+  metrics       its Prometheus metrics scraped, or a note that they are missing
+  stop          SIGTERM ends it within 30 s; nothing left running or listening; data removed
+
+A client dyno does not install is started from --client-cmd, the line `dyno replay
+--client-cmd` takes, with the same placeholders (see `dyno replay --help`).
+
+Examples:
+  dyno setup geth && dyno client check geth
+  dyno setup ethereumjs && dyno client check ethereumjs
+  dyno client check --client-cmd 'my-client --datadir {datadir} --genesis {genesis} \\
+      --engine-port {authrpc_port} --jwt {jwt} --metrics-port {metrics_port}'
+
+Exit status: 0 every check passed (notes and skips allowed); 1 a check failed; 2 a
+usage error.";
+
+#[derive(Debug, Args)]
+#[command(after_help = CLIENT_HELP)]
+pub(crate) struct ClientArgs {
+    #[command(subcommand)]
+    pub(crate) action: ClientAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ClientAction {
+    /// Check that dyno drives a client correctly: start it from dyno's
+    /// genesis on loopback, its JWT authentication (and tokens it must
+    /// refuse), its capabilities, a good block VALID and a bad one
+    /// INVALID, the head moved by forkchoice, its own per-block log and
+    /// metrics, and a clean stop. One line per check; exit 1 if any fails.
+    Check {
+        /// An installed client: geth, ethereumjs, or another geth build
+        /// in nodes/ (geth-1.17.7).
+        #[arg(required_unless_present = "client_cmd", conflicts_with = "client_cmd")]
+        name: Option<String>,
+        /// Or start a client from this command line (placeholders as for
+        /// `dyno replay --client-cmd`).
+        #[arg(long, value_name = "CMD")]
+        client_cmd: Option<String>,
+        /// The fork of dyno's genesis: osaka or prague (default: the newest
+        /// the client runs).
+        #[arg(long, value_name = "FORK", value_parser = parse_fork)]
+        fork: Option<dyno_lab::client::Fork>,
+        /// How long the client may take to answer after it starts, in
+        /// seconds.
+        #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+        ready_timeout: u64,
+        /// The longest one Engine-API call may take, in seconds.
+        #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+        call_timeout: u64,
+        /// Print the report only, not each line as it is found.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+}
 
 #[derive(Debug, Args)]
 #[command(after_help = ADAPTER_HELP)]

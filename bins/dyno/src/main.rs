@@ -15,6 +15,7 @@ mod adapter;
 mod baseline;
 mod check;
 mod cli;
+mod client;
 mod gas;
 mod history;
 mod list;
@@ -97,6 +98,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
             Ok(Outcome::Ok)
         }
         Command::Adapter(args) => adapter::adapter(lab, args),
+        Command::Client(args) => client::client(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),
         Command::Check(args) => check::check(lab, args, color),
         Command::Compare(args) => check::compare(lab, args, color),

@@ -10,11 +10,12 @@ use crate::cli::{LoadFormat, ReplayArgs};
 pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
     let out = crate::result_file(&args.output, "the replay")?;
     let req = Request {
-        client: args.client.clone(),
+        clients: args.client.clone(),
         client_cmd: args.client_cmd.clone(),
         against: args.against.clone(),
         against_cmd: args.against_cmd.clone(),
         sets: args.sets.clone(),
+        fork: args.fork,
         blocks: args.blocks,
         warmup: args.warmup,
         pairs: args.pairs,

@@ -38,6 +38,7 @@ use crate::vm::REVM_VERSION;
 
 pub mod executor;
 pub mod export;
+pub mod fork;
 pub mod genesis;
 pub mod producer;
 pub use dyno_eth::signer;
@@ -172,22 +173,23 @@ pub fn chain_of_classes(
     senders: u64,
     limit: u64,
 ) -> Result<(Genesis, Vec<Block>), producer::ProduceError> {
-    let (genesis, blocks) = chain_of_rounds(contracts, senders, limit, 1)?;
+    let (genesis, blocks) = chain_of_rounds(contracts, senders, limit, 1, fork::Fork::Osaka)?;
     Ok((genesis, blocks.into_iter().map(|(_, b)| b).collect()))
 }
 
 /// `rounds` rounds of one block of each class ([`Kind::ALL`] order) at
 /// `limit`, each block on the one before, on a fresh genesis of `senders`
-/// senders; each block with its class. The classes interleave, so a drift
-/// over the chain (a client's caches filling, its database growing)
-/// touches every class alike.
+/// senders, under `fork`; each block with its class. The classes
+/// interleave, so a drift over the chain (a client's caches filling, its
+/// database growing) touches every class alike.
 pub fn chain_of_rounds(
     contracts: &Contracts,
     senders: u64,
     limit: u64,
     rounds: usize,
+    fork: fork::Fork,
 ) -> Result<(Genesis, Vec<(Kind, Block)>), producer::ProduceError> {
-    let genesis = Genesis::new(contracts, senders, limit);
+    let genesis = Genesis::new(contracts, senders, limit).under(fork);
     let mut producer = Producer::new(&genesis, 0x9e7)?;
     let mut world = genesis.world.clone();
     let mut parent = genesis.header.clone();

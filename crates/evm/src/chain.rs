@@ -159,7 +159,18 @@ impl Chain {
         blocks: usize,
         senders: u64,
     ) -> Result<Self, ChainError> {
-        let genesis = Genesis::new(contracts, senders, GENESIS_GAS_LIMIT);
+        Self::generate_under(contracts, blocks, senders, crate::block::fork::Fork::Osaka)
+    }
+
+    /// [`Chain::generate`] under `fork`: the same transactions, executed
+    /// under its rules.
+    pub fn generate_under(
+        contracts: &Contracts,
+        blocks: usize,
+        senders: u64,
+        fork: crate::block::fork::Fork,
+    ) -> Result<Self, ChainError> {
+        let genesis = Genesis::new(contracts, senders, GENESIS_GAS_LIMIT).under(fork);
         let mut producer = Producer::new(&genesis, 0xc4a1)
             .map_err(|source| ChainError::Produce { number: 0, source })?;
         let mut world = genesis.world.clone();

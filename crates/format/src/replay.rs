@@ -123,4 +123,10 @@ pub struct ClientRun {
     /// scrape that failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_missing: Option<String>,
+    /// The fork the set's genesis turns on (`osaka`, `prague`): dyno's sets
+    /// are made under the newest fork every client of the run has; absent
+    /// for a chain folder whose genesis names none dyno knows, and in
+    /// results from before it was recorded (Osaka).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<String>,
 }

@@ -141,6 +141,7 @@ pub(crate) fn example() -> Run {
         io_write_bytes: Some(52_000_000),
         metrics: [("chain_inserts_count".to_string(), [0.0, 128.0])].into(),
         metrics_missing: None,
+        fork: Some("osaka".into()),
     }];
     run.harness = Some(Harness {
         empty_iteration_ns: 0.9,

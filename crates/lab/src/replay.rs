@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use dyno_evm::block::fork::Fork;
 use dyno_format::destination::Destination;
 use dyno_format::{Implementation, Run};
 use dyno_replay::ab::{self, Side};
@@ -26,8 +27,10 @@ use crate::{Error, Lab, refuse};
 /// What to replay, into what, and how.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// The client: `geth` (the one `dyno setup geth` installed).
-    pub client: String,
+    /// The clients, each replaying every set in turn: `geth` (the one
+    /// `dyno setup geth` installed), `ethereumjs`, another geth build,
+    /// `revm`. One with an A/B.
+    pub clients: Vec<String>,
     /// Or any Engine-API client's command line, with placeholders.
     pub client_cmd: Option<String>,
     /// The second client of an A/B (`geth` again for an A/A).
@@ -37,6 +40,9 @@ pub struct Request {
     /// Block sets (`30M`, `36M`, `60M`, `1000-blocks`, or a chain
     /// folder's path); empty for the default.
     pub sets: Vec<String>,
+    /// The fork dyno's sets are made under (default: the newest every
+    /// client runs).
+    pub fork: Option<Fork>,
     /// Measured rounds per class set.
     pub blocks: Option<usize>,
     /// Warm-up rounds before them (default: as many as are measured).
@@ -69,65 +75,53 @@ pub struct Finished {
     pub failure: Option<Error>,
 }
 
-/// The client a name or command line means.
-pub(crate) fn client_spec(
-    lab: &Lab,
-    name: &str,
-    cmd: Option<&String>,
-    flag: &str,
-) -> crate::Result<ClientSpec> {
-    if let Some(cmdline) = cmd {
-        if cmdline.trim().is_empty() {
+/// The clients `req` names, each with the label its results carry: the
+/// `--client` list, or the command line's client; with `--against`, the
+/// one client (A) and the other (B), told apart in an A/A.
+fn clients(lab: &Lab, req: &Request) -> crate::Result<Vec<(String, ClientSpec)>> {
+    let comparing = req.against.is_some() || req.against_cmd.is_some();
+    let mut out = Vec::new();
+    if req.client_cmd.is_some() {
+        let spec = crate::client::spec(lab, "cmd", req.client_cmd.as_ref(), "--client")?;
+        out.push(("cmd".to_string(), spec));
+    } else {
+        if req.clients.is_empty() {
             refuse!(
-                "{flag}-cmd is empty: give the client's command line, with {{datadir}}, {{genesis}}, {{jwt}} and {{authrpc_port}} in it"
+                "--client: name a client, e.g. --client geth (or several: --client geth,ethereumjs)"
             );
         }
-        if !cmdline.contains("{authrpc_port}") || !cmdline.contains("{jwt}") {
+        if comparing && req.clients.len() > 1 {
             refuse!(
-                "{flag}-cmd {cmdline:?}: it must put the Engine API on {{authrpc_port}} with the \
-                 secret in {{jwt}}, or dyno cannot reach it (see `dyno replay --help`)"
+                "--client {} with --against: an A/B compares one client (A) with another (B); \
+                 name one with --client",
+                req.clients.join(",")
             );
         }
-        return Ok(ClientSpec::Cmd {
-            cmdline: cmdline.clone(),
-        });
+        for name in &req.clients {
+            if out.iter().any(|(n, _)| n == name) {
+                refuse!("--client {}: {name} is named twice", req.clients.join(","));
+            }
+            out.push((
+                name.clone(),
+                crate::client::spec(lab, name, None, "--client")?,
+            ));
+        }
     }
-    if name == "revm" {
-        return Ok(ClientSpec::Revm);
+    if comparing {
+        let name = req.against.as_deref().unwrap_or("cmd");
+        let spec = crate::client::spec(lab, name, req.against_cmd.as_ref(), "--against")?;
+        let mut label = if req.against_cmd.is_some() {
+            "cmd".to_string()
+        } else {
+            name.to_string()
+        };
+        if label == out[0].0 {
+            out[0].0 = format!("{label} (A)");
+            label = format!("{label} (B)");
+        }
+        out.push((label, spec));
     }
-    // `geth`, or another geth build with its own folder in nodes/
-    // (`geth-1.17.7`), installed by `dyno setup <name>`.
-    let known =
-        name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
-    if !known {
-        refuse!(
-            "{flag} {name:?}: the built-in clients are revm (dyno's own, in-process), geth and \
-             the other geth builds in {} ({}); start any other Engine-API client with {flag}-cmd",
-            lab.paths.nodes.display(),
-            geth_builds(lab).join(", ")
-        );
-    }
-    let home = lab.paths.cache.join("nodes").join(name);
-    if !home.join("run").is_file() {
-        refuse!(
-            "{flag} {name}: it is not installed in {}; run `dyno setup {name}` (or give \
-             {flag}-cmd to start another client)",
-            home.display()
-        );
-    }
-    Ok(ClientSpec::Geth { home })
-}
-
-/// The geth builds `nodes/` holds (`geth`, `geth-1.17.7`, ...).
-fn geth_builds(lab: &Lab) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(&lab.paths.nodes)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n == "geth" || n.starts_with("geth-"))
-        .collect();
-    names.sort();
-    names
+    Ok(out)
 }
 
 /// Replay what `req` asks; every refusal comes before anything runs.
@@ -151,18 +145,12 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     }
     let sets = chosen(&req.sets)?;
     let (measured_rounds, warmup) = rounds(req)?;
-    let a = client_spec(lab, &req.client, req.client_cmd.as_ref(), "--client")?;
-    let b = match (&req.against, &req.against_cmd) {
-        (None, None) => None,
-        (name, cmd) => Some(client_spec(
-            lab,
-            name.as_deref().unwrap_or("cmd"),
-            cmd.as_ref(),
-            "--against",
-        )?),
-    };
-    if [Some(&a), b.as_ref()].contains(&Some(&ClientSpec::Revm))
-        && let Some(Chosen::Folder(dir, _)) = sets.iter().find(|s| matches!(s, Chosen::Folder(..)))
+    let clients = clients(lab, req)?;
+    let fork = crate::client::fork(&clients, req.fork)?;
+    if let Some((_, Chosen::Folder(dir, _))) = clients
+        .iter()
+        .find(|(_, s)| *s == ClientSpec::Revm)
+        .zip(sets.iter().find(|s| matches!(s, Chosen::Folder(..))))
     {
         refuse!(
             "--set {}: revm replays dyno's own block sets (it starts from their state, not from \
@@ -177,22 +165,11 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             eprintln!("dyno replay: {m}");
         }
     };
-
-    // The implementations' names: the client's, told apart in an A/A.
-    let label = |s: &ClientSpec, name: &str| match s {
-        ClientSpec::Geth { .. } => name.to_string(),
-        ClientSpec::Cmd { .. } => "cmd".to_string(),
-        ClientSpec::Revm => "revm".to_string(),
-    };
-    let mut label_a = label(&a, &req.client);
-    let mut label_b = b
-        .as_ref()
-        .map(|s| label(s, req.against.as_deref().unwrap_or("cmd")));
-    if let Some(lb) = &mut label_b
-        && *lb == label_a
-    {
-        label_a = format!("{label_a} (A)");
-        *lb = format!("{lb} (B)");
+    if fork != Fork::default() {
+        say(&format!(
+            "dyno's sets are made under {fork}, the newest fork every client runs (the same \
+             transactions; --fork to choose)"
+        ));
     }
 
     let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
@@ -203,9 +180,15 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         call: req.call_timeout,
         ..Limits::default()
     };
-    let order = match &b {
-        Some(_) => ab::order(req.pairs),
-        None => vec![Side::A],
+    // Which client replays, in turn: A and B in ABBA pairs, or each client
+    // once.
+    let order: Vec<usize> = if comparing {
+        ab::order(req.pairs)
+            .into_iter()
+            .map(|s| usize::from(s == Side::B))
+            .collect()
+    } else {
+        (0..clients.len()).collect()
     };
     let mut failure: Option<Error> = None;
     let mut all_ids = 0;
@@ -213,29 +196,23 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         let set = match chosen {
             Chosen::Own(name) => {
                 say(&making(&name, warmup, measured_rounds));
-                blocks::make(&contracts, &name, warmup, measured_rounds)
+                blocks::make(&contracts, &name, warmup, measured_rounds, fork)
                     .map_err(|e| Error::Refused(e.to_string()))?
             }
             Chosen::Folder(_, set) => *set,
         };
         let name = &set.name;
         all_ids += set.ids().len();
-        let mut done: Vec<(Side, Replayed)> = Vec::new();
-        for (k, side) in order.iter().enumerate() {
+        let mut done: Vec<(usize, Replayed)> = Vec::new();
+        for (k, &who) in order.iter().enumerate() {
             if interrupt.load(Ordering::Relaxed) {
                 break 'sets;
             }
-            let (spec, who) = match side {
-                Side::A => (&a, &label_a),
-                Side::B => (
-                    b.as_ref().expect("B in the order"),
-                    label_b.as_ref().expect("B"),
-                ),
-            };
-            let what = if order.len() > 1 {
-                format!("{name} into {who} (run {} of {})", k + 1, order.len())
+            let (label, spec) = &clients[who];
+            let what = if order.len() > 1 && comparing {
+                format!("{name} into {label} (run {} of {})", k + 1, order.len())
             } else {
-                format!("{name} into {who}")
+                format!("{name} into {label}")
             };
             say(&format!("replaying {what}: {} blocks", set.blocks.len()));
             let bar = progress_bar(set.blocks.len(), req.quiet);
@@ -260,16 +237,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
                 ));
             }
             let stopped = r.failure.clone();
-            let run_index = done.iter().filter(|(s, _)| s == side).count() as u32;
-            run.clients.push(client_run(who, &set, run_index, &r));
-            done.push((*side, r));
-            update(
-                &mut run,
-                &set,
-                &done,
-                [&label_a, label_b.as_deref().unwrap_or("")],
-                [&a, b.as_ref().unwrap_or(&a)],
-            );
+            let run_index = done.iter().filter(|(c, _)| *c == who).count() as u32;
+            run.clients.push(client_run(label, &set, run_index, &r));
+            done.push((who, r));
+            update(&mut run, &set, &done, &clients);
             saving.checkpoint(&run);
             if let Some(f) = stopped {
                 let out = saving.target();
@@ -281,14 +252,14 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             }
         }
     }
-    if b.is_some() {
+    if comparing {
         let judge = ab::Judge {
             pairs: req.pairs,
             ids: all_ids,
             family: req.confidence,
             floor: req.floor,
         };
-        run.comparisons = compare(&run, &label_a, label_b.as_deref().unwrap_or(""), judge);
+        run.comparisons = compare(&run, &clients[0].0, &clients[1].0, judge);
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
@@ -385,8 +356,14 @@ pub fn export(lab: &Lab, req: &Request, dir: &Path) -> crate::Result<Vec<PathBuf
         if !req.quiet {
             eprintln!("dyno replay: {}", making(&name, warmup, measured));
         }
-        let set = blocks::make(&contracts, &name, warmup, measured)
-            .map_err(|e| Error::Refused(e.to_string()))?;
+        let set = blocks::make(
+            &contracts,
+            &name,
+            warmup,
+            measured,
+            req.fork.unwrap_or_default(),
+        )
+        .map_err(|e| Error::Refused(e.to_string()))?;
         let made_by = format!(
             "dyno {} replay --export DIR --set {name} --blocks {measured} --warmup {warmup}",
             lab.build.version
@@ -440,27 +417,24 @@ fn client_run(
         io_write_bytes: both.and_then(|(b, a)| Some(a.io?.1.saturating_sub(b.io?.1))),
         metrics,
         metrics_missing,
+        fork: set.fork.map(|f| f.to_string()),
     }
 }
 
-/// Put each side's results for `set` (from its replays so far) into the
-/// run, replacing the ones of an earlier update.
+/// Put each client's results for `set` (from its replays so far) into
+/// the run, replacing the ones of an earlier update.
 fn update(
     run: &mut Run,
     set: &BlockSet,
-    done: &[(Side, Replayed)],
-    labels: [&str; 2],
-    specs: [&ClientSpec; 2],
+    done: &[(usize, Replayed)],
+    clients: &[(String, ClientSpec)],
 ) {
     let ids = set.ids();
     run.results.retain(|r| !ids.contains(&r.id));
-    for (side, label, spec) in [
-        (Side::A, labels[0], specs[0]),
-        (Side::B, labels[1], specs[1]),
-    ] {
+    for (who, (label, spec)) in clients.iter().enumerate() {
         let runs: Vec<&Replayed> = done
             .iter()
-            .filter(|(s, _)| *s == side)
+            .filter(|(c, _)| *c == who)
             .map(|(_, r)| r)
             .collect();
         if runs.is_empty() {
@@ -472,7 +446,7 @@ fn update(
             .find(|v| !v.is_empty())
             .unwrap_or("unknown");
         let implementation = Implementation {
-            name: label.into(),
+            name: label.clone(),
             version: version.into(),
             runtime: spec.runtime().into(),
         };

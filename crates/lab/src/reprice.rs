@@ -62,7 +62,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     };
     let specs: Vec<_> = clients
         .iter()
-        .map(|c| crate::replay::client_spec(lab, c, None, "--client"))
+        .map(|c| crate::client::spec(lab, c, None, "--client"))
         .collect::<crate::Result<_>>()?;
     let say = |m: &str| {
         if !req.quiet {
@@ -243,6 +243,7 @@ pub fn block_set(made: &Made) -> BlockSet {
         genesis_json: dyno_evm::block::export::genesis_json(&genesis.world, &genesis.header)
             .to_string(),
         gas_limit: genesis.header.gas_limit,
+        fork: Some(genesis.world.fork()),
         genesis: Some(genesis.clone()),
         blocks: made
             .blocks

@@ -319,7 +319,7 @@ fn geth_run(home: &Path) -> Result<PathBuf, NodeError> {
 }
 
 /// What an installed node says of itself (its `version` file), if known.
-fn installed_version(home: &Path) -> Option<String> {
+pub fn installed_version(home: &Path) -> Option<String> {
     std::fs::read_to_string(home.join("version"))
         .ok()
         .map(|v| v.trim().to_string())
@@ -594,11 +594,25 @@ impl LocalNode {
         let (genesis, jwt) = engine_files(datadir.path(), genesis_json, jwt_secret)?;
         let data = datadir.path().join("data").display().to_string();
         geth_step(&run, &["init", "--datadir", &data, &genesis], Stdio::null())?;
+        // geth's p2p listener has no address flag (`--port` binds every
+        // interface); its config file has one.
+        let config = datadir.path().join("geth.toml");
+        std::fs::write(
+            &config,
+            format!("[Node.P2P]\nListenAddr = \"127.0.0.1:{p2p_port}\"\n"),
+        )
+        .map_err(|source| NodeError::Spawn {
+            command: format!("writing {}", config.display()),
+            source,
+        })?;
+        let config = config.display().to_string();
         let authrpc = loopback_port()?;
         let metrics = loopback_port()?;
         let mut command = vec![run.display().to_string()];
         command.extend(
             [
+                "--config",
+                &config,
                 "--datadir",
                 &data,
                 "--metrics",
@@ -610,15 +624,12 @@ impl LocalNode {
                 "1337",
                 "--syncmode",
                 "full",
-                "--port",
-                &p2p_port.to_string(),
                 "--nat",
                 "none",
                 "--nodiscover",
                 "--maxpeers",
                 "0",
-                // geth binds its p2p listener on every interface (it has
-                // no listen-address flag): refuse every peer off loopback.
+                // No peer off loopback either, should one reach it.
                 "--netrestrict",
                 "127.0.0.0/8",
                 "--authrpc.addr",
@@ -788,6 +799,60 @@ impl LocalNode {
             dyno_process::group::release_folder(dir.path());
             let _ = dir.close();
         }
+    }
+}
+
+/// How a node ended when asked to stop ([`LocalNode::stop_observed`]).
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// How its leader exited, if it did within the grace time.
+    pub status: Option<std::process::ExitStatus>,
+    /// From SIGTERM to the leader's exit (or to the end of the grace time).
+    pub took: Duration,
+    /// Its group's processes still running once the leader had ended (all
+    /// then killed).
+    pub left_running: Vec<u32>,
+    /// What its group still listened on then.
+    pub left_listening: Vec<dyno_process::sockets::Listener>,
+    /// Its data folder is gone.
+    pub removed: bool,
+}
+
+impl LocalNode {
+    /// What its process group listens on now (TCP) or has bound (UDP).
+    pub fn listening(&self) -> Vec<dyno_process::sockets::Listener> {
+        self.pid()
+            .map(|pgid| dyno_process::sockets::listening(&dyno_process::sockets::members(pgid)))
+            .unwrap_or_default()
+    }
+
+    /// [`stop`](Self::stop), watching it: how the leader ended after
+    /// SIGTERM and how long it took, what of its group was left running
+    /// or listening then, and whether its data is gone. `None` if it was
+    /// stopped already.
+    pub fn stop_observed(&mut self, grace: Duration) -> Option<Stopped> {
+        let mut child = self.child.take()?;
+        let pgid = child.id();
+        let started = std::time::Instant::now();
+        let status = dyno_process::group::terminate(&mut child, grace);
+        let took = started.elapsed();
+        // A moment for what the leader told to stop.
+        std::thread::sleep(Duration::from_millis(200));
+        let left_running: Vec<u32> = dyno_process::sockets::members(pgid)
+            .into_iter()
+            .filter(|p| dyno_process::group::running(*p))
+            .collect();
+        let left_listening = dyno_process::sockets::listening(&left_running);
+        dyno_process::group::kill(&mut child);
+        let folder = self.folder().map(Path::to_path_buf);
+        self.stop(grace);
+        Some(Stopped {
+            status,
+            took,
+            left_running,
+            left_listening,
+            removed: folder.is_none_or(|f| !f.exists()),
+        })
     }
 }
 

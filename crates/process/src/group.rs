@@ -37,7 +37,16 @@ pub fn signal(child: &Child, signal: Signal) {
 /// the group. How the leader ended, if it ended by itself within `grace`
 /// or before.
 pub fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
-    let status = match child.try_wait() {
+    let status = terminate(child, grace);
+    kill(child);
+    status
+}
+
+/// SIGTERM `child`'s group (unless its leader has ended already) and wait
+/// at most `grace` for the leader to exit; how it ended, if it did. The
+/// group is left as it is: [`kill`] (or [`stop`]) ends the rest.
+pub fn terminate(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    match child.try_wait() {
         Ok(Some(s)) => Some(s),
         _ => {
             signal(child, Signal::SIGTERM);
@@ -52,9 +61,7 @@ pub fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
                 }
             }
         }
-    };
-    kill(child);
-    status
+    }
 }
 
 /// SIGKILL `child`'s whole group at once, reap the leader, forget it.

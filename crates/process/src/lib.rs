@@ -10,7 +10,10 @@
 //!   interrupt) kills the groups and removes the folders
 //!   ([`group::kill_all`]);
 //! - every line read from them is bounded ([`lines`]): a process that
-//!   never ends a line costs a fixed amount of memory, never all of it.
+//!   never ends a line costs a fixed amount of memory, never all of it;
+//! - what a group listens on, and whether any of it outlives its leader,
+//!   can be read ([`sockets`]).
 
 pub mod group;
 pub mod lines;
+pub mod sockets;

@@ -13,6 +13,7 @@
 
 use dyno_evm::block::chain_of_rounds;
 use dyno_evm::block::export::genesis_json;
+use dyno_evm::block::fork::Fork;
 use dyno_evm::block::genesis::{Contracts, Genesis};
 use dyno_evm::block::{self, Block};
 use dyno_evm::chain::{self, Chain};
@@ -63,6 +64,9 @@ pub struct BlockSet {
     pub genesis_json: String,
     /// The genesis gas limit.
     pub gas_limit: u64,
+    /// The fork its genesis turns on (for a chain folder, what its
+    /// genesis file says; `None` if none dyno knows).
+    pub fork: Option<Fork>,
     pub blocks: Vec<Planned>,
 }
 
@@ -98,25 +102,27 @@ pub fn newpayload_id(set: &str, class: &str) -> String {
 /// The id of the 1000-block chain's import.
 pub const IMPORT_ID: &str = "client/import/1000-blocks";
 
-/// Make the set `name`: for a class set, `warmup` rounds then `blocks`
-/// measured rounds (the 1000-block chain ignores both).
+/// Make the set `name` under `fork`: for a class set, `warmup` rounds then
+/// `blocks` measured rounds (the 1000-block chain ignores both).
 pub fn make(
     contracts: &Contracts,
     name: &str,
     warmup: usize,
     blocks: usize,
+    fork: Fork,
 ) -> Result<BlockSet, BlocksError> {
     let produce = |reason: String| BlocksError::Produce {
         set: name.into(),
         reason,
     };
     if name == "1000-blocks" {
-        let c = Chain::generate(contracts, chain::BLOCKS, chain::SENDERS)
+        let c = Chain::generate_under(contracts, chain::BLOCKS, chain::SENDERS, fork)
             .map_err(|e| produce(e.to_string()))?;
         return Ok(BlockSet {
             name: name.into(),
             genesis_json: genesis_json(&c.genesis.world, &c.genesis.header).to_string(),
             gas_limit: c.genesis.header.gas_limit,
+            fork: Some(fork),
             genesis: Some(c.genesis),
             blocks: c
                 .blocks
@@ -131,13 +137,14 @@ pub fn make(
         .filter(|m| block::LIMITS_M.contains(m))
         .ok_or_else(|| BlocksError::Unknown(name.into()))?;
     let limit = limit_m * 1_000_000;
-    let (genesis, chain) = chain_of_rounds(contracts, block::SENDERS, limit, warmup + blocks)
+    let (genesis, chain) = chain_of_rounds(contracts, block::SENDERS, limit, warmup + blocks, fork)
         .map_err(|e| produce(e.to_string()))?;
     let per_round = block::Kind::ALL.len();
     Ok(BlockSet {
         name: name.into(),
         genesis_json: genesis_json(&genesis.world, &genesis.header).to_string(),
         gas_limit: limit,
+        fork: Some(fork),
         genesis: Some(genesis),
         blocks: chain
             .into_iter()
@@ -161,7 +168,7 @@ mod tests {
             vectors: repo.join("vectors"),
         };
         let contracts = Contracts::load(&ctx).unwrap();
-        let set = make(&contracts, "30M", 1, 2).unwrap();
+        let set = make(&contracts, "30M", 1, 2, Fork::Osaka).unwrap();
         assert_eq!(set.blocks.len(), 12);
         assert!(set.blocks[..4].iter().all(|p| p.id.is_none()));
         let classes: Vec<&str> = set.blocks.iter().map(|p| p.class.as_str()).collect();
@@ -176,7 +183,7 @@ mod tests {
         let full = &set.blocks[11].payload.header;
         assert!(full.gas_used > 29_000_000, "{}", full.gas_used);
         assert!(matches!(
-            make(&contracts, "31M", 1, 1),
+            make(&contracts, "31M", 1, 1, Fork::Osaka),
             Err(BlocksError::Unknown(_))
         ));
     }

@@ -1,22 +1,39 @@
-//! The execution client a replay drives: geth as `dyno setup geth`
-//! installed it, or any Engine-API client from a command line with
-//! placeholders. Each start is a fresh data directory initialised from the
-//! set's genesis, a JWT secret made for it, the Engine API on loopback,
-//! no peers; stopping it removes the directory.
+//! The execution client a replay drives: geth or EthereumJS as `dyno
+//! setup` installed them, or any Engine-API client from a command line
+//! with placeholders. Each start is a fresh data directory initialised
+//! from the set's genesis, a JWT secret made for it, the Engine API on
+//! loopback, no peers; stopping it removes the directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use dyno_evm::block::fork::Fork;
 use dyno_node::LocalNode;
 use serde_json::json;
 
 use crate::engine::{Engine, EngineError};
+
+/// The command line dyno starts EthereumJS with (`HOME/run` from
+/// `nodes/ethereumjs/setup`, `{home}` its folder), the worked example of
+/// a `--client-cmd` line: the client reads the geth genesis itself (its
+/// `run` puts back the genesis gasUsed EthereumJS's parser drops), has
+/// the Engine API on loopback with the secret, no peers and no discovery,
+/// no log file, Prometheus metrics; every listener on 127.0.0.1.
+pub const ETHEREUMJS_CMD: &str = concat!(
+    "{home}/run --gethGenesis {genesis} --dataDir {datadir} ",
+    "--rpcEngine --rpcEngineAddr 127.0.0.1 --rpcEnginePort {authrpc_port} --jwtSecret {jwt} ",
+    "--port {p2p_port} --maxPeers 0 --discDns false --discV4 false --logFile false ",
+    "--prometheus --prometheusPort {metrics_port}"
+);
 
 /// Which client to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientSpec {
     /// geth installed in `home` (`run` and `version` in it).
     Geth { home: PathBuf },
+    /// EthereumJS installed in `home` (`nodes/ethereumjs/setup`), started
+    /// from [`ETHEREUMJS_CMD`].
+    EthereumJs { home: PathBuf },
     /// A shell command line (`--client-cmd`) with the placeholders of
     /// [`LocalNode::start_engine_cmd`].
     Cmd { cmdline: String },
@@ -27,12 +44,35 @@ pub enum ClientSpec {
 }
 
 impl ClientSpec {
-    /// What the client is called in results: `geth` or `cmd`.
+    /// What the client is called in results: `geth`, `ethereumjs`,
+    /// `cmd` or `revm`.
     pub fn name(&self) -> &'static str {
         match self {
             ClientSpec::Geth { .. } => "geth",
+            ClientSpec::EthereumJs { .. } => "ethereumjs",
             ClientSpec::Cmd { .. } => "cmd",
             ClientSpec::Revm => "revm",
+        }
+    }
+
+    /// The newest fork it runs: Osaka, but Prague for EthereumJS 0.10
+    /// (whose `osaka` is the withdrawn EOF fork). A command line's client
+    /// is taken to run Osaka (`--fork` says otherwise).
+    pub fn newest_fork(&self) -> Fork {
+        match self {
+            ClientSpec::EthereumJs { .. } => Fork::Prague,
+            _ => Fork::Osaka,
+        }
+    }
+
+    /// The command line it is started from, with its placeholders
+    /// (`None` for geth, which dyno starts with `geth init` first, and
+    /// revm).
+    pub fn cmdline(&self) -> Option<String> {
+        match self {
+            ClientSpec::EthereumJs { home } => Some(ethereumjs_cmd(home)),
+            ClientSpec::Cmd { cmdline } => Some(cmdline.clone()),
+            ClientSpec::Geth { .. } | ClientSpec::Revm => None,
         }
     }
 
@@ -56,6 +96,15 @@ impl ClientSpec {
         let secret = crate::jwt::secret().map_err(ClientError::Secret)?;
         let (mut node, port) = match self {
             ClientSpec::Geth { home } => LocalNode::start_geth_engine(home, genesis_json, &secret),
+            ClientSpec::EthereumJs { home } => {
+                LocalNode::start_engine_cmd(&ethereumjs_cmd(home), genesis_json, &secret).map(
+                    |(mut node, port)| {
+                        node.name = "ethereumjs".into();
+                        node.version = dyno_node::installed_version(home);
+                        (node, port)
+                    },
+                )
+            }
             ClientSpec::Cmd { cmdline } => {
                 LocalNode::start_engine_cmd(cmdline, genesis_json, &secret)
             }
@@ -85,6 +134,7 @@ impl ClientSpec {
                 Err(_) => std::thread::sleep(Duration::from_millis(200)),
             }
         };
+        node.metrics_url = node.metrics_url.take().map(|url| prometheus_path(&url));
         let version = node
             .version
             .as_deref()
@@ -106,6 +156,30 @@ impl ClientSpec {
             node,
             engine,
         })
+    }
+}
+
+/// The EthereumJS command line for an install in `home`.
+fn ethereumjs_cmd(home: &Path) -> String {
+    ETHEREUMJS_CMD.replace("{home}", &home.display().to_string())
+}
+
+/// Where a client's Prometheus metrics are: at `url` (geth's path), or
+/// else at `/metrics` on the same port (the Prometheus default, which
+/// EthereumJS serves), whichever answers; `url` if neither does, so the
+/// scrape says why.
+fn prometheus_path(url: &str) -> String {
+    let limit = Duration::from_secs(5);
+    if dyno_node::metrics::scrape(url, limit).is_ok() {
+        return url.to_string();
+    }
+    let other = match url.strip_prefix("http://").and_then(|r| r.split_once('/')) {
+        Some((host, _)) => format!("http://{host}/metrics"),
+        None => return url.to_string(),
+    };
+    match dyno_node::metrics::scrape(&other, limit) {
+        Ok(_) => other,
+        Err(_) => url.to_string(),
     }
 }
 

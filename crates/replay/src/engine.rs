@@ -123,16 +123,41 @@ impl Engine {
         })
     }
 
+    /// The JWT secret its tokens are signed with.
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    /// The port it talks to (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Call `method` with `params`; its `result` and how long the call
     /// took.
     pub fn call(&mut self, method: &str, params: Value) -> Result<(Value, Duration), EngineError> {
+        let token = crate::jwt::token_now(&self.secret);
+        self.call_as(method, params, Some(&token))
+    }
+
+    /// [`call`](Self::call) with `token` as its bearer token instead of
+    /// one of the secret (`None`: no `Authorization` header at all), to
+    /// see a client refuse it.
+    pub fn call_as(
+        &mut self,
+        method: &str,
+        params: Value,
+        token: Option<&str>,
+    ) -> Result<(Value, Duration), EngineError> {
         let body =
             json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
                 .to_string();
         self.next_id += 1;
-        let token = crate::jwt::token_now(&self.secret);
+        let authorization = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
         let request = format!(
-            "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\n\
+            "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{authorization}\
              Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             self.port,
             body.len()

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::blocks::{BlockSet, Planned};
 use crate::payload::Payload;
+use dyno_evm::block::fork::Fork;
 
 pub const GENESIS: &str = "genesis.json";
 pub const BLOCKS: &str = "blocks.rlp";
@@ -200,11 +201,15 @@ impl Folder {
                     .into(),
             ));
         }
+        let fork = serde_json::from_str(&self.genesis_json)
+            .ok()
+            .and_then(|g| Fork::of_genesis(&g));
         Ok(BlockSet {
             name: name.into(),
             genesis: None,
             genesis_json: self.genesis_json.clone(),
             gas_limit,
+            fork,
             blocks: planned,
         })
     }
@@ -449,7 +454,7 @@ mod tests {
             vectors: repo.join("vectors"),
         };
         let contracts = Contracts::load(&ctx).unwrap();
-        blocks::make(&contracts, "30M", 1, 1).unwrap()
+        blocks::make(&contracts, "30M", 1, 1, Fork::Osaka).unwrap()
     }
 
     fn written(set: &BlockSet) -> tempfile::TempDir {

@@ -40,12 +40,24 @@ pub fn token(secret: &[u8; 32], iat: u64) -> String {
     format!("{input}.{signature}")
 }
 
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// A token issued now.
 pub fn token_now(secret: &[u8; 32]) -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    token(secret, now)
+    token(secret, now())
+}
+
+/// A token with `alg` `none` and no signature, issued now: what the
+/// Engine API's authentication says a client must refuse.
+pub fn unsigned_token() -> String {
+    let header = base64url(br#"{"alg":"none","typ":"JWT"}"#);
+    let claims = base64url(format!(r#"{{"iat":{}}}"#, now()).as_bytes());
+    format!("{header}.{claims}.")
 }
 
 /// A fresh secret: 32 bytes from the operating system's generator.

@@ -8,6 +8,7 @@
 pub mod ab;
 pub mod blocks;
 pub mod client;
+pub mod conformance;
 pub mod drive;
 pub mod engine;
 pub mod folder;

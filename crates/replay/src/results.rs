@@ -198,7 +198,7 @@ mod tests {
         };
         let contracts = dyno_evm::block::genesis::Contracts::load(&ctx).unwrap();
         // One warm-up round, two measured: blocks 4..12 are measured.
-        crate::blocks::make(&contracts, "30M", 1, 2).unwrap()
+        crate::blocks::make(&contracts, "30M", 1, 2, dyno_evm::block::fork::Fork::Osaka).unwrap()
     }
 
     fn timed(index: usize, ms: u64) -> Timed {

@@ -21,7 +21,6 @@ use alloy_primitives::{Address, B256, Bloom, Bytes, U256};
 use revm::context::result::ExecutionResult;
 use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, TxEnv};
 use revm::database::CacheDB;
-use revm::primitives::hardfork::SpecId;
 use revm::state::EvmState;
 use revm::{ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, MainnetEvm, SystemCallEvm};
 
@@ -123,14 +122,15 @@ pub fn tx_env(tx: &Signed<TxEip1559>, sender: Address) -> TxEnv {
     }
 }
 
-/// The EVM context of block `header` on top of `world`: Osaka rules,
+/// The EVM context of block `header` on top of `world`: the world's fork's
+/// rules (Osaka unless its genesis chose Prague),
 /// chain id [`CHAIN_ID`], the header's environment, an overlay over the
 /// world. [`Executor`] builds its EVM on it, and so does whatever else
 /// re-executes a block (an inspector counting what it ran).
 pub fn context<'w>(world: &'w World, header: &Header) -> Ctx<'w> {
     Context::mainnet()
         .modify_cfg_chained(|cfg| {
-            cfg.set_spec_and_mainnet_gas_params(SpecId::OSAKA);
+            cfg.set_spec_and_mainnet_gas_params(world.fork().spec_id());
             cfg.chain_id = CHAIN_ID;
         })
         .modify_block_chained(|b| {

@@ -18,7 +18,7 @@ const BLOB_SCHEDULE: [(&str, u64, u64, u64); 3] = [
 ];
 
 /// The genesis JSON of `world` under `header` (block 0): every fork up to
-/// Osaka active from the start, chain id 1337, proof of stake from block
+/// the world's (Osaka unless it chose Prague) active from the start, chain id 1337, proof of stake from block
 /// 0, and the header's own fields, so a client computes the same genesis
 /// hash as dyno.
 pub fn genesis_json(world: &World, header: &Header) -> Value {
@@ -43,8 +43,8 @@ pub fn genesis_json(world: &World, header: &Header) -> Value {
     ] {
         config.insert(fork.into(), json!(0));
     }
-    for fork in ["shanghaiTime", "cancunTime", "pragueTime", "osakaTime"] {
-        config.insert(fork.into(), json!(0));
+    for fork in world.fork().genesis_times() {
+        config.insert((*fork).into(), json!(0));
     }
     config.insert("terminalTotalDifficulty".into(), json!(0));
     // No deposit contract: dyno's chain has no deposits (EIP-6110).
@@ -54,6 +54,7 @@ pub fn genesis_json(world: &World, header: &Header) -> Value {
     );
     let schedule: Map<String, Value> = BLOB_SCHEDULE
         .iter()
+        .filter(|(fork, ..)| super::fork::Fork::parse(fork).is_none_or(|f| f <= world.fork()))
         .map(|(fork, target, max, fraction)| {
             (
                 (*fork).to_string(),

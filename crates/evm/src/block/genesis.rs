@@ -100,6 +100,13 @@ impl Genesis {
         Self::with_alloc(contracts, senders, gas_limit, &[])
     }
 
+    /// The same genesis with its blocks run under `fork` (its state and
+    /// header are the same: no fork dyno makes adds a genesis field).
+    pub fn under(mut self, fork: super::fork::Fork) -> Self {
+        self.world.set_fork(fork);
+        self
+    }
+
     /// [`Genesis::new`] with more accounts (op-isolation contracts and
     /// the pre-state they touch), each as a genesis file lists it.
     pub fn with_alloc(

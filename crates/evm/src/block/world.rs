@@ -65,6 +65,8 @@ pub struct World {
     block_hashes: HashMap<u64, B256>,
     /// keccak-256(address) → rlp(nonce, balance, storage root, code hash).
     trie: Trie,
+    /// The rules its blocks run under (Osaka unless a genesis says so).
+    fork: super::fork::Fork,
 }
 
 /// What a block did to one account.
@@ -108,6 +110,16 @@ impl World {
     /// An empty world.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The fork its blocks run under.
+    pub fn fork(&self) -> super::fork::Fork {
+        self.fork
+    }
+
+    /// Run its blocks under `fork` from now on (a genesis's choice).
+    pub fn set_fork(&mut self, fork: super::fork::Fork) {
+        self.fork = fork;
     }
 
     /// Add (or replace) an account, as a genesis allocation does: `code`

@@ -1,0 +1,134 @@
+//! The execution clients dyno drives: a name (`geth`, another geth build,
+//! `ethereumjs`, `revm`) or a command line made into a [`ClientSpec`], and
+//! `dyno client check`, the conformance run of one of them
+//! ([`dyno_replay::conformance`]).
+
+use std::time::Duration;
+
+pub use dyno_evm::block::fork::Fork;
+use dyno_replay::blocks;
+use dyno_replay::client::ClientSpec;
+use dyno_replay::conformance::{self, Report};
+
+use crate::{Error, Lab, refuse};
+
+/// The clients dyno installs from a folder of its own in `nodes/` and
+/// starts itself, besides the geth builds.
+pub const INSTALLED: [&str; 1] = ["ethereumjs"];
+
+/// The client a name or command line means; `flag` names the option in
+/// messages (`--client`, `--against`).
+pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Result<ClientSpec> {
+    if let Some(cmdline) = cmd {
+        if cmdline.trim().is_empty() {
+            refuse!(
+                "{flag}-cmd is empty: give the client's command line, with {{datadir}}, {{genesis}}, {{jwt}} and {{authrpc_port}} in it"
+            );
+        }
+        if !cmdline.contains("{authrpc_port}") || !cmdline.contains("{jwt}") {
+            refuse!(
+                "{flag}-cmd {cmdline:?}: it must put the Engine API on {{authrpc_port}} with the \
+                 secret in {{jwt}}, or dyno cannot reach it (see docs/clients.md)"
+            );
+        }
+        return Ok(ClientSpec::Cmd {
+            cmdline: cmdline.clone(),
+        });
+    }
+    if name == "revm" {
+        return Ok(ClientSpec::Revm);
+    }
+    // `geth`, another geth build with its own folder in nodes/
+    // (`geth-1.17.7`), or EthereumJS, each installed by `dyno setup <name>`.
+    let geth = name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
+    if !geth && !INSTALLED.contains(&name) {
+        refuse!(
+            "{flag} {name:?}: the clients dyno installs are {} and revm (dyno's own, \
+             in-process); start any other Engine-API client with {flag}-cmd",
+            names(lab).join(", ")
+        );
+    }
+    let home = lab.paths.cache.join("nodes").join(name);
+    if !home.join("run").is_file() {
+        refuse!(
+            "{flag} {name}: it is not installed in {}; run `dyno setup {name}` (or give \
+             {flag}-cmd to start another client)",
+            home.display()
+        );
+    }
+    Ok(if geth {
+        ClientSpec::Geth { home }
+    } else {
+        ClientSpec::EthereumJs { home }
+    })
+}
+
+/// The clients `nodes/` holds that dyno drives through the Engine API
+/// (`ethereumjs`, `geth`, `geth-1.17.7`, ...).
+pub fn names(lab: &Lab) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(&lab.paths.nodes)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n == "geth" || n.starts_with("geth-") || INSTALLED.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The fork to make blocks under for `specs`: `asked`, if every client
+/// runs it, else the newest every one of them runs.
+pub fn fork(specs: &[(String, ClientSpec)], asked: Option<Fork>) -> crate::Result<Fork> {
+    let common = specs
+        .iter()
+        .map(|(_, s)| s.newest_fork())
+        .min()
+        .unwrap_or_default();
+    match asked {
+        None => Ok(common),
+        Some(f) => {
+            if let Some((name, s)) = specs.iter().find(|(_, s)| s.newest_fork() < f) {
+                refuse!(
+                    "--fork {f}: {name} runs up to {} only; give --fork {} (or leave it out)",
+                    s.newest_fork(),
+                    s.newest_fork()
+                );
+            }
+            Ok(f)
+        }
+    }
+}
+
+/// What `dyno client check` is asked.
+#[derive(Debug, Clone)]
+pub struct CheckRequest {
+    /// An installed client's name, unless `cmd` is given.
+    pub name: String,
+    pub cmd: Option<String>,
+    /// The fork of the genesis (default: the newest the client runs).
+    pub fork: Option<Fork>,
+    /// How long the client may take to answer after it starts.
+    pub ready: Duration,
+    /// How long one Engine-API call may take.
+    pub call: Duration,
+}
+
+/// Run every check of `req`'s client, each line to `echo` as it is found.
+pub fn check(lab: &Lab, req: &CheckRequest, echo: &mut dyn FnMut(&str)) -> crate::Result<Report> {
+    let spec = spec(lab, &req.name, req.cmd.as_ref(), "--client")?;
+    if spec == ClientSpec::Revm {
+        refuse!(
+            "dyno client check revm: revm runs inside dyno, with no Engine API to check; name a \
+             client dyno starts ({}) or give --client-cmd",
+            names(lab).join(", ")
+        );
+    }
+    let name = spec.name().to_string();
+    let fork = fork(&[(name, spec.clone())], req.fork)?;
+    let contracts = dyno_evm::block::genesis::Contracts::load(&lab.paths.ctx())
+        .map_err(|e| Error::Refused(format!("the check's blocks: {e}")))?;
+    // One round of the 30M classes: block 1 empty, block 2 transfers.
+    let set =
+        blocks::make(&contracts, "30M", 0, 1, fork).map_err(|e| Error::Refused(e.to_string()))?;
+    Ok(conformance::check(&spec, &set, req.ready, req.call, echo))
+}
