@@ -57,6 +57,13 @@ if (at >= 0) {
   writeFileSync(state, JSON.stringify(accounts))
   args.splice(at, 2, '--customChain', chain, '--customGenesisState', state)
 }
+// Whatever the client writes relative to its working directory (a log
+// file, its rotation's audit file) lands in its data directory.
+const dataAt = args.indexOf('--dataDir')
+if (dataAt >= 0 && args[dataAt + 1] !== undefined) {
+  mkdirSync(args[dataAt + 1], { recursive: true })
+  process.chdir(args[dataAt + 1])
+}
 process.argv = [process.argv[0], process.argv[1], ...args]
 const require = createRequire(import.meta.url)
 const client = path.dirname(require.resolve('@ethereumjs/client/package.json'))

@@ -22,7 +22,7 @@ use crate::engine::{Engine, EngineError};
 pub const ETHEREUMJS_CMD: &str = concat!(
     "{home}/run --gethGenesis {genesis} --dataDir {datadir} ",
     "--rpcEngine --rpcEngineAddr 127.0.0.1 --rpcEnginePort {authrpc_port} --jwtSecret {jwt} ",
-    "--port {p2p_port} --maxPeers 0 --discDns false --discV4 false --logFile false ",
+    "--port {p2p_port} --maxPeers 0 --discDns false --discV4 false --no-logFile ",
     "--prometheus --prometheusPort {metrics_port}"
 );
 

@@ -200,6 +200,7 @@ pub fn check(
         fork,
         checks: Vec::new(),
     };
+    let before = workdir();
     let started = Instant::now();
     let client = spec.start(&set.genesis_json, ready, call);
     let mut client = match client {
@@ -247,7 +248,7 @@ pub fn check(
     let blocks = blocks(&mut run, &mut client, set, &mut log);
     block_log(&mut run, &mut client, &blocks, &mut log);
     metrics(&mut run, &client);
-    stop(&mut run, client, &listening);
+    stop(&mut run, client, &listening, &before);
     report.checks = run.checks;
     report
 }
@@ -675,7 +676,22 @@ fn metrics(run: &mut Run, client: &Running) {
     }
 }
 
-fn stop(run: &mut Run, client: Running, listening: &[dyno_process::sockets::Listener]) {
+/// The names in the working directory (a client started from a command
+/// line runs in dyno's).
+fn workdir() -> std::collections::BTreeSet<std::ffi::OsString> {
+    std::fs::read_dir(".")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some(e.ok()?.file_name()))
+        .collect()
+}
+
+fn stop(
+    run: &mut Run,
+    client: Running,
+    listening: &[dyno_process::sockets::Listener],
+    before: &std::collections::BTreeSet<std::ffi::OsString>,
+) {
     let mut node = client.node;
     let Some(stopped) = node.stop_observed(STOP_LIMIT) else {
         run.fail("stop", "the client had already exited".into());
@@ -713,6 +729,16 @@ fn stop(run: &mut Run, client: Running, listening: &[dyno_process::sockets::List
     }
     if !stopped.removed {
         wrong.push("its data folder could not be removed".into());
+    }
+    let litter: Vec<String> = workdir()
+        .difference(before)
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    if !litter.is_empty() {
+        wrong.push(format!(
+            "it left {} in the working directory: write into {{datadir}} only",
+            litter.join(", ")
+        ));
     }
     if wrong.is_empty() {
         let how = stopped.status.map_or("?".into(), |s| {
