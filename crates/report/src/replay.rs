@@ -94,7 +94,9 @@ fn row(r: &BenchResult) -> Vec<String> {
     if let Some(why) = &r.incomplete_reason {
         note.push(format!("incomplete: {}", crate::one_line(why)));
     }
-    if logged < r.blocks.len() {
+    if logged == 0 && !r.blocks.is_empty() {
+        note.push("no client log".into());
+    } else if logged < r.blocks.len() {
         note.push(format!(
             "client log for {logged} of {} blocks",
             r.blocks.len()
@@ -142,6 +144,7 @@ fn client_header() -> Vec<String> {
     [
         "client",
         "set",
+        "fork",
         "run",
         "blocks",
         "wall",
@@ -160,6 +163,7 @@ fn client_row(c: &dyno_format::replay::ClientRun) -> Vec<String> {
     vec![
         format!("{} {}", c.implementation, c.version),
         c.set.clone(),
+        c.fork.clone().unwrap_or_else(dash),
         c.run.to_string(),
         c.blocks.to_string(),
         units::duration(c.wall_s * 1e9),
@@ -183,6 +187,97 @@ fn client_row(c: &dyno_format::replay::ClientRun) -> Vec<String> {
     ]
 }
 
+/// The clients of a run without an A/B, in the order they replayed:
+/// more than one, or none.
+fn side_by_side_clients(run: &Run) -> Vec<&str> {
+    if !run.comparisons.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for r in replay_results(run) {
+        if !names.contains(&r.implementation.name.as_str()) {
+            names.push(&r.implementation.name);
+        }
+    }
+    if names.len() < 2 { Vec::new() } else { names }
+}
+
+/// One column group per client: its newPayload P50 with the interval,
+/// MGas/s, and its own execution time where its log has one; then each
+/// other client's P50 over the first's (a ratio of medians, not a paired
+/// comparison: the clients replayed one after another).
+fn side_by_side(run: &Run, names: &[&str]) -> Vec<Vec<String>> {
+    let results = replay_results(run);
+    let of = |name: &str, id: &str| {
+        results
+            .iter()
+            .find(|r| r.implementation.name == name && r.id == id)
+            .copied()
+    };
+    let logged = |name: &str| {
+        results.iter().any(|r| {
+            r.implementation.name == name && r.blocks.iter().any(|b| b.client_log.is_some())
+        })
+    };
+    let mut header = vec!["id".to_string()];
+    for name in names {
+        header.push(format!("{name} P50 [95% CI]"));
+        header.push(format!("{name} MGas/s"));
+        if logged(name) {
+            header.push(format!("{name} execution P50"));
+        }
+    }
+    for name in &names[1..] {
+        header.push(format!("{name} / {}", names[0]));
+    }
+    let mut rows = vec![header];
+    let mut ids: Vec<&str> = Vec::new();
+    for r in &results {
+        if !ids.contains(&r.id.as_str()) {
+            ids.push(&r.id);
+        }
+    }
+    for id in ids {
+        let mut row = vec![id.to_string()];
+        for name in names {
+            let r = of(name, id);
+            row.push(r.and_then(|r| r.stats.as_ref()).map_or("–".into(), |s| {
+                format!(
+                    "{} [{} – {}]",
+                    units::duration(s.p50),
+                    units::duration(s.median_ci.lower),
+                    units::duration(s.median_ci.upper)
+                )
+            }));
+            row.push(
+                r.and_then(|r| r.parameters.get("mgas_per_s"))
+                    .and_then(serde_json::Value::as_f64)
+                    .map_or("–".into(), units::sig3),
+            );
+            if logged(name) {
+                let xs: Vec<f64> = r
+                    .map(|r| {
+                        r.blocks
+                            .iter()
+                            .filter_map(|b| b.logged("timing.execution_ms"))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                row.push(dyno_stats::median(&xs).map_or("–".into(), ms));
+            }
+        }
+        let p50 = |name: &str| of(name, id).and_then(|r| r.stats.as_ref()).map(|s| s.p50);
+        for name in &names[1..] {
+            row.push(match (p50(name), p50(names[0])) {
+                (Some(x), Some(base)) if base > 0.0 => format!("{:.2}×", x / base),
+                _ => "–".into(),
+            });
+        }
+        rows.push(row);
+    }
+    rows
+}
+
 fn replay_results(run: &Run) -> Vec<&BenchResult> {
     run.results
         .iter()
@@ -197,6 +292,9 @@ fn explain(run: &Run) -> Vec<String> {
     ];
     if !run.clients.is_empty() {
         lines.push("client processes: from its first answer to the last block, read from /proc: CPU time (cores = CPU / wall), the kernel's peak RSS, bytes read from and written to storage; its own Prometheus series that changed are in the JSON (`clients[].metrics`).".to_string());
+    }
+    if !side_by_side_clients(run).is_empty() {
+        lines.push("side by side: each client's P50 over the first's is a ratio of medians of runs made one after another, not a paired comparison (`--against` pairs two clients in ABBA runs).".to_string());
     }
     if let Some(c) = run.comparisons.first() {
         lines.push(format!(
@@ -218,6 +316,10 @@ pub(crate) fn tables(run: &Run) -> Vec<(&'static str, Vec<Vec<String>>)> {
     let mut rows = vec![header()];
     rows.extend(replay_results(run).into_iter().map(row));
     out.push(("Block replay", rows));
+    let names = side_by_side_clients(run);
+    if !names.is_empty() {
+        out.push(("The clients side by side", side_by_side(run, &names)));
+    }
     if !run.comparisons.is_empty() {
         let mut rows = vec![comparison_header()];
         rows.extend(run.comparisons.iter().map(comparison_row));
@@ -326,5 +428,45 @@ mod tests {
             md.contains("| client/newpayload/30M-full | geth 1.0.0 | 3 |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn two_clients_get_a_column_each_side_by_side() {
+        let result = |client: &str, ms: u64, log: bool| {
+            let mut r = fixture::result("client/newpayload/30M-full", client, None);
+            r.blocks = (1..=3)
+                .map(|n| block(n, ms * 1_000_000, log.then_some(ms as f64 - 5.0)))
+                .collect();
+            let xs: Vec<f64> = r.blocks.iter().map(|b| b.new_payload_ns as f64).collect();
+            r.stats = dyno_stats::summarize(&xs);
+            r
+        };
+        let run = fixture::run(
+            "20261129T101500Z-t",
+            vec![result("geth", 50, true), result("ethereumjs", 2000, false)],
+        );
+        let md = markdown(&run);
+        let side = md
+            .split("### The clients side by side")
+            .nth(1)
+            .expect("a side-by-side table for two clients");
+        let header = side.lines().find(|l| l.starts_with("| id")).unwrap();
+        assert_eq!(
+            header,
+            "| id | geth P50 [95% CI] | geth MGas/s | geth execution P50 | ethereumjs P50 [95% CI] \
+             | ethereumjs MGas/s | ethereumjs / geth |"
+        );
+        let row = side
+            .lines()
+            .find(|l| l.starts_with("| client/newpayload/30M-full"))
+            .unwrap();
+        // geth's own execution median (45 ms) and the ratio of the P50s.
+        for want in ["50.0 ms", "45.0 ms", "2.00 s", "40.00×"] {
+            assert!(row.contains(want), "{want:?} in {row}");
+        }
+        assert!(md.contains("no client log"), "{md}");
+        // One client: no side-by-side table.
+        let one = fixture::run("20261129T101500Z-u", vec![result("geth", 50, true)]);
+        assert!(!markdown(&one).contains("side by side"));
     }
 }
