@@ -4,7 +4,7 @@ exits non-zero with what is wrong.
 
 Usage: scripts/smoke-checks.py CHECK RUN.json [MORE]
   (CHECK: runtimes, engines, state, net_pow, memory, load, replay; recorded RUN.json chain.json;
-  ab AA.json KNOB.json KNOB_EXIT)
+  clients RUN.json CLIENT...; ab AA.json KNOB.json KNOB_EXIT)
 """
 
 import json
@@ -348,6 +348,38 @@ def recorded(path: str, manifest_path: str) -> None:
     )
 
 
+def clients(path: str, *names: str) -> None:
+    """`dyno replay --client geth,ethereumjs --set 30M --blocks 1 --warmup 0`:
+    every class's block VALID in each client, on one fork the Result names."""
+    run = read_run(path)
+    problems = []
+    if not run["run"]["complete"]:
+        problems.append(f"incomplete: {run['run']['incomplete_reason']}")
+    results = run["results"]
+    ids = sorted({r["id"] for r in results})
+    for name in names:
+        mine = {r["id"]: r for r in results if r["implementation"]["name"] == name}
+        if sorted(mine) != ids or len(ids) != 4:
+            problems.append(f"{name} has results for {sorted(mine)}, not the 4 classes")
+        for r in mine.values():
+            if r["verification"]["status"] != "passed" or len(r["blocks"]) != 1:
+                problems.append(f"{name} {r['id']}: {r['verification']}, {len(r['blocks'])} blocks")
+    forks = {c.get("fork") for c in run["clients"]}
+    if len(forks) != 1 or None in forks:
+        problems.append(f"the clients ran under {forks}, not one fork")
+    if sorted(c["implementation"] for c in run["clients"]) != sorted(names):
+        problems.append(f"client runs {[c['implementation'] for c in run['clients']]}")
+    if problems:
+        sys.exit("; ".join(problems))
+    full = {r["implementation"]["name"]: r for r in results if r["id"].endswith("-full")}
+    print(
+        f"clients side by side passed: the 4 classes VALID in {', '.join(names)} under "
+        f"{forks.pop()}; the full block's newPayload "
+        + ", ".join(f"{n} {full[n]['stats']['p50'] / 1e6:.0f} ms" for n in names),
+        file=sys.stderr,
+    )
+
+
 def byo(path: str) -> None:
     """`dyno run crypto/secp256k1-recover --adapter examples/scala-adapter
     --impl scala-example,libsecp256k1,geth`: the external adapter beside the
@@ -456,6 +488,7 @@ CHECKS = {
     "replay": replay,
     "reprice": reprice,
     "recorded": recorded,
+    "clients": clients,
     "ab": ab,
     "byo": byo,
 }

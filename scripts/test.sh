@@ -121,6 +121,8 @@ node_runtimes() {
   part "dev nodes: anvil and hardhat (npm) and their tests"
   runtime_test nodes/anvil "$cache/nodes/anvil"
   runtime_test nodes/hardhat "$cache/nodes/hardhat"
+  part "execution client: EthereumJS (npm) and its test"
+  runtime_test nodes/ethereumjs "$cache/nodes/ethereumjs"
   part "contracts: solc (pinned npm package) recompiles the checked-in bytecode"
   npm --prefix contracts ci --no-audit --no-fund --loglevel=error
   npm --prefix contracts test
@@ -135,16 +137,16 @@ python_runtime() {
   fi
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r vectors/gen/requirements.txt
   (cd vectors/gen && ../../"$venv"/bin/python -m pytest -q)
-  part "scripts: ruff on scripts/*.py (the python adapter's pinned ruff and settings)"
+  part "scripts: ruff on scripts/*.py and the fake client of the replay tests (the python adapter's pinned ruff and settings)"
   local ruff=$cache/adapters/python/venv/bin/ruff
-  "$ruff" check --no-cache --config adapters/python/pyproject.toml scripts/
-  "$ruff" format --check --no-cache --config adapters/python/pyproject.toml scripts/
+  "$ruff" check --no-cache --config adapters/python/pyproject.toml scripts/ crates/replay/tests/
+  "$ruff" format --check --no-cache --config adapters/python/pyproject.toml scripts/ crates/replay/tests/
 }
 job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
 job geth "geth's build (Go module proxy) and its dev-node test" geth_node
 job go "the go and go-etc adapters' set-up and tests (after geth's build)" go_runtimes
 job java "the java adapter's and the Scala example's set-up and tests" java_runtime
-job node "the node adapter's, anvil's, hardhat's and the contracts' set-up and tests" node_runtimes
+job node "the node adapter's, anvil's, hardhat's, EthereumJS's and the contracts' set-up and tests" node_runtimes
 job python "the python adapter's and the vector generator's set-up and tests, ruff on scripts/" python_runtime
 
 step "cargo fmt --check"
@@ -349,12 +351,26 @@ chain_checks() {
     --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
   python3 scripts/smoke-checks.py recorded "$smoke/recorded-replay-stdout.json" "$smoke/recorded/chain.json"
 
+  part "client check: dyno client check geth, every check of docs/clients.md"
+  "$dyno" client check geth -q
+
   part "op isolation: dyno gas --blocks --quick, every series of specs/reprice/ops.toml and its control into geth and revm, each block's count checked by revm first"
   "$dyno" gas --blocks --quick --format json --no-store -q \
     --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
   python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml "$smoke/reprice-stdout.json"
+
+  part "the second client: dyno setup ethereumjs (after the node job's test installed it), dyno client check ethereumjs"
+  after node
+  "$dyno" setup -q ethereumjs
+  "$dyno" client check ethereumjs -q
+
+  part "clients side by side: one block of each 30M class into geth and EthereumJS (under Prague, the newest fork both run), every one VALID in both"
+  "$dyno" replay --client geth,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \
+    --out "$smoke/clients.json" >"$smoke/clients-stdout.json"
+  sed -n '/^### The clients side by side/,/^$/p' "$smoke/clients.md" >&2
+  python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethereumjs
 }
-job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, op isolation (geth, revm)" chain_checks
+job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth), op isolation (geth, revm), client check (EthereumJS), geth and EthereumJS side by side" chain_checks
 
 step "cargo test (with the db engines)"
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"

@@ -30,7 +30,7 @@ def token_ok(header, secret):
     if not header.startswith("Bearer "):
         return False
     try:
-        head, claims, signature = header[len("Bearer "):].split(".")
+        head, claims, signature = header[len("Bearer ") :].split(".")
         if json.loads(b64decode(head)).get("alg") != "HS256":
             return False
         want = hmac.new(secret, f"{head}.{claims}".encode(), hashlib.sha256).digest()
@@ -64,28 +64,39 @@ def main():
             first = number not in seen_heights
             seen_heights.add(number)
             if args.mode != "accept-all" and number > 1 and first:
-                return {"status": "INVALID", "latestValidHash": payload["parentHash"],
-                        "validationError": "invalid state root"}
-            blocks[payload["blockHash"]] = {"hash": payload["blockHash"],
-                                            "number": payload["blockNumber"]}
-            return {"status": "VALID", "latestValidHash": payload["blockHash"],
-                    "validationError": None}
+                return {
+                    "status": "INVALID",
+                    "latestValidHash": payload["parentHash"],
+                    "validationError": "invalid state root",
+                }
+            blocks[payload["blockHash"]] = {
+                "hash": payload["blockHash"],
+                "number": payload["blockNumber"],
+            }
+            return {
+                "status": "VALID",
+                "latestValidHash": payload["blockHash"],
+                "validationError": None,
+            }
         if method == "engine_forkchoiceUpdatedV3":
             block = blocks.get(params[0]["headBlockHash"])
             if block is None:
-                return {"payloadStatus": {"status": "SYNCING", "latestValidHash": None},
-                        "payloadId": None}
+                return {
+                    "payloadStatus": {"status": "SYNCING", "latestValidHash": None},
+                    "payloadId": None,
+                }
             head[0] = block
-            return {"payloadStatus": {"status": "VALID", "latestValidHash": block["hash"]},
-                    "payloadId": None}
+            return {
+                "payloadStatus": {"status": "VALID", "latestValidHash": block["hash"]},
+                "payloadId": None,
+            }
         if method == "eth_blockNumber":
             return head[0]["number"]
         if method == "eth_getBlockByNumber":
             tag = params[0]
             if tag == "latest":
                 return head[0]
-            return next((b for b in blocks.values() if int(b["number"], 16) == int(tag, 16)),
-                        None)
+            return next((b for b in blocks.values() if int(b["number"], 16) == int(tag, 16)), None)
         raise KeyError(method)
 
     class Handler(BaseHTTPRequestHandler):
@@ -93,19 +104,26 @@ def main():
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            if args.mode != "no-jwt" and not token_ok(self.headers.get("Authorization", ""),
-                                                       secret):
+            if args.mode != "no-jwt" and not token_ok(
+                self.headers.get("Authorization", ""), secret
+            ):
                 self.send_response(401)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
             request = json.loads(body)
             try:
-                reply = {"jsonrpc": "2.0", "id": request["id"],
-                         "result": answer(request["method"], request.get("params", []))}
+                reply = {
+                    "jsonrpc": "2.0",
+                    "id": request["id"],
+                    "result": answer(request["method"], request.get("params", [])),
+                }
             except KeyError:
-                reply = {"jsonrpc": "2.0", "id": request["id"],
-                         "error": {"code": -32601, "message": "method not found"}}
+                reply = {
+                    "jsonrpc": "2.0",
+                    "id": request["id"],
+                    "error": {"code": -32601, "message": "method not found"},
+                }
             data = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
