@@ -103,6 +103,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("replay-classes", replay::classes_table),
         ("replay-validate", replay::validate_table),
         ("replay-recorded-mix", replay::recorded_mix_table),
+        ("replay-clients", replay::clients_table),
         ("ci-rehearsals", ci::rehearsals_table),
         ("ci-ab-busy", ci::busy_ab_table),
         ("ci-cpu", ci::cpu_table),

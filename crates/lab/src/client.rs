@@ -7,14 +7,10 @@ use std::time::Duration;
 
 pub use dyno_evm::block::fork::Fork;
 use dyno_replay::blocks;
-use dyno_replay::client::ClientSpec;
+use dyno_replay::client::{Builtin, ClientSpec};
 use dyno_replay::conformance::{self, Report};
 
 use crate::{Error, Lab, refuse};
-
-/// The clients dyno installs from a folder of its own in `nodes/` and
-/// starts itself, besides the geth builds.
-pub const INSTALLED: [&str; 1] = ["ethereumjs"];
 
 /// The client a name or command line means; `flag` names the option in
 /// messages (`--client`, `--against`).
@@ -41,7 +37,8 @@ pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::R
     // `geth`, another geth build with its own folder in nodes/
     // (`geth-1.17.7`), or EthereumJS, each installed by `dyno setup <name>`.
     let geth = name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
-    if !geth && !INSTALLED.contains(&name) {
+    let builtin = Builtin::parse(name);
+    if !geth && builtin.is_none() {
         refuse!(
             "{flag} {name:?}: the clients dyno installs are {} and revm (dyno's own, \
              in-process); start any other Engine-API client with {flag}-cmd",
@@ -56,21 +53,20 @@ pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::R
             home.display()
         );
     }
-    Ok(if geth {
-        ClientSpec::Geth { home }
-    } else {
-        ClientSpec::EthereumJs { home }
+    Ok(match builtin {
+        Some(client) => ClientSpec::Builtin { client, home },
+        None => ClientSpec::Geth { home },
     })
 }
 
 /// The clients `nodes/` holds that dyno drives through the Engine API
-/// (`ethereumjs`, `geth`, `geth-1.17.7`, ...).
+/// (`ethereumjs`, `ethrex`, `geth`, `geth-1.17.7`, ...).
 pub fn names(lab: &Lab) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(&lab.paths.nodes)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n == "geth" || n.starts_with("geth-") || INSTALLED.contains(&n.as_str()))
+        .filter(|n| n == "geth" || n.starts_with("geth-") || Builtin::parse(n).is_some())
         .collect();
     names.sort();
     names

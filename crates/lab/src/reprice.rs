@@ -64,6 +64,20 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         .iter()
         .map(|c| crate::client::spec(lab, c, None, "--client"))
         .collect::<crate::Result<_>>()?;
+    // The blocks use Osaka's precompiles and opcodes (P256VERIFY, CLZ,
+    // its MODEXP pricing): made under Osaka only.
+    if let Some((name, spec)) = clients
+        .iter()
+        .zip(&specs)
+        .find(|(_, s)| s.newest_fork() < dyno_evm::block::fork::Fork::Osaka)
+    {
+        refuse!(
+            "--client {name}: it runs up to {} only, and the op-isolation blocks are made under \
+             osaka (P256VERIFY, CLZ and Osaka's MODEXP pricing among the series); leave it out \
+             (docs/clients.md, \"Limits\")",
+            spec.newest_fork()
+        );
+    }
     let say = |m: &str| {
         if !req.quiet {
             eprintln!("dyno gas --blocks: {m}");

@@ -13,27 +13,74 @@ use serde_json::json;
 
 use crate::engine::{Engine, EngineError};
 
-/// The command line dyno starts EthereumJS with (`HOME/run` from
-/// `nodes/ethereumjs/setup`, `{home}` its folder), the worked example of
-/// a `--client-cmd` line: the client reads the geth genesis itself (its
-/// `run` puts back the genesis gasUsed EthereumJS's parser drops), has
-/// the Engine API on loopback with the secret, no peers and no discovery,
-/// no log file, Prometheus metrics; every listener on 127.0.0.1.
-pub const ETHEREUMJS_CMD: &str = concat!(
-    "{home}/run --gethGenesis {genesis} --dataDir {datadir} ",
-    "--rpcEngine --rpcEngineAddr 127.0.0.1 --rpcEnginePort {authrpc_port} --jwtSecret {jwt} ",
-    "--port {p2p_port} --maxPeers 0 --discDns false --discV4 false --no-logFile ",
-    "--prometheus --prometheusPort {metrics_port}"
-);
+/// A client dyno installs from a folder of its own in `nodes/` (`dyno
+/// setup NAME`) and starts from a command line of its own: the worked
+/// examples of a `--client-cmd` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// EthereumJS (`nodes/ethereumjs`, npm).
+    EthereumJs,
+    /// ethrex's crates as a node (`nodes/ethrex`, crates.io).
+    Ethrex,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 2] = [Builtin::EthereumJs, Builtin::Ethrex];
+
+    /// Its name, as `--client` and `nodes/` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::EthereumJs => "ethereumjs",
+            Builtin::Ethrex => "ethrex",
+        }
+    }
+
+    /// The client `name` means.
+    pub fn parse(name: &str) -> Option<Builtin> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// The newest fork it runs: Prague for EthereumJS 0.10 (its `osaka`
+    /// is the withdrawn EOF fork), Osaka for ethrex.
+    pub fn newest_fork(self) -> Fork {
+        match self {
+            Builtin::EthereumJs => Fork::Prague,
+            Builtin::Ethrex => Fork::Osaka,
+        }
+    }
+
+    /// Its command line, `{home}` its install's folder.
+    ///
+    /// EthereumJS reads the geth genesis itself (its `run` puts back the
+    /// genesis gasUsed EthereumJS's parser drops), has the Engine API on
+    /// loopback with the secret, no peers and no discovery, no log file,
+    /// Prometheus metrics; `run` binds every other socket to 127.0.0.1.
+    /// ethrex keeps its state in memory (no data directory) and opens no
+    /// peer-to-peer socket.
+    pub fn cmd(self) -> &'static str {
+        match self {
+            Builtin::EthereumJs => concat!(
+                "{home}/run --gethGenesis {genesis} --dataDir {datadir} ",
+                "--rpcEngine --rpcEngineAddr 127.0.0.1 --rpcEnginePort {authrpc_port} ",
+                "--jwtSecret {jwt} --port {p2p_port} --maxPeers 0 --discDns false ",
+                "--discV4 false --no-logFile --prometheus --prometheusPort {metrics_port}"
+            ),
+            Builtin::Ethrex => concat!(
+                "{home}/run --genesis {genesis} --authrpc-port {authrpc_port} --jwt {jwt} ",
+                "--http-port {http_port}"
+            ),
+        }
+    }
+}
 
 /// Which client to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientSpec {
     /// geth installed in `home` (`run` and `version` in it).
     Geth { home: PathBuf },
-    /// EthereumJS installed in `home` (`nodes/ethereumjs/setup`), started
-    /// from [`ETHEREUMJS_CMD`].
-    EthereumJs { home: PathBuf },
+    /// A client of [`Builtin`] installed in `home`, started from its
+    /// [`Builtin::cmd`].
+    Builtin { client: Builtin, home: PathBuf },
     /// A shell command line (`--client-cmd`) with the placeholders of
     /// [`LocalNode::start_engine_cmd`].
     Cmd { cmdline: String },
@@ -49,7 +96,7 @@ impl ClientSpec {
     pub fn name(&self) -> &'static str {
         match self {
             ClientSpec::Geth { .. } => "geth",
-            ClientSpec::EthereumJs { .. } => "ethereumjs",
+            ClientSpec::Builtin { client, .. } => client.name(),
             ClientSpec::Cmd { .. } => "cmd",
             ClientSpec::Revm => "revm",
         }
@@ -60,7 +107,7 @@ impl ClientSpec {
     /// is taken to run Osaka (`--fork` says otherwise).
     pub fn newest_fork(&self) -> Fork {
         match self {
-            ClientSpec::EthereumJs { .. } => Fork::Prague,
+            ClientSpec::Builtin { client, .. } => client.newest_fork(),
             _ => Fork::Osaka,
         }
     }
@@ -70,7 +117,7 @@ impl ClientSpec {
     /// revm).
     pub fn cmdline(&self) -> Option<String> {
         match self {
-            ClientSpec::EthereumJs { home } => Some(ethereumjs_cmd(home)),
+            ClientSpec::Builtin { client, home } => Some(builtin_cmd(*client, home)),
             ClientSpec::Cmd { cmdline } => Some(cmdline.clone()),
             ClientSpec::Geth { .. } | ClientSpec::Revm => None,
         }
@@ -96,10 +143,10 @@ impl ClientSpec {
         let secret = crate::jwt::secret().map_err(ClientError::Secret)?;
         let (mut node, port) = match self {
             ClientSpec::Geth { home } => LocalNode::start_geth_engine(home, genesis_json, &secret),
-            ClientSpec::EthereumJs { home } => {
-                LocalNode::start_engine_cmd(&ethereumjs_cmd(home), genesis_json, &secret).map(
+            ClientSpec::Builtin { client, home } => {
+                LocalNode::start_engine_cmd(&builtin_cmd(*client, home), genesis_json, &secret).map(
                     |(mut node, port)| {
-                        node.name = "ethereumjs".into();
+                        node.name = client.name().into();
                         node.version = dyno_node::installed_version(home);
                         (node, port)
                     },
@@ -159,9 +206,9 @@ impl ClientSpec {
     }
 }
 
-/// The EthereumJS command line for an install in `home`.
-fn ethereumjs_cmd(home: &Path) -> String {
-    ETHEREUMJS_CMD.replace("{home}", &home.display().to_string())
+/// `client`'s command line for an install in `home`.
+fn builtin_cmd(client: Builtin, home: &Path) -> String {
+    client.cmd().replace("{home}", &home.display().to_string())
 }
 
 /// Where a client's Prometheus metrics are: at `url` (geth's path), or

@@ -302,7 +302,43 @@ const ROWS: &[Row] = &[
     row(
         "replay --client reth",
         2,
-        "--client \"reth\": the built-in clients are revm (dyno's own, in-process), geth",
+        "--client \"reth\": the clients dyno installs are ethereumjs, geth, geth-1.17.7 and revm",
+    ),
+    row(
+        "replay --client geth,geth",
+        2,
+        "--client geth,geth: geth is named twice",
+    ),
+    row(
+        "replay --client geth,revm --against geth",
+        2,
+        "an A/B compares one client (A) with another (B)",
+    ),
+    row(
+        "replay --fork cancun",
+        2,
+        "\"cancun\": dyno makes its chains under prague or osaka",
+    ),
+    row(
+        "replay --client revm --fork prague --set 30M --blocks 1 --warmup 0 --client-cmd 'x {jwt}'",
+        2,
+        "it must put the Engine API on {authrpc_port}",
+    ),
+    // dyno client check: refused before any client starts.
+    row(
+        "client check revm",
+        2,
+        "revm runs inside dyno, with no Engine API to check",
+    ),
+    row(
+        "client check nethermind",
+        2,
+        "--client \"nethermind\": the clients dyno installs are",
+    ),
+    row(
+        "client check --client-cmd 'my-client --port 1'",
+        2,
+        "it must put the Engine API on {authrpc_port} with the secret in {jwt}",
     ),
     row(
         "replay --set 31M",

@@ -158,6 +158,77 @@ fn quick_json_times_every_class_and_joins_the_clients_own_log() {
     );
 }
 
+/// `--client geth,revm --fork prague`: one set of blocks, made under
+/// Prague, replayed into each client in turn; a result per id and client,
+/// the fork in each client run, and the side-by-side table.
+#[test]
+fn two_clients_replay_the_same_blocks_side_by_side_under_the_fork_asked() {
+    if geth_home().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r.json");
+    let o = dyno(tmp.path())
+        .args([
+            "replay",
+            "--client",
+            "geth,revm",
+            "--fork",
+            "prague",
+            "--set",
+            "30M",
+        ])
+        .args([
+            "--blocks", "1", "--warmup", "0", "--format", "markdown", "-q", "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
+    let md = text(&o.stdout);
+    let side = md
+        .split("### The clients side by side")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no side-by-side table:\n{md}"));
+    assert!(
+        side.contains("| id | geth P50 [95% CI] | geth MGas/s | geth execution P50 | revm P50 [95% CI] | revm MGas/s | revm / geth |"),
+        "{side}"
+    );
+    let run = read_json(&out);
+    let results = run["results"].as_array().unwrap();
+    for client in ["geth", "revm"] {
+        let mine: Vec<&Value> = results
+            .iter()
+            .filter(|r| r["implementation"]["name"] == client)
+            .collect();
+        assert_eq!(mine.len(), 4, "{client}");
+        assert!(mine.iter().all(|r| r["verification"]["status"] == "passed"));
+    }
+    // The same blocks in both: block by block, the same hashes.
+    let hashes = |client: &str| -> Vec<String> {
+        results
+            .iter()
+            .filter(|r| r["implementation"]["name"] == client)
+            .flat_map(|r| r["blocks"].as_array().unwrap().iter())
+            .map(|b| b["hash"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(hashes("geth"), hashes("revm"));
+    let forks: Vec<&str> = run["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["fork"].as_str().unwrap())
+        .collect();
+    assert_eq!(forks, ["prague", "prague"]);
+    assert!(
+        leftovers(tmp.path()).is_empty(),
+        "{:?}",
+        leftovers(tmp.path())
+    );
+}
+
 /// `dyno replay` of 12 blocks of each class at 60M into geth, writing
 /// `out`; the child and its stderr.
 fn replay_48_blocks(
