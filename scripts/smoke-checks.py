@@ -253,10 +253,10 @@ def replay(path: str) -> None:
 
 
 def reprice(path: str, ops_path: str, priced_path: str) -> None:
-    """`dyno gas --blocks --quick`: every series of specs/reprice/ops.toml
-    replayed into geth and revm, every block VALID, each fitted; its
-    priced table (stdout) with a joint fit for every operation listed at
-    two or more parameters, in each client."""
+    """`dyno gas --blocks --quick --client geth,revm,ethrex`: every series of
+    specs/reprice/ops.toml replayed into each client, every block VALID,
+    each fitted; its priced table (stdout) with a joint fit for every
+    operation listed at two or more parameters, in each client."""
     import tomllib
 
     run = read_run(path)
@@ -269,15 +269,16 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
     layout = spec["series"]
     # --quick: each quick budget at every level, quick_repeats times.
     levels = len(layout["quick_budgets_m"]) * layout["levels"] * layout["quick_repeats"]
-    for client in ["geth", "revm"]:
+    clients = ["geth", "revm", "ethrex"]
+    for client in clients:
         mine = [r for r in run["results"] if r["implementation"]["name"] == client]
         seen = {r["id"] for r in mine if "control" in r["reprice"]}
         if seen != want:
             problems.append(f"{client}: series {sorted(seen ^ want)} missing or extra")
         for r in mine:
             times = {f["time"] for f in r["reprice"]["fits"]}
-            # geth's log gives its own execution and total time; revm has
-            # only dyno's.
+            # geth's log gives its own execution and total time; revm and
+            # ethrex have only dyno's.
             expected = {"new_payload"} | (
                 {"client_execution", "client_total"} if client == "geth" else set()
             )
@@ -300,7 +301,7 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
         if "units" in o:
             units.setdefault(o["op"], set()).add(o["units"])
     multi = {op for op, u in units.items() if len(u) >= 2}
-    for client in ["geth", "revm"]:
+    for client in clients:
         joint = {j["op"] for j in priced.get("joint", []) if j["client"] == client}
         if joint != multi:
             problems.append(f"{client}: joint fits for {sorted(joint)}, want {sorted(multi)}")
@@ -309,7 +310,8 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
     blocks = sum(len(r["blocks"]) for r in run["results"])
     print(
         f"op isolation passed: {len(want)} series and their controls, {blocks} measured blocks "
-        "VALID in geth and revm, each fitted on dyno's time (and geth's own), less its glue; "
+        f"VALID in {', '.join(clients)}, each fitted on dyno's time (and geth's own), less its "
+        "glue; "
         f"joint fits of {', '.join(sorted(multi))} over their parameters",
         file=sys.stderr,
     )

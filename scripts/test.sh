@@ -93,6 +93,10 @@ system_packages() {
   part "a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
   scripts/postgres.sh start "$pgdir" >"$STEPS_LOGS/postgres.url"
 }
+ethrex_node() {
+  part "execution client: ethrex's crates (crates.io) built as a node, and its test"
+  runtime_test nodes/ethrex "$cache/nodes/ethrex"
+}
 geth_node() {
   part "dev node: geth (built from the Go module proxy) and its test"
   runtime_test nodes/geth "$cache/nodes/geth"
@@ -144,13 +148,15 @@ python_runtime() {
 }
 job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
 job geth "geth's build (Go module proxy) and its dev-node test" geth_node
+job ethrex "the ethrex node's build (crates.io, release) and its test" ethrex_node
 job go "the go and go-etc adapters' set-up and tests (after geth's build)" go_runtimes
 job java "the java adapter's and the Scala example's set-up and tests" java_runtime
 job node "the node adapter's, anvil's, hardhat's, EthereumJS's and the contracts' set-up and tests" node_runtimes
 job python "the python adapter's and the vector generator's set-up and tests, ruff on scripts/" python_runtime
 
-step "cargo fmt --check"
+step "cargo fmt --check (the workspace, and the ethrex node in nodes/ethrex)"
 cargo fmt --all --check
+rustfmt --edition 2024 --check nodes/ethrex/src/main.rs
 
 # clippy-driver compiles as rustc does and runs clippy's lints on the way,
 # on dyno's own crates only (cargo's workspace wrapper), exactly as `cargo
@@ -354,8 +360,13 @@ chain_checks() {
   part "client check: dyno client check geth, every check of docs/clients.md"
   "$dyno" client check geth -q
 
-  part "op isolation: dyno gas --blocks --quick, every series of specs/reprice/ops.toml and its control into geth and revm, each block's count checked by revm first"
-  "$dyno" gas --blocks --quick --format json --no-store -q \
+  part "client check: dyno setup ethrex (after its job built it), dyno client check ethrex"
+  after ethrex
+  "$dyno" setup -q ethrex
+  "$dyno" client check ethrex -q
+
+  part "op isolation: dyno gas --blocks --quick, every series of specs/reprice/ops.toml and its control into geth, revm and ethrex, each block's count checked by revm first"
+  "$dyno" gas --blocks --quick --client geth,revm,ethrex --format json --no-store -q \
     --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
   python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml "$smoke/reprice-stdout.json"
 
@@ -364,13 +375,13 @@ chain_checks() {
   "$dyno" setup -q ethereumjs
   "$dyno" client check ethereumjs -q
 
-  part "clients side by side: one block of each 30M class into geth and EthereumJS (under Prague, the newest fork both run), every one VALID in both"
-  "$dyno" replay --client geth,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \
+  part "clients side by side: one block of each 30M class into geth, ethrex and EthereumJS (under Prague, the newest fork all run), every one VALID in each"
+  "$dyno" replay --client geth,ethrex,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \
     --out "$smoke/clients.json" >"$smoke/clients-stdout.json"
   sed -n '/^### The clients side by side/,/^$/p' "$smoke/clients.md" >&2
-  python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethereumjs
+  python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethrex ethereumjs
 }
-job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth), op isolation (geth, revm), client check (EthereumJS), geth and EthereumJS side by side" chain_checks
+job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth, ethrex), op isolation (geth, revm, ethrex), client check (EthereumJS), the three clients side by side" chain_checks
 
 step "cargo test (with the db engines)"
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"

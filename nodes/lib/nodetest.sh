@@ -11,6 +11,7 @@
 #   nt_wait_ready SECONDS   polls eth_chainId until it answers
 #   nt_check_transfer       eth_accounts, eth_getBalance, eth_sendTransaction, receipt
 #   nt_stop                 SIGTERM, waits (SIGKILL after 30 s), checks the exit
+#   nt_loopback_only MIN    every socket of the node bound to 127.0.0.1, at least MIN
 #
 # The EXIT trap stops a node still running, prints the tail of its log if the
 # test failed, and removes the work dir (and a temporary HOME).
@@ -178,6 +179,26 @@ nt_stop() {
   NT_EXIT=$rc
   # 143 = killed by the (default action of) SIGTERM.
   [ "$rc" -eq 0 ] || [ "$rc" -eq 143 ] || nt_fail "exited with status $rc after SIGTERM"
+}
+
+# nt_loopback_only MIN: every TCP or UDP socket the node's process holds is
+# bound to 127.0.0.1 (or not bound); sets NT_SOCKETS to how many are bound,
+# which must be at least MIN. Read from /proc (no ss needed).
+nt_loopback_only() {
+  local inodes inode row
+  inodes=$(for fd in /proc/"$NT_PID"/fd/*; do readlink "$fd" 2>/dev/null; done |
+    sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | sort -u)
+  NT_SOCKETS=0
+  for inode in $inodes; do
+    row=$(awk -v i="$inode" '$10 == i { print $2 }' /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6)
+    [ -n "$row" ] || continue
+    case $row in
+      00000000:0000) continue ;; # a connected or unbound socket
+      0100007F:*) NT_SOCKETS=$((NT_SOCKETS + 1)) ;;
+      *) nt_fail "a socket bound to ${row%%:*} (hex), not 127.0.0.1" ;;
+    esac
+  done
+  [ "$NT_SOCKETS" -ge "$1" ] || nt_fail "found $NT_SOCKETS sockets on 127.0.0.1, expected at least $1"
 }
 
 nt_report() {

@@ -537,9 +537,9 @@ pub(crate) struct AbArgs {
 pub(crate) struct ReplayArgs {
     /// The clients, comma-separated, each replaying every set in turn (a
     /// fresh data directory each): geth (the one `dyno setup geth` built),
-    /// ethereumjs (`dyno setup ethereumjs`), another geth build in nodes/
-    /// (geth-1.17.7), or revm (dyno's own validator, in this process, on
-    /// the same blocks).
+    /// ethrex and ethereumjs (`dyno setup ethrex`, `dyno setup
+    /// ethereumjs`), another geth build in nodes/ (geth-1.17.7), or revm
+    /// (dyno's own validator, in this process, on the same blocks).
     #[arg(
         long,
         value_delimiter = ',',
@@ -693,8 +693,9 @@ pub(crate) struct GasArgs {
     #[arg(long, conflicts_with = "state")]
     pub(crate) blocks: bool,
 
-    /// With --blocks: the clients, in order (geth, revm in this process, or
-    /// another geth build `dyno setup` installed).
+    /// With --blocks: the clients, in order (geth, ethrex, revm in this
+    /// process, or another geth build `dyno setup` installed; not
+    /// ethereumjs, which has no Osaka).
     #[arg(
         long,
         value_delimiter = ',',
@@ -937,6 +938,7 @@ A client dyno does not install is started from --client-cmd, the line `dyno repl
 Examples:
   dyno setup geth && dyno client check geth
   dyno setup ethereumjs && dyno client check ethereumjs
+  dyno setup ethrex && dyno client check ethrex
   dyno client check --client-cmd 'my-client --datadir {datadir} --genesis {genesis} \\
       --engine-port {authrpc_port} --jwt {jwt} --metrics-port {metrics_port}'
 
@@ -958,8 +960,8 @@ pub(crate) enum ClientAction {
     /// INVALID, the head moved by forkchoice, its own per-block log and
     /// metrics, and a clean stop. One line per check; exit 1 if any fails.
     Check {
-        /// An installed client: geth, ethereumjs, or another geth build
-        /// in nodes/ (geth-1.17.7).
+        /// An installed client: geth, ethrex, ethereumjs, or another geth
+        /// build in nodes/ (geth-1.17.7).
         #[arg(required_unless_present = "client_cmd", conflicts_with = "client_cmd")]
         name: Option<String>,
         /// Or start a client from this command line (placeholders as for

@@ -283,15 +283,28 @@ fn loopback(run: &mut Run, listening: &[dyno_process::sockets::Listener]) {
     }
 }
 
+/// How a call with a token not of the secret was taken.
+enum Taken {
+    /// Refused with this HTTP status.
+    Status(u16),
+    /// Refused with a JSON-RPC error at HTTP 200 (ethrex does this).
+    Error(String),
+    /// Answered.
+    Answered,
+}
+
 /// A call of `engine_exchangeCapabilities` with `token` on a connection
-/// of its own: the HTTP status it was refused with, or `None` if it was
-/// answered.
-fn refused(port: u16, token: Option<&str>) -> Result<Option<u16>, String> {
+/// of its own (`None`: no token at all). A JSON-RPC error to a call the
+/// secret's token gets answered is a refusal.
+fn taken(port: u16, token: Option<&str>) -> Result<Taken, String> {
     let mut e =
         Engine::connect(port, [0; 32], Duration::from_secs(10)).map_err(|e| e.to_string())?;
     match e.call_as("engine_exchangeCapabilities", json!([METHODS]), token) {
-        Ok(_) => Ok(None),
-        Err(EngineError::Status { status, .. }) => Ok(Some(status)),
+        Ok(_) => Ok(Taken::Answered),
+        Err(EngineError::Status { status, .. }) => Ok(Taken::Status(status)),
+        Err(EngineError::Rpc { message, code, .. }) => {
+            Ok(Taken::Error(format!("{message} (code {code})")))
+        }
         Err(other) => Err(other.to_string()),
     }
 }
@@ -329,19 +342,28 @@ fn authentication(run: &mut Run, client: &Running) {
             false,
         ),
     ] {
-        match refused(port, token) {
-            Ok(Some(status @ (401 | 403))) => {
+        match taken(port, token) {
+            Ok(Taken::Status(status @ (401 | 403))) => {
                 run.pass(name, format!("{what} is refused with HTTP {status}"));
             }
-            Ok(Some(status)) => run.fail(
+            Ok(Taken::Status(status)) => run.fail(
                 name,
                 format!("{what} got HTTP {status}: refuse it with 401 Unauthorized"),
             ),
-            Ok(None) if must => run.fail(
+            Ok(Taken::Error(error)) => run.add(
+                name,
+                Outcome::Note,
+                format!(
+                    "{what} is refused, but at HTTP 200 with a JSON-RPC error ({}), not HTTP 401 \
+                     as geth and EthereumJS refuse it: a consensus client may take it for a failed call",
+                    one_line(&error)
+                ),
+            ),
+            Ok(Taken::Answered) if must => run.fail(
                 name,
                 format!("{what} was answered: anyone who reaches the port can drive the client"),
             ),
-            Ok(None) => run.add(
+            Ok(Taken::Answered) => run.add(
                 name,
                 Outcome::Note,
                 format!("{what} was answered (the spec says a client SHOULD keep iat within 60 s)"),

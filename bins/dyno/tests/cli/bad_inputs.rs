@@ -302,7 +302,7 @@ const ROWS: &[Row] = &[
     row(
         "replay --client reth",
         2,
-        "--client \"reth\": the clients dyno installs are ethereumjs, geth, geth-1.17.7 and revm",
+        "--client \"reth\": the clients dyno installs are ethereumjs, ethrex, geth, geth-1.17.7 and revm",
     ),
     row(
         "replay --client geth,geth",
