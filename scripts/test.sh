@@ -378,7 +378,7 @@ chain_checks() {
   part "clients side by side: one block of each 30M class into geth, ethrex and EthereumJS (under Prague, the newest fork all run), every one VALID in each"
   "$dyno" replay --client geth,ethrex,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \
     --out "$smoke/clients.json" >"$smoke/clients-stdout.json"
-  sed -n '/^### The clients side by side/,/^$/p' "$smoke/clients.md" >&2
+  sed -n '/^### The clients side by side/,/^### The client processes/p' "$smoke/clients.md" >&2
   python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethrex ethereumjs
 }
 job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth, ethrex), op isolation (geth, revm, ethrex), client check (EthereumJS), the three clients side by side" chain_checks
