@@ -95,6 +95,9 @@ system_packages() {
 }
 ethrex_node() {
   part "execution client: ethrex's crates (crates.io) built as a node, and its test"
+  # Its 10 minutes of CPU give way to dyno's own build and tests; only the
+  # chain job's last parts wait for it.
+  renice -n 10 -p "$BASHPID" >/dev/null
   runtime_test nodes/ethrex "$cache/nodes/ethrex"
 }
 geth_node() {
