@@ -95,9 +95,6 @@ system_packages() {
 }
 ethrex_node() {
   part "execution client: ethrex's crates (crates.io) built as a node, and its test"
-  # Its 10 minutes of CPU give way to dyno's own build and tests; only the
-  # chain job's last parts wait for it.
-  renice -n 10 -p "$BASHPID" >/dev/null
   runtime_test nodes/ethrex "$cache/nodes/ethrex"
 }
 geth_node() {
@@ -363,6 +360,12 @@ chain_checks() {
   part "client check: dyno client check geth, every check of docs/clients.md"
   "$dyno" client check geth -q
 
+  part "the second client: dyno setup ethereumjs (after the node job's test installed it), dyno client check ethereumjs"
+  after node
+  "$dyno" setup -q ethereumjs
+  "$dyno" client check ethereumjs -q
+
+  # The parts that need ethrex last: its build is the longest job.
   part "client check: dyno setup ethrex (after its job built it), dyno client check ethrex"
   after ethrex
   "$dyno" setup -q ethrex
@@ -373,18 +376,13 @@ chain_checks() {
     --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
   python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml "$smoke/reprice-stdout.json"
 
-  part "the second client: dyno setup ethereumjs (after the node job's test installed it), dyno client check ethereumjs"
-  after node
-  "$dyno" setup -q ethereumjs
-  "$dyno" client check ethereumjs -q
-
   part "clients side by side: one block of each 30M class into geth, ethrex and EthereumJS (under Prague, the newest fork all run), every one VALID in each"
   "$dyno" replay --client geth,ethrex,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \
     --out "$smoke/clients.json" >"$smoke/clients-stdout.json"
   sed -n '/^### The clients side by side/,/^### The client processes/p' "$smoke/clients.md" >&2
   python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethrex ethereumjs
 }
-job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth, ethrex), op isolation (geth, revm, ethrex), client check (EthereumJS), the three clients side by side" chain_checks
+job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth, EthereumJS, ethrex), op isolation (geth, revm, ethrex), the three clients side by side" chain_checks
 
 step "cargo test (with the db engines)"
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"
