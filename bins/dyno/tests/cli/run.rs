@@ -701,7 +701,10 @@ fn gas_blocks_refuses_bad_flags_before_making_any_block() {
             &["--client", "revm", "--only", "nosuch"],
             "reprice/ecrecover/valid",
         ),
-        (&["--client", "nethermind"], "the clients dyno installs are ethereumjs, ethrex, geth"),
+        (
+            &["--client", "nethermind"],
+            "the clients dyno installs are ethereumjs, ethrex, geth",
+        ),
         (&["-o", "-"], "prints its table on stdout"),
         (&["--samples", "20"], "one sample per block"),
     ];
