@@ -90,6 +90,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-warm-2026-11-29-507b1a7.md",
         "warm (507b1a7's fresh caches, a new clone of the same commit)",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-19a6064.md",
+        "fresh, session 29 (issue 35): ethrex's release build (12m38s of CPU), EthereumJS, client check on three clients, op isolation into ethrex, the three side by side",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
