@@ -112,17 +112,6 @@ impl ClientSpec {
         }
     }
 
-    /// The command line it is started from, with its placeholders
-    /// (`None` for geth, which dyno starts with `geth init` first, and
-    /// revm).
-    pub fn cmdline(&self) -> Option<String> {
-        match self {
-            ClientSpec::Builtin { client, home } => Some(builtin_cmd(*client, home)),
-            ClientSpec::Cmd { cmdline } => Some(cmdline.clone()),
-            ClientSpec::Geth { .. } | ClientSpec::Revm => None,
-        }
-    }
-
     /// Where its results run: `engine-api` for a client, `rust` in-process.
     pub fn runtime(&self) -> &'static str {
         match self {
