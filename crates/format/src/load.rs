@@ -69,6 +69,10 @@ pub struct LoadResult {
     /// series in a file beside the result (`files.metrics`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_metrics: Option<NodeMetrics>,
+    /// A fleet run (`dyno load --fleet`): its workers, their clocks and
+    /// their share; absent for a run from one machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetInfo>,
 }
 
 /// The on-chain check of a run's included transactions: each receipt's
@@ -352,4 +356,84 @@ pub struct Resources {
     pub rss_end_bytes: u64,
     /// `[t_s, cpu_pct, rss_bytes]` per sample.
     pub series: Vec<[f64; 3]>,
+}
+
+/// A load run sent by several workers through a broker. The run's counts,
+/// latencies and throughput above come from every worker's raw records,
+/// merged; this is the breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FleetInfo {
+    /// The broker, without credentials (`mqtt://host:port/name`).
+    pub broker: String,
+    /// Latency resolution the clocks are held to, ms (the tracker's poll
+    /// interval).
+    pub resolution_ms: f64,
+    /// The generator ceiling of all workers measured at the same moment,
+    /// each against its own null sink: the sum of their rates, requests/s.
+    pub self_test_total: Option<f64>,
+    /// One entry per worker.
+    pub workers: Vec<WorkerInfo>,
+}
+
+/// One worker of a fleet run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerInfo {
+    /// Its name on the broker.
+    pub name: String,
+    /// Its host name.
+    pub host: String,
+    /// dyno's version there.
+    pub version: String,
+    /// Its operating system and architecture.
+    pub runtime: String,
+    /// Its cores.
+    pub cores: u64,
+    /// The node it sent to (redacted).
+    pub target: String,
+    /// Its first sender's index.
+    pub first_account: u64,
+    /// Its senders, from `first_account` on.
+    pub accounts: u64,
+    /// Transactions in its share.
+    pub planned: u64,
+    /// Requests it reported sent.
+    pub sent: u64,
+    /// Of those, accepted by the node.
+    pub accepted: u64,
+    /// Of those, refused by the node.
+    pub rejected: u64,
+    /// Of those accepted, in a block, as the orchestrator's tracker saw.
+    pub included: u64,
+    /// Its send rate, tx/s.
+    pub sent_rate: f64,
+    /// Its included rate, tx/s (included over the run's included span).
+    pub included_rate: f64,
+    /// Its send lag (actual − intended send time), ms.
+    pub lag: LatencyStats,
+    /// Its null-sink ceiling, requests/s, measured beside the others'.
+    pub self_test_rate: Option<f64>,
+    /// Its clock against the orchestrator's before the start.
+    pub clock_before: Option<ClockOffset>,
+    /// And after the end (absent for a worker lost before it).
+    pub clock_after: Option<ClockOffset>,
+    /// `done`, `stopped` (asked to stop), `lost` (its connection to the
+    /// broker ended: MQTT's last will) or `silent` (no end state in time).
+    pub end: String,
+    /// What it said at the end, or why it was lost.
+    pub detail: Option<String>,
+}
+
+/// A clock offset estimated over the broker: the worker's clock minus the
+/// orchestrator's, from the exchange with the shortest round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockOffset {
+    /// Worker − orchestrator, ms.
+    pub offset_ms: f64,
+    /// Half that round trip, ms: the true offset lies within ± this.
+    pub uncertainty_ms: f64,
+    /// Exchanges made.
+    pub samples: u64,
 }

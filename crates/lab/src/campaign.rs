@@ -720,25 +720,7 @@ fn save(run: &mut Run, out: &Path) -> crate::Result<()> {
 }
 
 /// Realistic `eth_sendRawTransaction` bodies for a self-test without a
-/// node: transfers signed for chain 1337.
+/// node.
 fn self_test_bodies(opts: &Options) -> Vec<dyno_load::send::Outgoing> {
-    let n = opts.txs.clamp(1, 2000);
-    let signers = dyno_eth::signer::Signer::derive_many(opts.seed.as_bytes(), 10);
-    let plan = dyno_load::txs::plan(n, &[0; 10], &Mix::only(Kind::Transfer));
-    let fees = dyno_load::txs::Fees {
-        chain_id: 1337,
-        max_fee_per_gas: 100_000_000_000,
-        max_priority_fee_per_gas: 1_000_000_000,
-        max_fee_per_blob_gas: 100_000_000_000,
-    };
-    let gas = dyno_load::txs::GasLimits::default();
-    let (signed, _) =
-        dyno_load::txs::presign(&plan, &signers, &fees, &gas, &Default::default(), 1, 1);
-    signed
-        .into_iter()
-        .map(|s| dyno_load::send::Outgoing {
-            body: s.body,
-            expect: None,
-        })
-        .collect()
+    lab::self_test_bodies(opts.txs.clamp(1, 2000), &opts.seed)
 }

@@ -759,6 +759,35 @@ pub async fn self_test(
     Ok(ok as f64 / elapsed.max(1e-9))
 }
 
+/// Realistic `eth_sendRawTransaction` bodies for a self-test without a
+/// node: `n` transfers signed for chain 1337 from accounts of `seed`.
+pub fn self_test_bodies(n: usize, seed: &str) -> Vec<Outgoing> {
+    let signers = Signer::derive_many(seed.as_bytes(), 10);
+    let plan = txs::plan(n, &[0; 10], &Mix::only(Kind::Transfer));
+    let fees = Fees {
+        chain_id: 1337,
+        max_fee_per_gas: 100_000_000_000,
+        max_priority_fee_per_gas: 1_000_000_000,
+        max_fee_per_blob_gas: 100_000_000_000,
+    };
+    let (signed, _) = txs::presign(
+        &plan,
+        &signers,
+        &fees,
+        &GasLimits::default(),
+        &Targets::default(),
+        1,
+        1,
+    );
+    signed
+        .into_iter()
+        .map(|s| Outgoing {
+            body: s.body,
+            expect: None,
+        })
+        .collect()
+}
+
 /// How the timed phase ended early, if it did.
 fn stop_reason(c: &Connected, seen: &Seen, interrupted: bool) -> Option<String> {
     if interrupted {
@@ -808,15 +837,9 @@ pub async fn run(
     mode: SignerMode,
     session: &Session<'_>,
 ) -> Outcome {
-    let Session {
-        opts,
-        self_test_rate,
-        interrupt,
-        say,
-        live,
-    } = *session;
+    let opts = session.opts;
     // Requests and records.
-    let (out, mut records): (Vec<Outgoing>, Vec<TxRecord>) = match (mode, pre) {
+    let (out, records): (Vec<Outgoing>, Vec<TxRecord>) = match (mode, pre) {
         (SignerMode::Client, Some(pre)) => pre
             .plan
             .iter()
@@ -856,11 +879,73 @@ pub async fn run(
                 .unzip()
         }
     };
+    let phase = Phase {
+        mode,
+        signing: pre.map(|pre| &pre.report),
+        lead: Duration::from_millis(200),
+    };
+    timed(c, p, records, &phase, session, |t0, stop, progress| async move {
+        tokio::time::sleep_until(t0.into()).await;
+        send::send_all(
+            &c.client,
+            &out,
+            &opts.schedule,
+            &send::Pace {
+                cap: opts.open_loop_cap,
+                t0,
+                check_hashes: true,
+            },
+            &stop,
+            &progress,
+        )
+        .await
+    })
+    .await
+}
 
+/// What a timed phase is, beside its records.
+#[derive(Debug, Clone, Copy)]
+pub struct Phase<'a> {
+    /// Who signed.
+    pub mode: SignerMode,
+    /// The signing report, when dyno signed.
+    pub signing: Option<&'a SigningReport>,
+    /// From now to the start (`t0`): long enough for the senders to be
+    /// told it.
+    pub lead: Duration,
+}
+
+/// The timed phase for `records` (one per planned transaction, in the
+/// schedule's order), whoever sends them: `send` is given the start, the
+/// stop flag and the progress counters, and returns what happened to each
+/// request (`None`: never sent), its times counted from the start. The
+/// chain is followed from here, and everything after the sends (inclusion,
+/// finality, the recount, the on-chain check, the summary) is the same for
+/// every sender: dyno's own on this machine, or a fleet's workers.
+pub async fn timed<F, Fut>(
+    c: &Connected,
+    p: &Prepared,
+    mut records: Vec<TxRecord>,
+    phase: &Phase<'_>,
+    session: &Session<'_>,
+    send: F,
+) -> Outcome
+where
+    F: FnOnce(Instant, Arc<AtomicBool>, Arc<Progress>) -> Fut,
+    Fut: std::future::Future<Output = Vec<Option<send::Sent>>>,
+{
+    let Session {
+        opts,
+        self_test_rate,
+        interrupt,
+        say,
+        live,
+    } = *session;
+    let mode = phase.mode;
     let seen = Arc::new(Mutex::new(Seen::default()));
     let stop_tracking = Arc::new(AtomicBool::new(false));
     let stop_sending = Arc::new(AtomicBool::new(false));
-    let t0 = Instant::now() + Duration::from_millis(200);
+    let t0 = Instant::now() + phase.lead;
     let scraper = c
         .metrics_url
         .clone()
@@ -892,7 +977,7 @@ pub async fn run(
             progress.clone(),
         );
         let local = c.local.clone();
-        let planned = out.len();
+        let planned = records.len();
         let seen2 = seen.clone();
         let check = move || -> Option<String> {
             let seen = &seen2;
@@ -951,37 +1036,9 @@ pub async fn run(
     let watchdog = tokio::spawn(watchdog);
 
     // Send.
-    tokio::time::sleep_until(t0.into()).await;
-    let sends = send::send_all(
-        &c.client,
-        &out,
-        &opts.schedule,
-        &send::Pace {
-            cap: opts.open_loop_cap,
-            t0,
-            check_hashes: true,
-        },
-        &stop_sending,
-        &progress,
-    )
-    .await;
+    let sends = send(t0, stop_sending.clone(), progress.clone()).await;
     let send_done = Instant::now();
-    for (r, s) in records.iter_mut().zip(&sends) {
-        if let Some(s) = s {
-            r.intended_ns = s.intended_ns;
-            r.sent_ns = Some(s.sent_ns);
-            r.replied_ns = Some(s.replied_ns);
-            match &s.result {
-                Ok(h) => r.hash = Some(*h),
-                Err((class, msg)) => {
-                    r.error_class = Some(class.clone());
-                    r.error = Some(msg.clone());
-                }
-            }
-        } else if let Some(off) = opts.schedule.offset(r.index) {
-            r.intended_ns = off.as_nanos() as u64;
-        }
-    }
+    fill(&mut records, &sends, &opts.schedule);
     let accepted: Vec<B256> = records
         .iter()
         .filter(|r| r.accepted())
@@ -1214,10 +1271,7 @@ pub async fn run(
         .kinds()
         .map(|k| (k.as_str().to_string(), p.gas.of(k)))
         .collect();
-    let signing = match (mode, pre) {
-        (SignerMode::Client, Some(pre)) => Some(signing_info(&pre.report)),
-        _ => None,
-    };
+    let signing = phase.signing.map(signing_info);
     let result = LoadResult {
         id: format!("load/{}/{}", opts.workload_name, opts.schedule),
         node: c.info.clone(),
@@ -1250,6 +1304,7 @@ pub async fn run(
             .as_ref()
             .filter(|s| !s.points.is_empty())
             .map(crate::scrape::summary),
+        fleet: None,
     };
     Outcome {
         result,
@@ -1261,9 +1316,30 @@ pub async fn run(
     }
 }
 
+/// Put what happened to each request into its record; a request never
+/// sent keeps the schedule's intended time.
+pub fn fill(records: &mut [TxRecord], sends: &[Option<send::Sent>], schedule: &Schedule) {
+    for (r, s) in records.iter_mut().zip(sends) {
+        if let Some(s) = s {
+            r.intended_ns = s.intended_ns;
+            r.sent_ns = Some(s.sent_ns);
+            r.replied_ns = Some(s.replied_ns);
+            match &s.result {
+                Ok(h) => r.hash = Some(*h),
+                Err((class, msg)) => {
+                    r.error_class = Some(class.clone());
+                    r.error = Some(msg.clone());
+                }
+            }
+        } else if let Some(off) = schedule.offset(r.index) {
+            r.intended_ns = off.as_nanos() as u64;
+        }
+    }
+}
+
 /// Count this run's transactions in blocks after `start_block`, fetched
 /// afresh: (from, to, found).
-async fn scan(
+pub async fn scan(
     client: &Client,
     start_block: u64,
     ours: &HashMap<B256, ()>,

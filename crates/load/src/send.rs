@@ -104,6 +104,31 @@ pub async fn send_all(
     stop: &Arc<AtomicBool>,
     progress: &Arc<Progress>,
 ) -> Vec<Option<Sent>> {
+    send_share(client, out, schedule, pace, stop, progress, Share::default()).await
+}
+
+/// A share of a schedule, for a fleet's worker: `positions[i]` is the
+/// place of `out[i]` in the whole schedule (its intended time is the
+/// whole schedule's for that place), and every record is also passed to
+/// `stream` the moment its reply is in, so a worker can report as it goes.
+#[derive(Debug, Default)]
+pub struct Share {
+    /// Places in the whole schedule (`None`: `out`'s own order).
+    pub positions: Option<Arc<Vec<u64>>>,
+    /// Where each record goes as soon as it is complete.
+    pub stream: Option<tokio::sync::mpsc::UnboundedSender<(usize, Sent)>>,
+}
+
+/// [`send_all`] for a share of a schedule (see [`Share`]).
+pub async fn send_share(
+    client: &Client,
+    out: &[Outgoing],
+    schedule: &Schedule,
+    pace: &Pace,
+    stop: &Arc<AtomicBool>,
+    progress: &Arc<Progress>,
+    share: Share,
+) -> Vec<Option<Sent>> {
     let Pace {
         cap,
         t0,
@@ -120,6 +145,7 @@ pub async fn send_all(
             stop.clone(),
             progress.clone(),
         );
+        let (positions, stream) = (share.positions.clone(), share.stream.clone());
         pool.spawn(async move {
             let (out, schedule, next) = &*shared;
             let mut mine: Vec<(usize, Sent)> = Vec::new();
@@ -129,7 +155,8 @@ pub async fn send_all(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(o) = out.get(i) else { break };
-                let intended = schedule.offset(i as u64).map(|d| t0 + d);
+                let place = positions.as_ref().map_or(i as u64, |p| p[i]);
+                let intended = schedule.offset(place).map(|d| t0 + d);
                 if let Some(at) = intended
                     && at > Instant::now()
                 {
@@ -147,15 +174,16 @@ pub async fn send_all(
                 if result.is_err() {
                     progress.errors.fetch_add(1, Ordering::Relaxed);
                 }
-                mine.push((
-                    i,
-                    Sent {
-                        intended_ns: intended.map_or_else(|| ns(sent), ns),
-                        sent_ns: ns(sent),
-                        replied_ns: ns(replied),
-                        result,
-                    },
-                ));
+                let record = Sent {
+                    intended_ns: intended.map_or_else(|| ns(sent), ns),
+                    sent_ns: ns(sent),
+                    replied_ns: ns(replied),
+                    result,
+                };
+                if let Some(s) = &stream {
+                    let _ = s.send((i, record.clone()));
+                }
+                mine.push((i, record));
             }
             mine
         });

@@ -1,0 +1,323 @@
+//! The broker: its address, the fleet's topics, and one connection to it
+//! whose messages arrive on a channel.
+
+use std::fmt;
+use std::time::Duration;
+
+use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
+use tokio::sync::mpsc;
+
+use crate::FleetError;
+
+/// The largest message either side sends or takes: a plan of a million
+/// transactions is about 80 MiB of JSON, so plans and records go in chunks
+/// well below it.
+pub const MAX_MESSAGE: usize = 64 << 20;
+
+/// A broker and the fleet's name on it: `mqtt://HOST:PORT/NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    /// Host name or address.
+    pub host: String,
+    /// TCP port (1883 unless given).
+    pub port: u16,
+    /// The fleet's name: its topics start `dyno/NAME/`.
+    pub name: String,
+}
+
+impl Broker {
+    /// Parse `mqtt://HOST[:PORT][/NAME]`.
+    pub fn parse(given: &str) -> Result<Broker, FleetError> {
+        let bad = |reason: &str| FleetError::BadUrl {
+            given: given.into(),
+            reason: reason.into(),
+        };
+        let rest = given
+            .strip_prefix("mqtt://")
+            .ok_or_else(|| bad("only mqtt:// is spoken (plain TCP; no TLS)"))?;
+        let (hostport, name) = match rest.split_once('/') {
+            Some((h, n)) => (h, n.trim_end_matches('/')),
+            None => (rest, ""),
+        };
+        let name = if name.is_empty() { "dyno" } else { name };
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
+            return Err(bad(
+                "the fleet name may hold letters, digits, '-', '_' and '.' only",
+            ));
+        }
+        if hostport.contains('@') {
+            return Err(bad(
+                "credentials in the URL are not taken (they would be stored with the results)",
+            ));
+        }
+        let (host, port) = match hostport.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
+                h,
+                p.parse::<u16>()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| bad("the port is not a number from 1 to 65535"))?,
+            ),
+            _ => (hostport, 1883),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
+        Ok(Broker {
+            host: host.into(),
+            port,
+            name: name.into(),
+        })
+    }
+
+    fn root(&self) -> String {
+        format!("dyno/{}", self.name)
+    }
+
+    /// Where a worker says who it is (retained; its last will goes here).
+    pub fn state(&self, worker: &str) -> String {
+        format!("{}/worker/{worker}/state", self.root())
+    }
+
+    /// Every worker's state.
+    pub fn states(&self) -> String {
+        format!("{}/worker/+/state", self.root())
+    }
+
+    /// What the orchestrator tells one worker.
+    pub fn commands(&self, worker: &str) -> String {
+        format!("{}/worker/{worker}/cmd", self.root())
+    }
+
+    /// What one worker tells the orchestrator.
+    pub fn reports(&self, worker: &str) -> String {
+        format!("{}/worker/{worker}/out", self.root())
+    }
+
+    /// Every worker's reports.
+    pub fn all_reports(&self) -> String {
+        format!("{}/worker/+/out", self.root())
+    }
+
+    /// The worker a `.../worker/NAME/...` topic is about.
+    pub fn worker_of(topic: &str) -> Option<&str> {
+        let mut parts = topic.split('/');
+        while let Some(p) = parts.next() {
+            if p == "worker" {
+                return parts.next();
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Display for Broker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "mqtt://[{}]:{}/{}", self.host, self.port, self.name)
+        } else {
+            write!(f, "mqtt://{}:{}/{}", self.host, self.port, self.name)
+        }
+    }
+}
+
+/// What arrives on a connection.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A message on a subscribed topic.
+    Message {
+        /// Its topic.
+        topic: String,
+        /// Its bytes.
+        payload: Vec<u8>,
+    },
+    /// The connection ended; nothing more will come.
+    Lost(String),
+}
+
+/// One connection to the broker: publish with `client`, receive on `rx`.
+#[derive(Debug)]
+pub struct Link {
+    /// Publishes and subscribes.
+    pub client: AsyncClient,
+    /// Messages in arrival order, then at most one `Lost`.
+    pub rx: mpsc::UnboundedReceiver<Incoming>,
+    /// The broker.
+    pub broker: Broker,
+    pump: tokio::task::JoinHandle<()>,
+}
+
+impl Link {
+    /// Connect as `id`, with a retained last will (`topic`, `payload`) the
+    /// broker publishes if this connection ends without a goodbye. Fails
+    /// within `timeout` if no broker answers.
+    pub async fn connect(
+        broker: &Broker,
+        id: &str,
+        will: Option<(String, Vec<u8>)>,
+        timeout: Duration,
+    ) -> Result<Link, FleetError> {
+        let mut o = MqttOptions::new(id, broker.host.clone(), broker.port);
+        o.set_keep_alive(Duration::from_secs(5));
+        o.set_clean_session(true);
+        o.set_max_packet_size(MAX_MESSAGE, MAX_MESSAGE);
+        if let Some((topic, payload)) = will {
+            o.set_last_will(LastWill::new(topic, payload, QoS::AtLeastOnce, true));
+        }
+        let (client, mut events) = AsyncClient::new(o, 1024);
+        events
+            .network_options
+            .set_connection_timeout(timeout.as_secs().max(1));
+        let unreachable = |reason: String| FleetError::Unreachable {
+            url: broker.to_string(),
+            reason,
+        };
+        // The first event is the broker's answer to CONNECT.
+        let first = tokio::time::timeout(timeout, events.poll())
+            .await
+            .map_err(|_| unreachable(format!("no answer within {timeout:?}")))?;
+        match first {
+            Ok(Event::Incoming(Packet::ConnAck(a)))
+                if a.code == rumqttc::ConnectReturnCode::Success => {}
+            Ok(Event::Incoming(Packet::ConnAck(a))) => {
+                return Err(unreachable(format!(
+                    "it refused the connection ({:?})",
+                    a.code
+                )));
+            }
+            Ok(other) => return Err(unreachable(format!("it answered {other:?}"))),
+            Err(e) => return Err(unreachable(e.to_string())),
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let pump = tokio::spawn(async move {
+            loop {
+                match events.poll().await {
+                    Ok(Event::Incoming(Packet::Publish(p))) => {
+                        if tx
+                            .send(Incoming::Message {
+                                topic: p.topic,
+                                payload: p.payload.to_vec(),
+                            })
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                    Ok(Event::Outgoing(rumqttc::Outgoing::Disconnect)) => {
+                        // Our goodbye: flush it, then end.
+                        let _ = tokio::time::timeout(Duration::from_secs(1), events.poll()).await;
+                        let _ = tx.send(Incoming::Lost("disconnected".into()));
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        let _ = tx.send(Incoming::Lost(e.to_string()));
+                        break;
+                    }
+                }
+            }
+        });
+        Ok(Link {
+            client,
+            rx,
+            broker: broker.clone(),
+            pump,
+        })
+    }
+
+    /// Subscribe to `topic` (at least once).
+    pub async fn subscribe(&self, topic: &str) -> Result<(), FleetError> {
+        self.client
+            .subscribe(topic, QoS::AtLeastOnce)
+            .await
+            .map_err(|e| self.lost(e))
+    }
+
+    /// Publish `payload` on `topic`, at least once; `retain` keeps it for
+    /// later subscribers.
+    pub async fn publish(
+        &self,
+        topic: &str,
+        retain: bool,
+        payload: Vec<u8>,
+    ) -> Result<(), FleetError> {
+        self.client
+            .publish(topic, QoS::AtLeastOnce, retain, payload)
+            .await
+            .map_err(|e| self.lost(e))
+    }
+
+    fn lost(&self, e: impl fmt::Display) -> FleetError {
+        FleetError::BrokerLost {
+            url: self.broker.to_string(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// Say goodbye (no last will) and wait briefly for it to go out.
+    pub async fn close(self) {
+        let _ = self.client.disconnect().await;
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.pump).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_parse_with_defaults_and_bad_ones_say_why() {
+        let b = Broker::parse("mqtt://10.0.0.1:1884/lab").unwrap();
+        assert_eq!(
+            (b.host.as_str(), b.port, b.name.as_str()),
+            ("10.0.0.1", 1884, "lab")
+        );
+        let b = Broker::parse("mqtt://broker").unwrap();
+        assert_eq!((b.port, b.name.as_str()), (1883, "dyno"));
+        assert_eq!(b.to_string(), "mqtt://broker:1883/dyno");
+        let b = Broker::parse("mqtt://[::1]:1883/x").unwrap();
+        assert_eq!(b.host, "::1");
+        assert_eq!(b.to_string(), "mqtt://[::1]:1883/x");
+        for (bad, says) in [
+            ("http://h:1883", "only mqtt://"),
+            ("mqtt://h:0", "port"),
+            ("mqtt://h:99999", "port"),
+            ("mqtt://u:p@h:1883", "credentials"),
+            ("mqtt://h/a+b", "fleet name"),
+            ("mqtt://:1883", "no host"),
+        ] {
+            let e = Broker::parse(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn topics_name_their_worker() {
+        let b = Broker::parse("mqtt://h/lab").unwrap();
+        assert_eq!(b.state("w1"), "dyno/lab/worker/w1/state");
+        assert_eq!(Broker::worker_of(&b.reports("w-2")), Some("w-2"));
+        assert_eq!(Broker::worker_of("dyno/lab/other"), None);
+    }
+
+    #[tokio::test]
+    async fn a_port_nobody_listens_on_is_unreachable_naming_the_url() {
+        // Bind then drop: the port is closed for the connection attempt.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let b = Broker::parse(&format!("mqtt://127.0.0.1:{port}/t")).unwrap();
+        let e = Link::connect(&b, "t", None, Duration::from_secs(3))
+            .await
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, FleetError::Unreachable { .. }), "{text}");
+        assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+        assert!(text.contains("dyno setup mosquitto"), "{text}");
+    }
+}
