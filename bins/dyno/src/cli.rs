@@ -131,8 +131,9 @@ pub(crate) enum Command {
     /// exit 1 on a regression.
     Ab(Box<AbArgs>),
     /// Serve this dyno's own benchmarks over the adapter protocol on stdin
-    /// and stdout (what `dyno ab` starts on each side).
-    Worker,
+    /// and stdout (what `dyno ab` starts on each side); with --broker, be
+    /// a load worker of a fleet (`dyno load --fleet`).
+    Worker(WorkerArgs),
     /// Bring your own implementation: write a new adapter folder from a
     /// template (`new`), or check that one speaks the protocol (`check`).
     Adapter(AdapterArgs),
@@ -192,6 +193,8 @@ Examples:
   dyno load --signer both               client-signed against node-signed, one report
   dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
   dyno load --self-test                 only the generator's null-sink ceiling
+  dyno load --fleet mqtt://10.0.0.5:1883/lab --workers 3 --rpc http://10.0.0.7:8545
+                                        from three machines running `dyno worker --broker`
   dyno load --txs 0 --logs 100,1000,5000,20000 --reads 5000
                                         the read path: eth_getLogs sizes, then a read load
 
@@ -363,12 +366,87 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) record: Option<PathBuf>,
 
+    /// Send from workers on other machines instead, met on this MQTT
+    /// broker (`mqtt://HOST:PORT/NAME`; start each with `dyno worker
+    /// --broker` and the same URL). This machine prepares the node, hands
+    /// each worker the transactions of its own accounts, follows the chain
+    /// and merges the workers' raw records.
+    #[arg(long, value_name = "URL")]
+    pub(crate) fleet: Option<String>,
+
+    /// Workers a fleet run waits for.
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "fleet")]
+    pub(crate) workers: usize,
+
+    /// Seconds a fleet run waits for its workers to join.
+    #[arg(long, default_value_t = 60, value_name = "SECS", requires = "fleet")]
+    pub(crate) join_timeout: u64,
+
     /// What to print on stdout: the summary table, or the result JSON.
     #[arg(long, value_enum, default_value_t = LoadFormat::Table)]
     pub(crate) format: LoadFormat,
 
     /// No progress on stderr.
     #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+const WORKER_HELP: &str = "\
+Without --broker, `dyno worker` serves this dyno's own benchmarks over the adapter
+protocol on stdin and stdout (what `dyno ab` starts on each side).
+
+With --broker it is a load worker: it waits on the broker for `dyno load --fleet`
+with the same URL, answers its clock pings, checks and pre-signs the share planned
+for it (transactions from accounts of its own), measures its generator's ceiling,
+sends on the common schedule to the node (the plan's, or --rpc), and reports every
+request as it completes. The run's figures are computed by the orchestrator from
+every worker's raw records. It serves run after run until Ctrl-C (--once: one run).
+
+Examples:
+  dyno setup mosquitto                          a broker on 127.0.0.1:1883
+  dyno worker --broker mqtt://10.0.0.5:1883/lab
+  dyno worker --broker mqtt://10.0.0.5:1883/lab --rpc http://10.0.0.7:8545
+  dyno load --fleet mqtt://10.0.0.5:1883/lab --workers 3 --rpc http://10.0.0.7:8545
+
+Exit codes: 0 released by the orchestrator; 2 a usage error, the broker unreachable
+or lost, refused by the orchestrator, or interrupted.";
+
+/// `dyno worker`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = WORKER_HELP)]
+pub(crate) struct WorkerArgs {
+    /// Be a load worker on this MQTT broker (`mqtt://HOST:PORT/NAME`).
+    #[arg(long, value_name = "URL")]
+    pub(crate) broker: Option<String>,
+
+    /// This worker's name on the broker, unique in the fleet (default: the
+    /// host name and the process id).
+    #[arg(long, value_name = "NAME", requires = "broker")]
+    pub(crate) name: Option<String>,
+
+    /// Send to this node's JSON-RPC URL instead of the one the plan names.
+    #[arg(long, value_name = "URL", requires = "broker")]
+    pub(crate) rpc: Option<String>,
+
+    /// Serve one run, then exit.
+    #[arg(long, requires = "broker")]
+    pub(crate) once: bool,
+
+    /// For tests: add this many ms to the worker's wall clock.
+    #[arg(
+        long,
+        hide = true,
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub(crate) clock_skew_ms: f64,
+
+    /// For tests: claim this dyno version.
+    #[arg(long, hide = true)]
+    pub(crate) claim_version: Option<String>,
+
+    /// No progress on stderr.
+    #[arg(long, short, requires = "broker")]
     pub(crate) quiet: bool,
 }
 

@@ -42,6 +42,9 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         out: a.out,
         record: a.record,
         quiet: a.quiet,
+        fleet: a.fleet,
+        workers: a.workers,
+        join_timeout: a.join_timeout,
     };
     let (run, failure, wrong) = match campaign::run(lab, &req)? {
         Finished::SelfTest(line) => {

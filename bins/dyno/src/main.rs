@@ -82,6 +82,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// `dyno worker`: the adapter protocol on stdin and stdout, or a fleet's
+/// load worker with `--broker`.
+fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
+    match &args.broker {
+        None => {
+            let stdin = std::io::stdin().lock();
+            dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
+        }
+        Some(broker) => {
+            let req = dyno_lab::fleet::WorkerRequest {
+                broker: broker.clone(),
+                name: args.name.clone(),
+                rpc: args.rpc.clone(),
+                once: args.once,
+                clock_skew_ms: args.clock_skew_ms,
+                claim_version: args.claim_version.clone(),
+                quiet: args.quiet,
+            };
+            dyno_lab::fleet::serve_worker(lab, &req)?;
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
 fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<Outcome> {
     match command {
         Command::List(args) => list::list(lab, args),
@@ -92,11 +116,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::Load(args) => load::load(lab, args),
         Command::Replay(args) => replay::replay(lab, args),
         Command::Ab(args) => ab::ab(lab, args),
-        Command::Worker => {
-            let stdin = std::io::stdin().lock();
-            dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
-            Ok(Outcome::Ok)
-        }
+        Command::Worker(args) => worker(lab, args),
         Command::Adapter(args) => adapter::adapter(lab, args),
         Command::Client(args) => client::client(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),

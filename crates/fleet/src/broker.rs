@@ -251,6 +251,16 @@ impl Link {
             .map_err(|e| self.lost(e))
     }
 
+    /// Publish at most once: for clock pings, whose round trip an
+    /// acknowledgement in the same direction would lengthen (a broker
+    /// without TCP_NODELAY holds the next message until it is acked).
+    pub async fn publish_once(&self, topic: &str, payload: Vec<u8>) -> Result<(), FleetError> {
+        self.client
+            .publish(topic, QoS::AtMostOnce, false, payload)
+            .await
+            .map_err(|e| self.lost(e))
+    }
+
     fn lost(&self, e: impl fmt::Display) -> FleetError {
         FleetError::BrokerLost {
             url: self.broker.to_string(),

@@ -13,31 +13,31 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use dyno_format::load::ClockOffset;
 
 /// This machine's wall clock, ns since the Unix epoch.
-pub fn wall_ns() -> i128 {
+pub fn wall_ns() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
+        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// One ping and its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exchange {
     /// Orchestrator's clock when the ping went.
-    pub t1: i128,
+    pub t1: i64,
     /// Worker's clock when it came.
-    pub t2: i128,
+    pub t2: i64,
     /// Orchestrator's clock when the answer came.
-    pub t4: i128,
+    pub t4: i64,
 }
 
 impl Exchange {
     /// The round trip, ns.
-    pub fn round_trip(&self) -> i128 {
+    pub fn round_trip(&self) -> i64 {
         self.t4 - self.t1
     }
 
     /// Worker − orchestrator, ns, if the trips were equal.
-    pub fn offset(&self) -> i128 {
+    pub fn offset(&self) -> i64 {
         self.t2 - (self.t1 + self.t4) / 2
     }
 }
@@ -103,7 +103,7 @@ mod tests {
 
     /// Exchanges with a worker whose clock is `offset` ahead, over trips
     /// of the given (out, back) lengths, starting at orchestrator time 1 s.
-    fn exchanges(offset: i128, trips: &[(i128, i128)]) -> Vec<Exchange> {
+    fn exchanges(offset: i64, trips: &[(i64, i64)]) -> Vec<Exchange> {
         let mut t = 1_000_000_000;
         trips
             .iter()

@@ -351,11 +351,14 @@ impl Fleet {
         let mut exchanges: HashMap<usize, Vec<Exchange>> = HashMap::new();
         let mut seq = 0u64;
         for _ in 0..pings.max(1) {
-            let mut waiting: HashMap<u64, (usize, i128)> = HashMap::new();
+            let mut waiting: HashMap<u64, (usize, i64)> = HashMap::new();
             for i in self.live() {
                 seq += 1;
+                let topic = self.link.broker.commands(&self.members[i].hello.name);
                 let t1 = wall_ns();
-                self.tell(i, &Command::Ping { seq }).await?;
+                self.link
+                    .publish_once(&topic, json(&Command::Ping { seq }))
+                    .await?;
                 waiting.insert(seq, (i, t1));
             }
             let deadline = Instant::now() + Duration::from_secs(2);
@@ -501,7 +504,7 @@ impl Fleet {
         progress: Arc<Progress>,
         limit: Duration,
     ) -> Result<merge::Merged, FleetError> {
-        let t0_wall = wall_ns() + (t0.saturating_duration_since(Instant::now()).as_nanos() as i128);
+        let t0_wall = wall_ns() + (t0.saturating_duration_since(Instant::now()).as_nanos() as i64);
         for i in 0..self.members.len() {
             let off = offset_ns(self.members[i].clock_before.as_ref());
             self.tell(
@@ -673,8 +676,8 @@ impl Fleet {
 }
 
 /// An offset estimate in ns (0 when unknown).
-fn offset_ns(c: Option<&ClockOffset>) -> i128 {
-    c.map_or(0, |c| (c.offset_ms * 1e6).round() as i128)
+fn offset_ns(c: Option<&ClockOffset>) -> i64 {
+    c.map_or(0, |c| (c.offset_ms * 1e6).round() as i64)
 }
 
 /// Split `accounts` among `workers` as evenly as can be: worker `k` gets a

@@ -95,9 +95,11 @@ pub struct Plan {
     pub threads: usize,
 }
 
-/// From the orchestrator to one worker.
+/// From the orchestrator to one worker: `{"ping": {"seq": 1}}` and so on.
+/// Externally tagged, as [`Report`] is: an internally tagged enum is
+/// buffered by serde, which cannot carry the fees' `u128`s.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Command {
     /// Answer at once with the time on your clock.
     Ping {
@@ -110,7 +112,7 @@ pub enum Command {
     /// on your clock.
     SelfTest {
         /// When, on the worker's wall clock.
-        at_wall_ns: i128,
+        at_wall_ns: i64,
         /// Requests.
         requests: usize,
         /// Connections.
@@ -119,7 +121,7 @@ pub enum Command {
     /// Start sending at this moment on your clock.
     Start {
         /// The schedule's zero, on the worker's wall clock.
-        at_wall_ns: i128,
+        at_wall_ns: i64,
     },
     /// Stop sending; report what you have.
     Stop {
@@ -159,14 +161,14 @@ pub struct Sent {
 
 /// From one worker to the orchestrator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Report {
     /// The answer to a ping: the worker's wall clock when it came.
     Pong {
         /// Which exchange.
         seq: u64,
         /// The worker's wall clock.
-        wall_ns: i128,
+        wall_ns: i64,
     },
     /// Pre-signed; waiting for the start.
     Ready {
@@ -201,4 +203,62 @@ pub enum Report {
         /// Anything worth saying.
         detail: Option<String>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_with_its_fees_reads_back_as_written() {
+        let plan = Plan {
+            node_url: "http://10.0.0.7:8545".into(),
+            chain_id: 1337,
+            fees: Fees {
+                chain_id: 1337,
+                max_fee_per_gas: u128::from(u64::MAX) * 3,
+                max_priority_fee_per_gas: 1_000_000_000,
+                max_fee_per_blob_gas: 7,
+            },
+            gas: GasLimits::default(),
+            token: Some(Address::repeat_byte(1)),
+            store: None,
+            store_code: "6080".into(),
+            seed: "s".into(),
+            accounts_total: 6,
+            first_account: 2,
+            accounts: 2,
+            items: vec![Item {
+                index: 5,
+                sender: 2,
+                nonce: 9,
+                kind: Kind::Erc20,
+                nth: 1,
+            }],
+            schedule: "500".into(),
+            open_loop_cap: 64,
+            connections: 4,
+            request_timeout_ms: 30_000,
+            threads: 0,
+        };
+        for c in [
+            Command::Plan(Box::new(plan)),
+            Command::Ping { seq: 3 },
+            Command::Start {
+                at_wall_ns: 1_795_981_750_372_650_316,
+            },
+        ] {
+            let text = serde_json::to_string(&c).unwrap();
+            assert_eq!(serde_json::from_str::<Command>(&text).unwrap(), c, "{text}");
+        }
+        let pong: Report =
+            serde_json::from_str(r#"{"pong":{"seq":1,"wall_ns":1795981750372650316}}"#).unwrap();
+        assert_eq!(
+            pong,
+            Report::Pong {
+                seq: 1,
+                wall_ns: 1_795_981_750_372_650_316
+            }
+        );
+    }
 }

@@ -32,7 +32,7 @@ pub struct WorkerOptions {
     /// Serve one run, then exit.
     pub once: bool,
     /// Added to this machine's wall clock (tests plant an offset with it).
-    pub skew_ns: i128,
+    pub skew_ns: i64,
     /// The dyno version it says it is.
     pub version: String,
 }
@@ -119,7 +119,7 @@ pub async fn serve(
     ));
     let reports = o.broker.reports(&o.name);
     let mut phase = Phase::Idle;
-    let clock = |skew: i128| wall_ns() + skew;
+    let clock = |skew: i64| wall_ns() + skew;
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     let result = loop {
         let msg = tokio::select! {
@@ -171,7 +171,7 @@ pub async fn serve(
                     seq,
                     wall_ns: clock(o.skew_ns),
                 };
-                link.publish(&reports, false, json(&r)).await?;
+                link.publish_once(&reports, json(&r)).await?;
             }
             Command::Plan(plan) => {
                 link.publish(&state_topic, true, online(true)).await?;
@@ -289,7 +289,7 @@ pub async fn serve(
 }
 
 /// Sleep until `at` on this machine's (skewed) wall clock.
-async fn wait_until(at: i128, skew: i128) {
+async fn wait_until(at: i64, skew: i64) {
     let ahead = at - (wall_ns() + skew);
     if ahead > 0 {
         tokio::time::sleep(Duration::from_nanos(ahead as u64)).await;

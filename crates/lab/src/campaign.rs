@@ -71,6 +71,12 @@ pub struct Request {
     /// only, started on a genesis dyno writes), for `dyno replay --set`.
     pub record: Option<PathBuf>,
     pub quiet: bool,
+    /// `--fleet mqtt://HOST:PORT[/NAME]`: send from workers on a broker.
+    pub fleet: Option<String>,
+    /// Workers a fleet run waits for.
+    pub workers: usize,
+    /// How long a fleet run waits for them, seconds.
+    pub join_timeout: u64,
 }
 
 /// How a campaign ended.
@@ -93,7 +99,7 @@ pub enum Finished {
 /// connections gave the highest rate (crates/rpc/benches/null_sink.rs).
 const SELF_TEST_CONNECTIONS: usize = 4;
 
-fn gwei(x: f64, flag: &str) -> crate::Result<u128> {
+pub(crate) fn gwei(x: f64, flag: &str) -> crate::Result<u128> {
     if !x.is_finite() || x < 0.0 {
         refuse!("{flag} {x}: give a non-negative number of gwei");
     }
@@ -121,7 +127,7 @@ fn mix(paths: &Paths, name: &str) -> crate::Result<Mix> {
     })
 }
 
-fn targets(paths: &Paths, args: &Request) -> crate::Result<Vec<Target>> {
+pub(crate) fn targets(paths: &Paths, args: &Request) -> crate::Result<Vec<Target>> {
     if let Some(url) = &args.rpc {
         if let Err(e) = dyno_rpc::Endpoint::parse(url) {
             refuse!("--rpc: {e}");
@@ -159,7 +165,7 @@ fn targets(paths: &Paths, args: &Request) -> crate::Result<Vec<Target>> {
 /// transactions a second.
 pub const MAX_TXS: usize = 5_000_000;
 
-fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
+pub(crate) fn options(paths: &Paths, args: &Request) -> crate::Result<Options> {
     let schedule: Schedule = args
         .rate
         .parse()
@@ -235,7 +241,7 @@ pub const BLOB_POOL_PER_ACCOUNT: usize = 16;
 /// transactions signed by the node, blob transactions beside others from
 /// a single account, more blob transactions per account than a blob pool
 /// holds.
-fn check_kinds(opts: &Options, modes: &[SignerMode]) -> crate::Result<()> {
+pub(crate) fn check_kinds(opts: &Options, modes: &[SignerMode]) -> crate::Result<()> {
     let kinds: Vec<Kind> = opts.mix.kinds().collect();
     if modes.contains(&SignerMode::Node)
         && let Some(k) = kinds
@@ -282,7 +288,7 @@ fn check_kinds(opts: &Options, modes: &[SignerMode]) -> crate::Result<()> {
 }
 
 /// Why a dev node dyno starts cannot take a kind of the mix, if it cannot.
-fn refused_kind(target: &Target, opts: &Options) -> Option<String> {
+pub(crate) fn refused_kind(target: &Target, opts: &Options) -> Option<String> {
     let Target::Start(node, _) = target else {
         return None;
     };
@@ -292,7 +298,7 @@ fn refused_kind(target: &Target, opts: &Options) -> Option<String> {
     })
 }
 
-fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
+pub(crate) fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
     Ok(match s {
         "client" => vec![SignerMode::Client],
         "node" => vec![SignerMode::Node],
@@ -303,6 +309,9 @@ fn signer_modes(s: &str) -> crate::Result<Vec<SignerMode>> {
 
 /// Run a campaign: check every option, then each target in turn.
 pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
+    if let Some(url) = &args.fleet {
+        return crate::fleet::orchestrate(lab, args, url);
+    }
     let opts = options(&lab.paths, args)?;
     let modes = signer_modes(&args.signer)?;
     check_kinds(&opts, &modes)?;
@@ -509,12 +518,26 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
             break;
         }
     }
-    run.run.complete = failure.is_none()
-        && run.load.iter().all(|l| l.complete)
-        && !interrupt.load(Ordering::Relaxed);
+    let interrupted = interrupt.load(Ordering::Relaxed);
+    conclude(lab, run, &out, failure, interrupted, quiet, wrong)
+}
+
+/// Finish a campaign: mark the run complete or not, save its Result and
+/// Markdown when anything was measured (or nothing failed), add it to the
+/// history, and say how it ended.
+pub(crate) fn conclude(
+    lab: &Lab,
+    mut run: Run,
+    out: &Path,
+    mut failure: Option<Error>,
+    interrupted: bool,
+    quiet: bool,
+    wrong: bool,
+) -> crate::Result<Finished> {
+    run.run.complete = failure.is_none() && run.load.iter().all(|l| l.complete) && !interrupted;
     run.run.incomplete_reason = if run.run.complete {
         None
-    } else if interrupt.load(Ordering::Relaxed) {
+    } else if interrupted {
         Some("interrupted (Ctrl-C or a termination signal)".into())
     } else {
         failure.as_ref().map(|e| dyno_report::one_line(&e.chain()))
@@ -522,7 +545,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     run.run.finished_at = Some(dyno_runner::now_rfc3339());
     let mut saved = None;
     if !run.load.is_empty() || !run.logs.is_empty() || !run.reads.is_empty() || failure.is_none() {
-        save(&mut run, &out)?;
+        save(&mut run, out)?;
         let md = out.with_extension("md");
         let text = dyno_report::load::markdown(&run);
         dyno_format::destination::write_new(&md, |w| std::io::Write::write_all(w, text.as_bytes()))
@@ -539,10 +562,10 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                 }
             );
         }
-        crate::history::save(&lab.paths, &run, Some(&out), quiet);
+        crate::history::save(&lab.paths, &run, Some(out), quiet);
         saved = Some(Box::new(run));
     }
-    if failure.is_none() && interrupt.load(Ordering::Relaxed) {
+    if failure.is_none() && interrupted {
         failure = Some(Error::Refused(format!(
             "interrupted; the data up to then is saved in {} and marked incomplete",
             out.display()
@@ -684,7 +707,7 @@ fn write_recording(
 /// A node answered with a hash other than the signed one, the chain scan
 /// disagrees with the tracker, or the chain does not show what a
 /// transaction's kind must leave there: a wrong result.
-fn is_wrong(o: &Outcome) -> bool {
+pub(crate) fn is_wrong(o: &Outcome) -> bool {
     o.result
         .counts
         .rejected_by_class
@@ -696,7 +719,7 @@ fn is_wrong(o: &Outcome) -> bool {
 /// The result file, checked before any node starts: a file (the CSV and
 /// plots go beside it), writable, and not its own Markdown twin. A
 /// symbolic link is followed.
-fn load_destination(out: &Path) -> crate::Result<PathBuf> {
+pub(crate) fn load_destination(out: &Path) -> crate::Result<PathBuf> {
     let flag_o = |e| Error::Refused(format!("-o: {e}"));
     let dest = Destination::check(out).map_err(flag_o)?;
     dest.beside("md").map_err(flag_o)?;
@@ -714,7 +737,7 @@ fn load_destination(out: &Path) -> crate::Result<PathBuf> {
     }
 }
 
-fn save(run: &mut Run, out: &Path) -> crate::Result<()> {
+pub(crate) fn save(run: &mut Run, out: &Path) -> crate::Result<()> {
     run.write(out)
         .with_context(|| format!("saving results to {}", out.display()))
 }

@@ -21,6 +21,7 @@ pub mod check;
 pub mod client;
 pub mod conformance;
 mod error;
+pub mod fleet;
 pub mod gas;
 pub mod history;
 pub mod interrupt;

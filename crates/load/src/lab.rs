@@ -175,6 +175,8 @@ pub struct Connected {
     pub tracker: Client,
     /// What is known of it.
     pub info: NodeInfo,
+    /// Its JSON-RPC URL as given (`info.url` is redacted for results).
+    pub url: String,
     /// Its unlocked account, if any.
     pub unlocked: Option<Address>,
     /// Where it serves Prometheus metrics: a started geth's, or
@@ -321,6 +323,7 @@ pub async fn connect(
             chain_id,
             local: !matches!(target, Target::Rpc(_)),
         },
+        url: url.clone(),
         metrics_url,
         unlocked,
     })
@@ -884,22 +887,29 @@ pub async fn run(
         signing: pre.map(|pre| &pre.report),
         lead: Duration::from_millis(200),
     };
-    timed(c, p, records, &phase, session, |t0, stop, progress| async move {
-        tokio::time::sleep_until(t0.into()).await;
-        send::send_all(
-            &c.client,
-            &out,
-            &opts.schedule,
-            &send::Pace {
-                cap: opts.open_loop_cap,
-                t0,
-                check_hashes: true,
-            },
-            &stop,
-            &progress,
-        )
-        .await
-    })
+    timed(
+        c,
+        p,
+        records,
+        &phase,
+        session,
+        |t0, stop, progress| async move {
+            tokio::time::sleep_until(t0.into()).await;
+            send::send_all(
+                &c.client,
+                &out,
+                &opts.schedule,
+                &send::Pace {
+                    cap: opts.open_loop_cap,
+                    t0,
+                    check_hashes: true,
+                },
+                &stop,
+                &progress,
+            )
+            .await
+        },
+    )
     .await
 }
 

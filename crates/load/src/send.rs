@@ -104,7 +104,16 @@ pub async fn send_all(
     stop: &Arc<AtomicBool>,
     progress: &Arc<Progress>,
 ) -> Vec<Option<Sent>> {
-    send_share(client, out, schedule, pace, stop, progress, Share::default()).await
+    send_share(
+        client,
+        out,
+        schedule,
+        pace,
+        stop,
+        progress,
+        Share::default(),
+    )
+    .await
 }
 
 /// A share of a schedule, for a fleet's worker: `positions[i]` is the
