@@ -208,7 +208,23 @@ impl Fleet {
                 Event::Report(..) => {}
             }
         }
-        for (name, hello) in idle.into_iter().take(o.workers) {
+        let extra: Vec<String> = idle.keys().skip(o.workers).cloned().collect();
+        for name in extra {
+            idle.remove(&name);
+            let reason = format!(
+                "this run has its {} workers already; it can take part in the next run",
+                o.workers
+            );
+            let _ = fleet
+                .link
+                .publish(
+                    &o.broker.commands(&name),
+                    false,
+                    json(&Command::Refuse { reason }),
+                )
+                .await;
+        }
+        for (name, hello) in idle {
             fleet.members.push(Member {
                 hello: Hello { name, ..hello },
                 accounts: (0, 0),
@@ -291,9 +307,15 @@ impl Fleet {
                             self.members[i].detail.as_deref().unwrap_or("")
                         ));
                     }
-                } else if self.started && matches!(state, State::Online { busy: false, .. }) {
-                    let reason = "it joined after the run started; it takes part in the next run"
-                        .to_string();
+                } else if !self.members.is_empty()
+                    && matches!(state, State::Online { busy: false, .. })
+                {
+                    let reason = if self.started {
+                        "it joined after the run started; it can take part in the next run"
+                    } else {
+                        "this run has its workers already; it can take part in the next run"
+                    }
+                    .to_string();
                     (self.say)(&format!("worker {name}: {reason}"));
                     let _ = self
                         .link

@@ -406,6 +406,19 @@ async fn measure(
     r.notes.extend(notes);
     let problems = std::mem::take(&mut *merged.lock().unwrap_or_else(|p| p.into_inner()));
     r.notes.extend(problems.iter().cloned());
+    // A lost worker may have sent for up to one report interval after its
+    // last report: those are on chain but in no record. Say how many.
+    let unreported: u64 = r.blocks.iter().map(|b| b.txs - b.ours.min(b.txs)).sum();
+    if unreported > 0 {
+        r.notes.push(format!(
+            "{unreported} transaction(s) in the run's blocks are in no worker's records{}",
+            if fleet.incomplete().is_some() {
+                ": sent by a lost worker after its last report, or by another sender to this node"
+            } else {
+                ": sent by another sender to this node"
+            }
+        ));
+    }
     if let Some(why) = fleet.incomplete().or_else(|| problems.first().cloned()) {
         r.complete = false;
         r.incomplete_reason = Some(match r.incomplete_reason.take() {

@@ -304,6 +304,52 @@ fn latency_rows(r: &LoadResult) -> Vec<[String; 7]> {
         .collect()
 }
 
+const FLEET_HEAD: [&str; 7] = [
+    "worker",
+    "end",
+    "sent / planned",
+    "included",
+    "send tx/s",
+    "lag P50 / P99",
+    "ceiling · clock",
+];
+
+/// A fleet run's workers, one row each: how each ended, its share, its
+/// send lag, its null-sink ceiling and its clock against the
+/// orchestrator's.
+fn fleet_rows(f: &dyno_format::load::FleetInfo) -> Vec<[String; 7]> {
+    f.workers
+        .iter()
+        .map(|w| {
+            let clock = w.clock_before.map_or("clock unknown".into(), |c| {
+                format!("{:+.3} ± {:.3} ms", c.offset_ms, c.uncertainty_ms)
+            });
+            [
+                format!("{} ({}, {} cores)", w.name, w.host, w.cores),
+                w.end.clone(),
+                format!("{} / {}", w.sent, w.planned),
+                w.included.to_string(),
+                format!("{:.0}", w.sent_rate),
+                format!("{} / {}", ms(w.lag.p50), ms(w.lag.p99)),
+                match w.self_test_rate {
+                    Some(x) => format!("{x:.0} req/s · {clock}"),
+                    None => clock,
+                },
+            ]
+        })
+        .collect()
+}
+
+fn fleet_title(f: &dyno_format::load::FleetInfo) -> String {
+    format!(
+        "fleet · {} workers on {}{} · percentiles above from every worker's raw records, merged",
+        f.workers.len(),
+        f.broker,
+        f.self_test_total
+            .map_or(String::new(), |t| format!(" · ceiling {t:.0} req/s, all at once"))
+    )
+}
+
 const LATENCY_HEAD: [&str; 7] = [
     "from intended send to",
     "n",
@@ -480,6 +526,10 @@ pub fn table(run: &Run) -> String {
             let _ = writeln!(out, "  {k:<w$}  {v}");
         }
         out.push_str(&aligned(&latency_rows(r), &LATENCY_HEAD));
+        if let Some(f) = &r.fleet {
+            let _ = writeln!(out, "  {}", fleet_title(f));
+            out.push_str(&aligned(&fleet_rows(f), &FLEET_HEAD));
+        }
         out.push('\n');
     }
     if run.load.len() > 1 {
@@ -528,6 +578,10 @@ pub fn markdown(run: &Run) -> String {
         }
         out.push('\n');
         out.push_str(&md_table(&latency_rows(r), &LATENCY_HEAD));
+        if let Some(f) = &r.fleet {
+            let _ = writeln!(out, "\n{}\n", fleet_title(f));
+            out.push_str(&md_table(&fleet_rows(f), &FLEET_HEAD));
+        }
         let plots: Vec<&String> = r
             .files
             .iter()

@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# fleet-test.sh DYNO GETH_RUN WORKERS OUT_DIR
+#
+# One machine as several (issue 36): an MQTT broker (Debian's mosquitto) and
+# a dev geth on a bridge in this network namespace, and WORKERS `dyno worker
+# --broker` processes, each in a network namespace of its own joined to the
+# bridge by a veth pair. Then, through `dyno load --fleet`:
+#
+#   1. a fleet run: every transaction accounted for and recounted on chain,
+#      the merged percentiles equal to those recomputed here from the raw
+#      CSV, every worker's raw records kept, the planted clock offset of the
+#      first worker (+25 ms) found within its stated uncertainty and said, a
+#      worker that joins after the start refused by name;
+#   2. the last worker killed (SIGKILL) mid-run: exit 2, the run marked
+#      incomplete, the killed worker lost with its records up to then kept
+#      and included, the others complete;
+#   3. a worker claiming another dyno version: refused, named;
+#   4. a worker that cannot reach its node: refused, named.
+#
+# Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
+# stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
+# removed on every exit.
+set -euo pipefail
+
+if [ $# -ne 4 ]; then
+  echo "usage: fleet-test.sh DYNO GETH_RUN WORKERS OUT_DIR" >&2
+  exit 2
+fi
+dyno=$(realpath "$1")
+geth=$2
+workers=$3
+out=$4
+[ "$workers" -ge 2 ] || { echo "fleet-test: WORKERS must be at least 2" >&2; exit 2; }
+[ -x "$geth" ] || { echo "fleet-test: $geth is not executable (dyno setup geth)" >&2; exit 2; }
+mosq=$(command -v mosquitto || echo /usr/sbin/mosquitto)
+[ -x "$mosq" ] || { echo "fleet-test: mosquitto is not installed (apt-get install mosquitto)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "fleet-test: needs root for network namespaces" >&2; exit 2; }
+mkdir -p "$out"
+out=$(realpath "$out")
+
+tag=df$$
+net=10.231.$(($$ % 200 + 20))
+host_ip=$net.1
+bridge=${tag}b
+work=$(mktemp -d)
+pids=()
+
+cleanup() {
+  local rc=$?
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ -f "$work/mosquitto.pid" ] && kill "$(cat "$work/mosquitto.pid")" 2>/dev/null || true
+  for k in $(seq "$((workers + 3))"); do
+    ip netns del "${tag}n$k" 2>/dev/null || true
+    ip link del "${tag}h$k" 2>/dev/null || true
+  done
+  ip link del "$bridge" 2>/dev/null || true
+  if [ $rc -ne 0 ]; then
+    for f in "$work"/*.log; do
+      [ -f "$f" ] || continue
+      echo "--- $(basename "$f") (last 15 lines)" >&2
+      tail -n 15 "$f" >&2
+    done
+  fi
+  rm -rf "$work"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+  echo "fleet-test: FAIL: $*" >&2
+  exit 1
+}
+now() { date +%s%N; }
+secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
+
+# The bridge, and one namespace per worker (and spares for the fault runs).
+ip link add "$bridge" type bridge
+ip addr add "$host_ip/24" dev "$bridge"
+ip link set "$bridge" up
+make_host() { # K: namespace ${tag}nK at $net.(10+K)
+  local k=$1 ns=${tag}n$1
+  ip netns add "$ns"
+  ip link add "${tag}h$k" type veth peer name "${tag}p$k"
+  ip link set "${tag}p$k" netns "$ns"
+  ip link set "${tag}h$k" master "$bridge" up
+  ip -n "$ns" addr add "$net.$((10 + k))/24" dev "${tag}p$k"
+  ip -n "$ns" link set "${tag}p$k" up
+  ip -n "$ns" link set lo up
+}
+for k in $(seq "$((workers + 3))"); do make_host "$k"; done
+
+# The broker on the bridge, with no persistence.
+port=$((20000 + $$ % 20000))
+cat >"$work/mosquitto.conf" <<CONF
+listener $port $host_ip
+allow_anonymous true
+persistence false
+set_tcp_nodelay true
+user root
+pid_file $work/mosquitto.pid
+log_dest file $work/mosquitto.log
+CONF
+"$mosq" -d -c "$work/mosquitto.conf"
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/$host_ip/$port") 2>/dev/null && break; sleep 0.1; done
+broker=mqtt://$host_ip:$port/fleet-test
+echo "fleet-test: broker $broker, $workers workers in namespaces ${tag}n1..${tag}n$workers" >&2
+
+# The node: a dev geth on the bridge, started and stopped by dyno.
+node_cmd="$geth --dev --dev.period 1 --datadir {datadir} --http --http.addr $host_ip --http.port {port} \
+--http.api eth,net,web3,txpool --ipcdisable --nat none --nodiscover --maxpeers 0 --port 0 --authrpc.port 0 \
+--txpool.globalslots 65536 --txpool.accountslots 4096 --txpool.globalqueue 65536 --txpool.accountqueue 4096 \
+--rpc.txfeecap 0 --verbosity 2"
+node_url="http://$host_ip:{port}"
+
+# start_worker K NAME [FLAGS...]: a worker in namespace K, pid kept.
+start_worker() {
+  local k=$1 name=$2
+  shift 2
+  ip netns exec "${tag}n$k" "$dyno" worker --broker "$broker" --name "$name" --once "$@" \
+    >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  eval "pid_$name=$!"
+}
+# refused NAME SECS: worker NAME exits non-zero within SECS.
+refused() {
+  local pid i
+  pid=$(eval echo "\$pid_$1")
+  for i in $(seq "$(($2 * 10))"); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      if wait "$pid"; then fail "worker $1 exited 0"; fi
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "worker $1 still runs $2 s after the orchestrator refused it"
+}
+# wait_line FILE PATTERN SECS
+wait_line() {
+  local i
+  for i in $(seq "$(($3 * 10))"); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "no line matching '$2' in $(basename "$1") within $3 s"
+}
+# fleet NAME N FLAGS...: the orchestrator; its exit status in $rc.
+fleet() {
+  local name=$1
+  shift
+  set +e
+  "$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+    --finality-timeout 0 --poll-ms 20 --out "$out/$name.json" "$@" \
+    >"$out/$name.txt" 2>"$work/$name-orchestrator.log"
+  rc=$?
+  set -e
+}
+
+# 1. A fleet run, one worker's clock 25 ms ahead, a late joiner refused.
+t=$(now)
+names=()
+for k in $(seq "$workers"); do
+  flags=()
+  [ "$k" = 1 ] && flags=(--clock-skew-ms 25)
+  start_worker "$k" "w$k" "${flags[@]}"
+  names+=("w$k")
+done
+(
+  wait_line "$work/run-orchestrator.log" "worker(s): " 120
+  start_worker "$((workers + 1))" late
+  wait $!
+) &
+late=$!
+fleet run --workers "$workers" --txs 1500 --rate 300 --accounts $((workers * 4)) \
+  --self-test-requests 20000 --join-timeout 30
+[ $rc = 0 ] || fail "the fleet run exited $rc"
+wait "$late" || true
+grep -q "joined after the run started" "$work/late.log" || fail "the late worker was not told it joined after the start"
+for n in "${names[@]}"; do wait "$(eval echo "\$pid_$n")" || fail "worker $n exited non-zero"; done
+cat "$out/run.txt" >&2
+python3 - "$out/run.json" "$workers" 1500 <<'PY'
+import csv, json, math, os, sys
+path, workers, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+run = json.load(open(path))
+(l,) = run["load"]
+def check(ok, what):
+    if not ok:
+        sys.exit(f"fleet-test: FAIL: {what}")
+c = l["counts"]
+check(l["complete"] and run["run"]["complete"], f"the run is incomplete: {l.get('incomplete_reason')}")
+check(c["submitted"] == n and c["included"] == n, f"submitted {c['submitted']}, included {c['included']} of {n}")
+s = l["chain_scan"]
+check(s["matches"] and s["found"] == n, f"the chain scan found {s['found']} of {n}")
+f = l["fleet"]
+ws = f["workers"]
+check(len(ws) == workers, f"{len(ws)} workers in the breakdown")
+check(all(w["end"] == "done" and w["sent"] == w["planned"] for w in ws), "a worker did not send its share")
+check(sum(w["planned"] for w in ws) == n, "the shares do not add up to the run")
+check(all(w["self_test_rate"] and w["self_test_rate"] > 0 for w in ws), "a worker has no generator ceiling")
+# The raw records: every transaction reported once, by its own worker.
+raw = os.path.join(os.path.dirname(path), l["files"]["workers"])
+seen = {}
+for line in open(raw):
+    m = json.loads(line)
+    for s_ in m["report"].get("records", {}).get("items", []):
+        seen.setdefault(s_["index"], set()).add(m["worker"])
+check(len(seen) == n and all(len(v) == 1 for v in seen.values()), f"the raw reports hold {len(seen)} of {n} transactions")
+# The merged percentiles, recomputed from the raw CSV (nearest rank; the
+# Result's come from an HDR histogram of 3 significant digits).
+rows = list(csv.DictReader(open(os.path.join(os.path.dirname(path), l["files"]["csv"]))))
+check(len(rows) == n, f"the CSV has {len(rows)} rows")
+for stage, col in (("included", "included_ms"), ("accepted", "replied_ms")):
+    v = sorted(float(r[col]) - float(r["intended_ms"]) for r in rows if r[col])
+    got = l["latency"][stage]
+    check(got["n"] == len(v), f"{stage}: n {got['n']} against {len(v)} in the CSV")
+    for q, key in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99")):
+        want = v[max(1, math.ceil(q * len(v))) - 1]
+        check(abs(got[key] - want) <= want * 2e-3 + 2e-3,
+              f"{stage} {key}: the Result says {got[key]} ms, the raw CSV {want} ms")
+# The planted clock offset, found within its uncertainty, and said.
+w1 = next(w for w in ws if w["name"] == "w1")
+b = w1["clock_before"]
+check(abs(b["offset_ms"] - 25.0) <= b["uncertainty_ms"] + 0.05,
+      f"w1's clock: {b['offset_ms']} ± {b['uncertainty_ms']} ms, planted +25")
+for w in ws:
+    if w["name"] != "w1":
+        o = w["clock_before"]
+        check(abs(o["offset_ms"]) <= o["uncertainty_ms"] + 0.05, f"{w['name']}'s clock: {o}")
+check(any("w1's clock is +2" in x for x in l["notes"]), f"no note of w1's clock: {l['notes']}")
+print(f"fleet-test: run: {n} transactions from {workers} workers, all included and recounted; "
+      f"included P50 {l['latency']['included']['p50']} ms P99 {l['latency']['included']['p99']} ms from the merged records; "
+      f"w1's planted +25 ms found as {b['offset_ms']:+.3f} ± {b['uncertainty_ms']:.3f} ms", file=sys.stderr)
+PY
+echo "fleet-test: 1. the fleet run checked ($(secs "$t") s)" >&2
+
+# 2. The last worker killed mid-run.
+t=$(now)
+for k in $(seq "$workers"); do start_worker "$k" "k$k"; done
+victim=k$workers
+(
+  wait_line "$work/$victim.log" "starting in" 120
+  sleep 4
+  kill -9 "$(eval echo "\$pid_$victim")"
+) &
+killer=$!
+fleet killed --workers "$workers" --txs 3000 --rate 300 --accounts $((workers * 4)) \
+  --self-test-requests 0 --join-timeout 30
+wait "$killer"
+[ $rc = 2 ] || fail "a run with a killed worker exited $rc, not 2"
+grep -q "worker $victim is lost" "$work/killed-orchestrator.log" || fail "the orchestrator did not say $victim was lost"
+python3 - "$out/killed.json" "$victim" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+(l,) = run["load"]
+victim = sys.argv[2]
+def check(ok, what):
+    if not ok:
+        sys.exit(f"fleet-test: FAIL: {what}")
+check(not run["run"]["complete"] and not l["complete"], "the run is not marked incomplete")
+check(victim in (l["incomplete_reason"] or ""), f"the reason does not name {victim}: {l['incomplete_reason']}")
+for w in l["fleet"]["workers"]:
+    if w["name"] == victim:
+        check(w["end"] == "lost", f"{victim} ended {w['end']}")
+        check(0 < w["sent"] < w["planned"], f"{victim} sent {w['sent']} of {w['planned']}")
+        check(w["included"] == w["accepted"] == w["sent"], f"{victim}'s reported records: {w}")
+    else:
+        check(w["end"] == "done" and w["sent"] == w["planned"] == w["included"], f"{w['name']}: {w}")
+c = l["counts"]
+check(c["included"] == c["submitted"], f"included {c['included']} of {c['submitted']} reported")
+print(f"fleet-test: killed: {victim} lost after {next(w['sent'] for w in l['fleet']['workers'] if w['name'] == victim)} "
+      f"records, all kept and included; the others complete; exit 2", file=sys.stderr)
+PY
+echo "fleet-test: 2. the killed worker checked ($(secs "$t") s)" >&2
+
+# 3. A worker of another version.
+t=$(now)
+start_worker 1 vbad --claim-version 0.0.0-other
+fleet version --workers 1 --txs 10 --join-timeout 30
+[ $rc = 2 ] || fail "a worker of another version: the orchestrator exited $rc, not 2"
+grep -q "worker vbad: it runs dyno 0.0.0-other" "$work/version-orchestrator.log" || fail "the version refusal does not name the worker"
+refused vbad 10
+echo "fleet-test: 3. another version refused ($(secs "$t") s)" >&2
+
+# 4. A worker that cannot reach its node.
+t=$(now)
+start_worker 1 nbad --rpc "http://$host_ip:9"
+fleet unreachable --workers 1 --txs 10 --join-timeout 30
+[ $rc = 2 ] || fail "a worker without its node: the orchestrator exited $rc, not 2"
+grep -q "worker nbad: cannot keep its plan: cannot reach the node" "$work/unreachable-orchestrator.log" \
+  || fail "the unreachable node's refusal does not name the worker"
+refused nbad 10
+echo "fleet-test: 4. a worker without its node refused ($(secs "$t") s)" >&2
