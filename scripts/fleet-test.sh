@@ -6,6 +6,9 @@
 # --broker` processes, each in a network namespace of its own joined to the
 # bridge by a veth pair. Then, through `dyno load --fleet`:
 #
+#   0. `dyno setup mosquitto` (into a throwaway DYNO_CACHE) starts a broker on
+#      127.0.0.1, and a worker on loopback measures its generator's ceiling
+#      through it (`dyno load --fleet --self-test`);
 #   1. a fleet run: every transaction accounted for and recounted on chain,
 #      the merged percentiles equal to those recomputed here from the raw
 #      CSV, every worker's raw records kept, the planted clock offset of the
@@ -48,7 +51,9 @@ pids=()
 cleanup() {
   local rc=$?
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  [ -f "$work/mosquitto.pid" ] && kill "$(cat "$work/mosquitto.pid")" 2>/dev/null || true
+  for f in "$work/mosquitto.pid" "$work/cache/nodes/mosquitto/mosquitto.pid"; do
+    [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+  done
   for k in $(seq "$((workers + 3))"); do
     ip netns del "${tag}n$k" 2>/dev/null || true
     ip link del "${tag}h$k" 2>/dev/null || true
@@ -73,6 +78,22 @@ fail() {
 }
 now() { date +%s%N; }
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
+
+# 0. dyno setup mosquitto, on loopback, and a self-test through it.
+t=$(now)
+lport=$((40000 + $$ % 20000))
+DYNO_CACHE=$work/cache DYNO_MQTT_PORT=$lport "$dyno" setup -q mosquitto 2>"$work/setup.log" \
+  || fail "dyno setup mosquitto failed"
+[ -f "$work/cache/nodes/mosquitto/mosquitto.pid" ] || fail "dyno setup mosquitto started no broker"
+"$dyno" worker --broker "mqtt://127.0.0.1:$lport/selftest" --name solo --once >"$work/solo.log" 2>&1 &
+pids+=($!)
+solo=$!
+"$dyno" load --fleet "mqtt://127.0.0.1:$lport/selftest" --self-test --self-test-requests 20000 \
+  >"$out/selftest.txt" 2>"$work/selftest-orchestrator.log" || fail "the fleet self-test failed"
+wait "$solo" || fail "the self-test's worker exited non-zero"
+grep -q "^  solo: [0-9]* requests/s" "$out/selftest.txt" || fail "the self-test printed no ceiling for its worker"
+kill "$(cat "$work/cache/nodes/mosquitto/mosquitto.pid")"
+echo "fleet-test: 0. dyno setup mosquitto and a self-test through it ($(secs "$t") s): $(head -1 "$out/selftest.txt")" >&2
 
 # The bridge, and one namespace per worker (and spares for the fault runs).
 ip link add "$bridge" type bridge

@@ -90,6 +90,8 @@ system_packages() {
   part "valgrind (Debian's package) for callgrind instruction counts"
   command -v valgrind >/dev/null || apt_install valgrind
   valgrind --version
+  part "mosquitto (Debian's package), the MQTT broker of the fleet test"
+  command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || apt_install mosquitto
   part "a throwaway PostgreSQL on 127.0.0.1 for the history store's tests"
   scripts/postgres.sh start "$pgdir" >"$STEPS_LOGS/postgres.url"
 }
@@ -146,7 +148,7 @@ python_runtime() {
   "$ruff" check --no-cache --config adapters/python/pyproject.toml scripts/ crates/replay/tests/
   "$ruff" format --check --no-cache --config adapters/python/pyproject.toml scripts/ crates/replay/tests/
 }
-job system "Debian's packages (Chromium, valgrind, PostgreSQL) and the PostgreSQL server" system_packages
+job system "Debian's packages (Chromium, valgrind, mosquitto, PostgreSQL) and the PostgreSQL server" system_packages
 job geth "geth's build (Go module proxy) and its dev-node test" geth_node
 job ethrex "the ethrex node's build (crates.io, release) and its test" ethrex_node
 job go "the go and go-etc adapters' set-up and tests (after geth's build)" go_runtimes
@@ -357,6 +359,10 @@ chain_checks() {
     --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
   python3 scripts/smoke-checks.py recorded "$smoke/recorded-replay-stdout.json" "$smoke/recorded/chain.json"
 
+  part "fleet: dyno setup mosquitto and a self-test through it; then a broker and a geth on a bridge, two workers in network namespaces: a run checked against its raw records and a planted clock offset, a worker killed mid-run, another version, a worker without its node (scripts/fleet-test.sh)"
+  after system
+  scripts/fleet-test.sh "$dyno" "$cache/nodes/geth/run" 2 "$smoke/fleet"
+
   part "client check: dyno client check geth, every check of docs/clients.md"
   "$dyno" client check geth -q
 
@@ -382,7 +388,7 @@ chain_checks() {
   sed -n '/^### The clients side by side/,/^### The client processes/p' "$smoke/clients.md" >&2
   python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethrex ethereumjs
 }
-job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, client check (geth, EthereumJS, ethrex), op isolation (geth, revm, ethrex), the three clients side by side" chain_checks
+job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, a fleet of two namespaced workers, client check (geth, EthereumJS, ethrex), op isolation (geth, revm, ethrex), the three clients side by side" chain_checks
 
 step "cargo test (with the db engines)"
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"

@@ -28,8 +28,14 @@ pub struct Broker {
 impl Broker {
     /// Parse `mqtt://HOST[:PORT][/NAME]`.
     pub fn parse(given: &str) -> Result<Broker, FleetError> {
+        // Never echo credentials: `mqtt://user:secret@host` is said as
+        // `mqtt://***@host`.
+        let shown = match (given.find("://"), given.rfind('@')) {
+            (Some(a), Some(b)) if b > a => format!("{}***{}", &given[..a + 3], &given[b..]),
+            _ => given.to_string(),
+        };
         let bad = |reason: &str| FleetError::BadUrl {
-            given: given.into(),
+            given: shown.clone(),
             reason: reason.into(),
         };
         let rest = given
@@ -296,7 +302,7 @@ mod tests {
             ("http://h:1883", "only mqtt://"),
             ("mqtt://h:0", "port"),
             ("mqtt://h:99999", "port"),
-            ("mqtt://u:p@h:1883", "credentials"),
+            ("mqtt://u:p@h:1883", "\"mqtt://***@h:1883\": credentials"),
             ("mqtt://h/a+b", "fleet name"),
             ("mqtt://:1883", "no host"),
         ] {

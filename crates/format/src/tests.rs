@@ -316,3 +316,69 @@ fn baselines_round_trip_and_refuse_other_formats() {
         .to_string();
     assert!(msg.contains("has no versions"), "{msg}");
 }
+
+#[test]
+fn a_fleet_breakdown_validates_against_the_schema_and_a_wrong_one_does_not() {
+    use crate::load::{ClockOffset, FleetInfo, LatencyStats, WorkerInfo};
+    let text = include_str!("../../../docs/schema/result-v1.schema.json");
+    let root: serde_json::Value = serde_json::from_str(text).unwrap();
+    let schema = serde_json::json!({
+        "$schema": root["$schema"],
+        "$defs": root["$defs"],
+        "$ref": "#/$defs/load/properties/fleet",
+    });
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let lag = LatencyStats {
+        n: 3,
+        p50: 1.0,
+        p90: 2.0,
+        p95: 2.0,
+        p99: 3.0,
+        p999: 3.0,
+        max: 3.0,
+        mean: 2.0,
+        p50_ci: None,
+    };
+    let clock = ClockOffset {
+        offset_ms: 25.0,
+        uncertainty_ms: 0.2,
+        samples: 8,
+    };
+    let worker = WorkerInfo {
+        name: "w1".into(),
+        host: "h".into(),
+        version: "0.1.0 (abc)".into(),
+        runtime: "linux-x86_64".into(),
+        cores: 2,
+        target: "http://10.0.0.7:8545".into(),
+        first_account: 0,
+        accounts: 4,
+        planned: 3,
+        sent: 3,
+        accepted: 3,
+        rejected: 0,
+        included: 3,
+        sent_rate: 100.0,
+        included_rate: 90.0,
+        lag,
+        self_test_rate: Some(20_000.0),
+        clock_before: Some(clock),
+        clock_after: None,
+        end: "lost".into(),
+        detail: Some("its connection to the broker ended".into()),
+    };
+    let fleet = FleetInfo {
+        broker: "mqtt://10.0.0.5:1883/lab".into(),
+        resolution_ms: 100.0,
+        self_test_total: None,
+        workers: vec![worker],
+    };
+    let mut value = serde_json::to_value(&fleet).unwrap();
+    let errs = errors(&v, &value);
+    assert!(errs.is_empty(), "{errs:#?}");
+    value["workers"][0]["end"] = serde_json::json!("vanished");
+    assert!(
+        !errors(&v, &value).is_empty(),
+        "an unknown end state passed"
+    );
+}

@@ -345,8 +345,9 @@ fn fleet_title(f: &dyno_format::load::FleetInfo) -> String {
         "fleet · {} workers on {}{} · percentiles above from every worker's raw records, merged",
         f.workers.len(),
         f.broker,
-        f.self_test_total
-            .map_or(String::new(), |t| format!(" · ceiling {t:.0} req/s, all at once"))
+        f.self_test_total.map_or(String::new(), |t| format!(
+            " · ceiling {t:.0} req/s, all at once"
+        ))
     )
 }
 

@@ -607,6 +607,53 @@ const ROWS: &[Row] = &[
         "credentials in the URL",
     ),
     row("load --rpc ftp://127.0.0.1:1", 2, "unsupported scheme"),
+    // dyno load --fleet and dyno worker --broker: refused before any node
+    // starts; a broker nobody listens for is said with how to start one.
+    row(
+        "load --fleet mqtt://127.0.0.1:1/t --self-test",
+        2,
+        "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
+    ),
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t --name w1",
+        2,
+        "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
+    ),
+    row(
+        "load --fleet http://127.0.0.1:1",
+        2,
+        "--fleet \"http://127.0.0.1:1\": only mqtt:// is spoken",
+    ),
+    row(
+        "load --fleet mqtt://user:HUNTER2SECRET@127.0.0.1:1",
+        2,
+        "--fleet \"mqtt://***@127.0.0.1:1\": credentials in the URL are not taken",
+    ),
+    row(
+        "load --fleet mqtt://127.0.0.1:1 --workers 3 --accounts 2",
+        2,
+        "--accounts 2 is fewer than --workers 3",
+    ),
+    row(
+        "load --fleet mqtt://127.0.0.1:1 --workload blob",
+        2,
+        "fleet workers do not send blob transactions",
+    ),
+    row(
+        "load --fleet mqtt://127.0.0.1:1 --signer node",
+        2,
+        "--signer node: fleet workers send transactions they signed themselves",
+    ),
+    row(
+        "load --workers 3",
+        2,
+        "required arguments were not provided",
+    ),
+    row(
+        "worker --broker mqtt://127.0.0.1:1 --name 'a b'",
+        2,
+        "--name \"a b\": use letters, digits",
+    ),
     row(
         "--specs @/specs-mix load --workload x --self-test",
         2,
