@@ -18,7 +18,9 @@
 #      incomplete, the killed worker lost with its records up to then kept
 #      and included, the others complete;
 #   3. a worker claiming another dyno version: refused, named;
-#   4. a worker that cannot reach its node: refused, named.
+#   4. a worker that cannot reach its node: refused, named;
+#   5. Ctrl-C on the orchestrator mid-run: every worker stopped, what they
+#      sent kept and included, the run saved incomplete, exit 2.
 #
 # Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
 # stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
@@ -311,3 +313,41 @@ grep -q "worker nbad: cannot keep its plan: cannot reach the node" "$work/unreac
   || fail "the unreachable node's refusal does not name the worker"
 refused nbad 10
 echo "fleet-test: 4. a worker without its node refused ($(secs "$t") s)" >&2
+
+# 5. Ctrl-C on the orchestrator mid-run.
+t=$(now)
+for k in $(seq "$workers"); do start_worker "$k" "c$k"; done
+set +e
+"$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+  --finality-timeout 0 --poll-ms 20 --out "$out/interrupted.json" --workers "$workers" \
+  --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
+  >"$out/interrupted.txt" 2>"$work/interrupted-orchestrator.log" &
+orch=$!
+wait_line "$work/c1.log" "starting in" 120
+sleep 4
+kill -INT "$orch"
+wait "$orch"
+rc=$?
+set -e
+[ $rc = 2 ] || fail "an interrupted fleet run exited $rc, not 2"
+for k in $(seq "$workers"); do
+  pid=$(eval echo "\$pid_c$k")
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && fail "worker c$k still runs after the orchestrator's Ctrl-C"
+  grep -q "told to stop" "$work/c$k.log" || fail "worker c$k was not told to stop"
+done
+python3 - "$out/interrupted.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+(l,) = run["load"]
+def check(ok, what):
+    if not ok:
+        sys.exit(f"fleet-test: FAIL: {what}")
+check(not run["run"]["complete"], "the interrupted run is not marked incomplete")
+ws = l["fleet"]["workers"]
+check(all(w["end"] == "stopped" and 0 < w["sent"] < w["planned"] for w in ws), f"the workers: {ws}")
+check(all(w["included"] == w["sent"] for w in ws), "a stopped worker's transactions were not all included")
+print(f"fleet-test: interrupted: every worker stopped after {', '.join(str(w['sent']) for w in ws)} "
+      f"of {ws[0]['planned']} each, all kept and included; exit 2", file=sys.stderr)
+PY
+echo "fleet-test: 5. Ctrl-C on the orchestrator ($(secs "$t") s)" >&2
