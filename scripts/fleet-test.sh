@@ -24,7 +24,7 @@
 #
 # Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
 # stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
-# removed on every exit.
+# removed on every exit. FLEET_TXS and FLEET_RATE size run 1 (1500 at 300/s).
 set -euo pipefail
 
 if [ $# -ne 4 ]; then
@@ -41,7 +41,10 @@ mosq=$(command -v mosquitto || echo /usr/sbin/mosquitto)
 [ -x "$mosq" ] || { echo "fleet-test: mosquitto is not installed (apt-get install mosquitto)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "fleet-test: needs root for network namespaces" >&2; exit 2; }
 mkdir -p "$out"
-out=$(realpath "$out")
+# geth by name in the node's command line (its folder first on PATH), so the
+# Result says `geth`, not where this machine keeps it.
+PATH="$(dirname "$(realpath "$geth")"):$PATH"
+[ -x "$(dirname "$(realpath "$geth")")/geth" ] || { echo "fleet-test: no geth beside $geth" >&2; exit 2; }
 
 tag=df$$
 net=10.231.$(($$ % 200 + 20))
@@ -130,7 +133,7 @@ broker=mqtt://$host_ip:$port/fleet-test
 echo "fleet-test: broker $broker, $workers workers in namespaces ${tag}n1..${tag}n$workers" >&2
 
 # The node: a dev geth on the bridge, started and stopped by dyno.
-node_cmd="$geth --dev --dev.period 1 --datadir {datadir} --http --http.addr $host_ip --http.port {port} \
+node_cmd="geth --dev --dev.period 1 --datadir {datadir} --http --http.addr $host_ip --http.port {port} \
 --http.api eth,net,web3,txpool --ipcdisable --nat none --nodiscover --maxpeers 0 --port 0 --authrpc.port 0 \
 --txpool.globalslots 65536 --txpool.accountslots 4096 --txpool.globalqueue 65536 --txpool.accountqueue 4096 \
 --rpc.txfeecap 0 --verbosity 2"
@@ -194,14 +197,15 @@ done
   wait $!
 ) &
 late=$!
-fleet run --workers "$workers" --txs 1500 --rate 300 --accounts $((workers * 4)) \
+txs=${FLEET_TXS:-1500}
+fleet run --workers "$workers" --txs "$txs" --rate "${FLEET_RATE:-300}" --accounts $((workers * 4)) \
   --self-test-requests 20000 --join-timeout 30
 [ $rc = 0 ] || fail "the fleet run exited $rc"
 wait "$late" || true
 grep -q "joined after the run started" "$work/late.log" || fail "the late worker was not told it joined after the start"
 for n in "${names[@]}"; do wait "$(eval echo "\$pid_$n")" || fail "worker $n exited non-zero"; done
 cat "$out/run.txt" >&2
-python3 - "$out/run.json" "$workers" 1500 <<'PY'
+python3 - "$out/run.json" "$workers" "$txs" <<'PY'
 import csv, json, math, os, sys
 path, workers, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 run = json.load(open(path))

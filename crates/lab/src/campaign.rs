@@ -343,18 +343,9 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     }
     let quiet = args.quiet;
     let live = !quiet && std::io::stderr().is_terminal();
-    let say = move |m: &str| {
-        if !quiet {
-            eprintln!("dyno load: {m}");
-        }
-    };
-
+    let say = sayer(quiet);
     let interrupt = crate::interrupt::flag()?;
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = runtime()?;
 
     if args.self_test {
         let bodies = self_test_bodies(&opts);
@@ -520,6 +511,23 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
     conclude(lab, run, &out, failure, interrupted, quiet, wrong)
+}
+
+/// Progress messages on stderr, prefixed `dyno load:`, unless `quiet`.
+pub(crate) fn sayer(quiet: bool) -> impl Fn(&str) + Copy + Send + Sync + 'static {
+    move |m: &str| {
+        if !quiet {
+            eprintln!("dyno load: {m}");
+        }
+    }
+}
+
+/// The multi-threaded runtime a campaign's network work runs on.
+pub(crate) fn runtime() -> crate::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 /// Finish a campaign: mark the run complete or not, save its Result and

@@ -20,7 +20,6 @@ use dyno_load::record::TxRecord;
 use dyno_load::txs::Kind;
 
 use crate::campaign::{self, Finished, Request};
-use crate::error::Context as _;
 use crate::paths::Lab;
 use crate::{Error, refuse};
 
@@ -102,16 +101,9 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         crate::history::check_location(&lab.paths)?;
     }
     let quiet = args.quiet;
-    let say = move |m: &str| {
-        if !quiet {
-            eprintln!("dyno load: {m}");
-        }
-    };
+    let say = campaign::sayer(quiet);
     let interrupt = crate::interrupt::flag()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = campaign::runtime()?;
     let fleet_opts = FleetOptions {
         broker: broker.clone(),
         workers: args.workers,
@@ -459,10 +451,7 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
         version: o.claim_version.clone().unwrap_or_else(|| version(lab)),
     };
     let interrupt = crate::interrupt::flag()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = campaign::runtime()?;
     match runtime.block_on(dyno_fleet::worker::serve(&opts, interrupt, &say)) {
         Ok(()) => Ok(()),
         Err(FleetError::Interrupted) => {
