@@ -188,6 +188,10 @@ impl Fleet {
                                 }),
                             )
                             .await;
+                        // Closing flushes the refusal: a process that
+                        // exits with it still queued leaves the worker
+                        // waiting.
+                        fleet.link.close().await;
                         return Err(FleetError::Worker {
                             worker: name,
                             reason,
