@@ -163,6 +163,16 @@ fn gas_in_every_format() {
 }
 
 #[test]
+fn a_fleet_run_with_its_workers_in_every_format() {
+    let run = fixtures::run("load/fleet.json");
+    let table = load::table(&run);
+    assert!(table.contains("w1 (vm, 2 cores)") && table.contains("+24.989 ± 0.125 ms"));
+    check("load-fleet.txt", &table);
+    check("load-fleet.md", &load::markdown(&run));
+    same_as_fixture("load/fleet.json", &run.to_json());
+}
+
+#[test]
 fn load_in_every_format() {
     let run = fixtures::run("load/load.json");
     check("load.txt", &load::table(&run));
