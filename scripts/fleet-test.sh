@@ -20,7 +20,10 @@
 #   3. a worker claiming another dyno version: refused, named;
 #   4. a worker that cannot reach its node: refused, named;
 #   5. Ctrl-C on the orchestrator mid-run: every worker stopped, what they
-#      sent kept and included, the run saved incomplete, exit 2.
+#      sent kept and included, the run saved incomplete, exit 2;
+#   6. the broker killed mid-run: the orchestrator keeps what the workers
+#      reported until then (included, recounted), saves the run incomplete
+#      and exits 2; every worker exits non-zero.
 #
 # Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
 # stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
@@ -355,3 +358,42 @@ print(f"fleet-test: interrupted: every worker stopped after {', '.join(str(w['se
       f"of {ws[0]['planned']} each, all kept and included; exit 2", file=sys.stderr)
 PY
 echo "fleet-test: 5. Ctrl-C on the orchestrator ($(secs "$t") s)" >&2
+
+# 6. The broker killed mid-run.
+t=$(now)
+for k in $(seq "$workers"); do start_worker "$k" "b$k"; done
+set +e
+"$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+  --finality-timeout 0 --poll-ms 20 --out "$out/broker-lost.json" --workers "$workers" \
+  --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
+  >"$out/broker-lost.txt" 2>"$work/broker-lost-orchestrator.log" &
+orch=$!
+wait_line "$work/b1.log" "starting in" 120
+sleep 4
+kill "$(cat "$work/mosquitto.pid")"
+wait "$orch"
+rc=$?
+set -e
+[ $rc = 2 ] || fail "a fleet run that lost its broker exited $rc, not 2"
+for k in $(seq "$workers"); do
+  pid=$(eval echo "\$pid_b$k")
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && fail "worker b$k still runs after the broker went"
+  if wait "$pid"; then fail "worker b$k exited 0 after losing the broker"; fi
+done
+python3 - "$out/broker-lost.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+(l,) = run["load"]
+def check(ok, what):
+    if not ok:
+        sys.exit(f"fleet-test: FAIL: {what}")
+check(not run["run"]["complete"] and not l["complete"], "the run is not marked incomplete")
+check("lost the broker" in (l["incomplete_reason"] or ""), f"the reason: {l['incomplete_reason']}")
+ws = l["fleet"]["workers"]
+check(all(0 < w["sent"] < w["planned"] and w["included"] == w["sent"] for w in ws), f"the workers: {ws}")
+check(l["counts"]["included"] == l["counts"]["submitted"] > 0, f"counts: {l['counts']}")
+print(f"fleet-test: broker lost: {l['counts']['submitted']} records reported before it went, all kept, "
+      f"included and recounted; exit 2", file=sys.stderr)
+PY
+echo "fleet-test: 6. the broker killed mid-run ($(secs "$t") s)" >&2

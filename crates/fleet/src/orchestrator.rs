@@ -444,9 +444,11 @@ impl Fleet {
                         reason: format!("not ready within {} s of its plan", timeout.as_secs()),
                     });
                 }
-                Some(Event::Report(name, Report::Ready { signing })) => {
+                Some(Event::Report(name, Report::Ready { signing, target })) => {
                     if let Some(i) = self.member(&name) {
                         self.members[i].signing = Some(signing);
+                        // The node it will really send to (its `--rpc`).
+                        self.members[i].target = dyno_format::redact::url(&target);
                     }
                     waiting.remove(&name);
                 }
@@ -567,7 +569,20 @@ impl Fleet {
             let deadline = (Instant::now() + Duration::from_millis(100))
                 .min(stop_until.unwrap_or(give_up))
                 .min(give_up);
-            let ev = self.next(deadline).await?;
+            // Losing the broker ends the run, not its records: what came
+            // before is merged, and the workers still out are said.
+            let ev = match self.next(deadline).await {
+                Ok(ev) => ev,
+                Err(e) => {
+                    for m in &mut self.members {
+                        if m.end == End::Running {
+                            m.end = End::Silent;
+                            m.detail = Some(format!("the orchestrator lost the broker: {e}"));
+                        }
+                    }
+                    break;
+                }
+            };
             if ev.is_none() && Instant::now() >= stop_until.unwrap_or(give_up).min(give_up) {
                 for m in &mut self.members {
                     if m.end == End::Running {

@@ -174,6 +174,8 @@ pub enum Report {
     Ready {
         /// How fast it signed.
         signing: SigningInfo,
+        /// The node it will send to: the plan's, or its own `--rpc`.
+        target: String,
     },
     /// It cannot keep the plan.
     Refused {

@@ -189,9 +189,10 @@ pub async fn serve(
                             job.out.len(),
                             signing.parallel_tx_per_s
                         ));
+                        let target = o.rpc.clone().unwrap_or_else(|| plan.node_url.clone());
                         phase = Phase::Planned(job);
-                        link.publish(&reports, false, json(&Report::Ready { signing }))
-                            .await?;
+                        let ready = Report::Ready { signing, target };
+                        link.publish(&reports, false, json(&ready)).await?;
                     }
                     Err(reason) => {
                         say(&format!("cannot keep the plan: {reason}"));
