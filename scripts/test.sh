@@ -359,7 +359,7 @@ chain_checks() {
     --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
   python3 scripts/smoke-checks.py recorded "$smoke/recorded-replay-stdout.json" "$smoke/recorded/chain.json"
 
-  part "fleet: dyno setup mosquitto and a self-test through it; then a broker and a geth on a bridge, two workers in network namespaces: a run checked against its raw records and a planted clock offset, a worker killed mid-run, another version, a worker without its node (scripts/fleet-test.sh)"
+  part "fleet: dyno setup mosquitto and a self-test through it; then a broker and a geth on a bridge, two workers in network namespaces: a run checked against its raw records and a planted clock offset, a worker killed mid-run, another version, a worker without its node, Ctrl-C, the broker killed mid-run (scripts/fleet-test.sh)"
   after system
   scripts/fleet-test.sh "$dyno" "$cache/nodes/geth/run" 2 "$smoke/fleet"
 

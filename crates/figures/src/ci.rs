@@ -94,6 +94,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-19a6064.md",
         "fresh, session 29 (issue 35): ethrex's release build (12m38s of CPU), EthereumJS, client check on three clients, op isolation into ethrex, the three side by side",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-e3ac62b.md",
+        "fresh, session 30 (issue 36): the fleet test (mosquitto, geth and two workers in network namespaces) in the chain job, mosquitto in the system job",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
