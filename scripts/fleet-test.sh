@@ -21,7 +21,7 @@
 #   4. a worker that cannot reach its node: refused, named;
 #   5. Ctrl-C on the orchestrator mid-run: every worker stopped, what they
 #      sent kept and included, the run saved incomplete, exit 2;
-#   6. the broker killed mid-run: the orchestrator keeps what the workers
+#   6. the broker killed (SIGKILL) mid-run: the orchestrator keeps what the workers
 #      reported until then (included, recounted), saves the run incomplete
 #      and exits 2; every worker exits non-zero.
 #
@@ -321,26 +321,37 @@ grep -q "worker nbad: cannot keep its plan: cannot reach the node" "$work/unreac
 refused nbad 10
 echo "fleet-test: 4. a worker without its node refused ($(secs "$t") s)" >&2
 
+# mid_run NAME PREFIX ACTION: WORKERS workers PREFIX1.., a 3000-transaction
+# run in the background, ACTION (evaluated; the orchestrator's pid is $orch)
+# 4 s after the first worker starts sending; then the orchestrator must exit
+# 2 and every worker end within 10 s.
+mid_run() {
+  local name=$1 prefix=$2 action=$3 k pid
+  for k in $(seq "$workers"); do start_worker "$k" "$prefix$k"; done
+  set +e
+  "$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+    --finality-timeout 0 --poll-ms 20 --out "$out/$name.json" --workers "$workers" \
+    --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
+    >"$out/$name.txt" 2>"$work/$name-orchestrator.log" &
+  orch=$!
+  wait_line "$work/${prefix}1.log" "starting in" 120
+  sleep 4
+  eval "$action"
+  wait "$orch"
+  rc=$?
+  set -e
+  [ $rc = 2 ] || fail "$name: the orchestrator exited $rc, not 2"
+  for k in $(seq "$workers"); do
+    pid=$(eval echo "\$pid_$prefix$k")
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then fail "$name: worker $prefix$k still runs 10 s after"; fi
+  done
+}
+
 # 5. Ctrl-C on the orchestrator mid-run.
 t=$(now)
-for k in $(seq "$workers"); do start_worker "$k" "c$k"; done
-set +e
-"$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
-  --finality-timeout 0 --poll-ms 20 --out "$out/interrupted.json" --workers "$workers" \
-  --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
-  >"$out/interrupted.txt" 2>"$work/interrupted-orchestrator.log" &
-orch=$!
-wait_line "$work/c1.log" "starting in" 120
-sleep 4
-kill -INT "$orch"
-wait "$orch"
-rc=$?
-set -e
-[ $rc = 2 ] || fail "an interrupted fleet run exited $rc, not 2"
+mid_run interrupted c 'kill -INT "$orch"'
 for k in $(seq "$workers"); do
-  pid=$(eval echo "\$pid_c$k")
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && fail "worker c$k still runs after the orchestrator's Ctrl-C"
   grep -q "told to stop" "$work/c$k.log" || fail "worker c$k was not told to stop"
 done
 python3 - "$out/interrupted.json" <<'PY'
@@ -361,25 +372,9 @@ echo "fleet-test: 5. Ctrl-C on the orchestrator ($(secs "$t") s)" >&2
 
 # 6. The broker killed mid-run.
 t=$(now)
-for k in $(seq "$workers"); do start_worker "$k" "b$k"; done
-set +e
-"$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
-  --finality-timeout 0 --poll-ms 20 --out "$out/broker-lost.json" --workers "$workers" \
-  --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
-  >"$out/broker-lost.txt" 2>"$work/broker-lost-orchestrator.log" &
-orch=$!
-wait_line "$work/b1.log" "starting in" 120
-sleep 4
-kill "$(cat "$work/mosquitto.pid")"
-wait "$orch"
-rc=$?
-set -e
-[ $rc = 2 ] || fail "a fleet run that lost its broker exited $rc, not 2"
+mid_run broker-lost b 'kill -9 "$(cat "$work/mosquitto.pid")"'
 for k in $(seq "$workers"); do
-  pid=$(eval echo "\$pid_b$k")
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && fail "worker b$k still runs after the broker went"
-  if wait "$pid"; then fail "worker b$k exited 0 after losing the broker"; fi
+  if wait "$(eval echo "\$pid_b$k")"; then fail "worker b$k exited 0 after losing the broker"; fi
 done
 python3 - "$out/broker-lost.json" <<'PY'
 import json, sys

@@ -174,6 +174,18 @@ mod tests {
         (owner, by)
     }
 
+    /// The run's 300 records with the merged sends put in and settled, as
+    /// the load lab does (no block seen: accepted ones stay pending).
+    fn settled(merged: &Merged) -> Vec<TxRecord> {
+        let mut records: Vec<TxRecord> = (0..300)
+            .map(|i| TxRecord::planned(i, Kind::Transfer, Some(i as usize % 9), Some(i / 9)))
+            .collect();
+        let schedule = Schedule::Fixed { rate: 500.0 };
+        dyno_load::lab::fill(&mut records, &merged.sends, &schedule);
+        summary::settle(&mut records, &[], &[], &[], &Default::default());
+        records
+    }
+
     fn exact_quantile(values: &mut [f64], q: f64) -> f64 {
         values.sort_by(f64::total_cmp);
         let rank = ((q * values.len() as f64).ceil() as usize).max(1);
@@ -194,15 +206,7 @@ mod tests {
             .collect();
         let merged = merge(300, &owner, &refs);
         assert!(merged.problems.is_empty(), "{:?}", merged.problems);
-        let mut records: Vec<TxRecord> = (0..300)
-            .map(|i| TxRecord::planned(i, Kind::Transfer, Some(i as usize % 9), Some(i / 9)))
-            .collect();
-        dyno_load::lab::fill(
-            &mut records,
-            &merged.sends,
-            &Schedule::Fixed { rate: 500.0 },
-        );
-        summary::settle(&mut records, &[], &[], &[], &Default::default());
+        let records = settled(&merged);
         let stats = accepted_latency(&records);
         assert_eq!(stats.n, 300);
 
@@ -295,15 +299,7 @@ mod tests {
         ];
         let merged = merge(300, &owner, &refs);
         assert_eq!(merged.sends.iter().flatten().count(), 240);
-        let mut records: Vec<TxRecord> = (0..300)
-            .map(|i| TxRecord::planned(i, Kind::Transfer, None, None))
-            .collect();
-        dyno_load::lab::fill(
-            &mut records,
-            &merged.sends,
-            &Schedule::Fixed { rate: 500.0 },
-        );
-        summary::settle(&mut records, &[], &[], &[], &Default::default());
+        let records = settled(&merged);
         let lost = share_of(&records, &owner, 2);
         assert_eq!((lost.planned, lost.sent), (100, 40));
         assert_eq!(share_of(&records, &owner, 0).sent, 100);

@@ -357,19 +357,12 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     }
 
     // The result file, written after every node so nothing measured is lost.
-    let clock = dyno_runner::clock::calibrate();
-    let settings = dyno_runner::settings(false, None, &clock);
-    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
-    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}-load.json", run.run.id)));
-    let out = load_destination(&out)?;
-    let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
-    let base = out
-        .file_stem()
-        .map_or_else(|| "load".into(), |s| s.to_string_lossy().into_owned());
+    let ResultFile {
+        mut run,
+        out,
+        dir,
+        base,
+    } = result_file(lab, args)?;
 
     let mut cache = None;
     let mut fixed: Option<(dyno_load::txs::Fees, dyno_load::txs::GasLimits)> = None;
@@ -511,6 +504,38 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
     conclude(lab, run, &out, failure, interrupted, quiet, wrong)
+}
+
+/// A campaign's new run and where it goes: `--out` (default
+/// `dyno-results/<run id>-load.json`), checked; its folder, where the CSV
+/// and plots go; and their names' stem.
+pub(crate) struct ResultFile {
+    pub(crate) run: Run,
+    pub(crate) out: PathBuf,
+    pub(crate) dir: PathBuf,
+    pub(crate) base: String,
+}
+
+pub(crate) fn result_file(lab: &Lab, args: &Request) -> crate::Result<ResultFile> {
+    let clock = dyno_runner::clock::calibrate();
+    let settings = dyno_runner::settings(false, None, &clock);
+    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
+    let run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}-load.json", run.run.id)));
+    let out = load_destination(&out)?;
+    let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base = out
+        .file_stem()
+        .map_or_else(|| "load".into(), |s| s.to_string_lossy().into_owned());
+    Ok(ResultFile {
+        run,
+        out,
+        dir,
+        base,
+    })
 }
 
 /// Progress messages on stderr, prefixed `dyno load:`, unless `quiet`.

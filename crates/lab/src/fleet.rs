@@ -7,7 +7,6 @@
 //! worker the transactions of its own accounts, follows the chain while
 //! they send, and computes every figure from their merged raw records.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -155,19 +154,12 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
     }
 
     // The result file, as a run from one machine writes it.
-    let clock = dyno_runner::clock::calibrate();
-    let settings = dyno_runner::settings(false, None, &clock);
-    let environment = dyno_runner::env::capture(clock, lab.build.rustc);
-    let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("dyno-results").join(format!("{}-load.json", run.run.id)));
-    let out = campaign::load_destination(&out)?;
-    let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
-    let base = out
-        .file_stem()
-        .map_or_else(|| "load".into(), |s| s.to_string_lossy().into_owned());
+    let campaign::ResultFile {
+        mut run,
+        out,
+        dir,
+        base,
+    } = campaign::result_file(lab, args)?;
     let target = targets
         .first()
         .cloned()
