@@ -98,6 +98,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-e3ac62b.md",
         "fresh, session 30 (issue 36): the fleet test (mosquitto, geth and two workers in network namespaces) in the chain job, mosquitto in the system job",
     ),
+    (
+        "rehearsal-fresh-2026-11-29-fd9702a.md",
+        "fresh, session 30's submitted code (issue 36): the fleet test's sixth case (the broker killed), the shared result file",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
