@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use dyno_format::load::{ClockOffset, FleetInfo, SigningInfo, WorkerInfo};
+use dyno_format::load::{ClockOffset, FleetInfo, WorkerInfo};
 use dyno_load::record::TxRecord;
 use dyno_load::send::Progress;
 
@@ -29,8 +29,6 @@ pub struct FleetOptions {
     pub join_timeout: Duration,
     /// This dyno's version; every worker must run the same.
     pub version: String,
-    /// Clock exchanges per worker, before and after.
-    pub pings: usize,
 }
 
 /// How a worker's part ended.
@@ -75,8 +73,6 @@ pub struct Member {
     pub clock_before: Option<ClockOffset>,
     /// After the end.
     pub clock_after: Option<ClockOffset>,
-    /// How fast it signed.
-    pub signing: Option<SigningInfo>,
     /// Its null-sink ceiling.
     pub self_test_rate: Option<f64>,
     /// Its raw records, as received.
@@ -235,7 +231,6 @@ impl Fleet {
                 target: String::new(),
                 clock_before: None,
                 clock_after: None,
-                signing: None,
                 self_test_rate: None,
                 records: Vec::new(),
                 batches: BTreeSet::new(),
@@ -444,9 +439,8 @@ impl Fleet {
                         reason: format!("not ready within {} s of its plan", timeout.as_secs()),
                     });
                 }
-                Some(Event::Report(name, Report::Ready { signing, target })) => {
+                Some(Event::Report(name, Report::Ready { target, .. })) => {
                     if let Some(i) = self.member(&name) {
-                        self.members[i].signing = Some(signing);
                         // The node it will really send to (its `--rpc`).
                         self.members[i].target = dyno_format::redact::url(&target);
                     }

@@ -108,7 +108,6 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         workers: args.workers,
         join_timeout: Duration::from_secs(args.join_timeout),
         version: version(lab),
-        pings: PINGS,
     };
     let mut fleet = runtime
         .block_on(Fleet::gather(&fleet_opts, Box::new(say)))
@@ -165,7 +164,6 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         .cloned()
         .ok_or_else(|| Error::Refused("no node to load".into()))?;
 
-    let live = false;
     let step = runtime.block_on(async {
         let c = match lab::connect(&target, &opts, &say).await {
             Ok(c) => c,
@@ -181,7 +179,7 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
                 });
             }
         };
-        let result = measure(&c, &opts, args, &mut fleet, &interrupt, &say, live).await;
+        let result = measure(&c, &opts, args, &mut fleet, &interrupt, &say).await;
         c.stop();
         match result {
             Ok(o) => {
@@ -238,7 +236,6 @@ async fn measure(
     fleet: &mut Fleet,
     interrupt: &Arc<std::sync::atomic::AtomicBool>,
     say: &(dyn Fn(&str) + Sync),
-    live: bool,
 ) -> crate::Result<(lab::Outcome, Vec<String>)> {
     let step = |e: lab::LoadError| Error::Step {
         what: format!("load against {}", c.info.name),
@@ -335,7 +332,8 @@ async fn measure(
         self_test_rate: self_test_total,
         interrupt,
         say,
-        live,
+        // The workers' records arrive in batches: no live line.
+        live: false,
     };
     let phase = Phase {
         mode: SignerMode::Client,
