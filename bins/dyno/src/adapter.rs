@@ -7,11 +7,15 @@ use crate::print_stdout;
 
 pub(crate) fn adapter(lab: &Lab, args: &AdapterArgs) -> anyhow::Result<Outcome> {
     match &args.action {
-        AdapterAction::Check { dir, quiet } => {
+        AdapterAction::Check {
+            dir,
+            quiet,
+            write_offers,
+        } => {
             let quiet = *quiet;
             // Nothing to save: an interrupt stops its setup and workers.
             dyno_lab::interrupt::exit_at_once()?;
-            let report = dyno_lab::conformance::check(lab, dir, |line| {
+            let report = dyno_lab::conformance::check(lab, dir, *write_offers, |line| {
                 if !quiet {
                     eprintln!("{line}");
                 }

@@ -154,6 +154,10 @@ pub(crate) enum Command {
     /// The run history: list saved runs, show one id's trend, or import
     /// result files.
     History(HistoryArgs),
+    /// Print a shell completion script for dyno's commands and flags.
+    Completions(CompletionsArgs),
+    /// Print dyno's manual page (roff), or write one page per command.
+    Man(ManArgs),
     /// Internal (`run --instructions`): run one benchmark under callgrind.
     #[command(name = "__count", hide = true)]
     Count(CountArgs),
@@ -879,11 +883,38 @@ fn parse_anchor(s: &str) -> Result<dyno_format::gas::Anchor, String> {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = LIST_HELP)]
 pub(crate) struct ListArgs {
     /// Only ids matching this: a group (`hash`), a substring (`keccak`) or a glob
-    /// (`hash/*/32B`); several separated by commas.
+    /// (`hash/*/32B`); several separated by commas. With a filter, only
+    /// ids are listed, not the clients.
     pub(crate) filter: Option<String>,
+
+    /// Only these implementations or runtimes, as `dyno run --impl` takes
+    /// them: names (`geth,k256`), runtimes (`rust`, `go`, `java`, `node`,
+    /// `python`, an external adapter's folder name) or `all`; a client's
+    /// name keeps it in the clients table. Default: every one.
+    #[arg(long = "impl", value_name = "NAME,...", value_delimiter = ',')]
+    pub(crate) impls: Option<Vec<String>>,
+
+    /// Only what runs now: built in, or installed by `dyno setup`.
+    #[arg(long)]
+    pub(crate) installed: bool,
 }
+
+const LIST_HELP: &str = "\
+Every implementation of every id, in every runtime, and the clients and
+nodes dyno drives: each `built in`, `installed`, or with the `dyno setup`
+command that installs it. An adapter's implementations come from its
+offers.json (docs/adapter-protocol.md), so they are listed before it is
+installed.
+
+Examples:
+  dyno list                            everything, installed or not
+  dyno list keccak                     one id family, every runtime
+  dyno list --impl go                  what the Go adapter (go-ethereum) runs
+  dyno list --installed                only what runs now
+  dyno list crypto --impl rust,java    two runtimes";
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -1083,6 +1114,12 @@ pub(crate) enum AdapterAction {
         /// Do not echo `setup`'s output.
         #[arg(long, short)]
         quiet: bool,
+        /// Write DIR/offers.json from the worker's hello (what `dyno list`
+        /// shows of the adapter before it is installed); without it, a
+        /// folder that has the file fails the `offers` check when the
+        /// file and the hello disagree.
+        #[arg(long)]
+        write_offers: bool,
     },
     /// Write a new adapter into DIR (which must not exist or be empty; its
     /// name is the adapter's): the protocol loop from the runtime's
@@ -1103,6 +1140,7 @@ Examples:
   dyno adapter check ../my-adapter          does it speak the protocol?
   dyno run hash/sha256 --adapter ../my-adapter --impl my-adapter-sha256,sha2
   dyno adapter check adapters/go            dyno's own adapters pass it too
+  dyno adapter check --write-offers adapters/go   after a change to what it offers
 
 The walk-through: docs/own-adapter.md. The protocol: docs/adapter-protocol.md.";
 
@@ -1341,6 +1379,40 @@ pub(crate) enum ReportFormat {
     Json,
     Bmf,
     Gobench,
+}
+
+const COMPLETIONS_HELP: &str = "\
+Install (each generated from this binary's own flags, so it matches it):
+  bash:  dyno completions bash > ~/.local/share/bash-completion/completions/dyno
+  zsh:   dyno completions zsh > ~/.zfunc/_dyno   (with fpath+=~/.zfunc before compinit)
+  fish:  dyno completions fish > ~/.config/fish/completions/dyno.fish
+
+Examples:
+  dyno completions bash
+  dyno completions zsh > _dyno";
+
+#[derive(Debug, Args)]
+#[command(after_help = COMPLETIONS_HELP)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+const MAN_HELP: &str = "\
+Examples:
+  dyno man | man -l -                  read it now
+  dyno man > dyno.1                    the top-level page
+  dyno man --dir man/man1              dyno.1 and a page per command (dyno-run.1, ...)";
+
+#[derive(Debug, Args)]
+#[command(after_help = MAN_HELP)]
+pub(crate) struct ManArgs {
+    /// Write `dyno.1` and one page per command and subcommand
+    /// (`dyno-run.1`, `dyno-baseline-save.1`, ...) into this folder
+    /// (created if missing) instead of printing the top-level page.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -16,10 +16,14 @@ mod baseline;
 mod check;
 mod cli;
 mod client;
+mod completions;
+#[cfg(test)]
+mod doc_commands;
 mod gas;
 mod history;
 mod list;
 mod load;
+mod man;
 mod replay;
 mod report;
 mod run;
@@ -124,6 +128,8 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::Compare(args) => check::compare(lab, args, color),
         Command::Report(args) => report::report(lab, args),
         Command::History(args) => history::history(lab, args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => man::man(args),
         Command::Count(args) => {
             let count = dyno_lab::callgrind::Count {
                 id: args.id.clone(),

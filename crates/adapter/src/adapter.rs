@@ -543,7 +543,8 @@ fn executable(path: &Path) -> bool {
 
 /// The source files under `dir`, relative to it and sorted: every file but
 /// build products and installed dependencies (the folders of
-/// `NOT_SOURCES`, `*.pyc`).
+/// `NOT_SOURCES`, `*.pyc`) and the offers file, which is made from the
+/// worker, not the worker from it.
 pub fn source_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
@@ -561,7 +562,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<(
             if !NOT_SOURCES.iter().any(|n| name == *n) {
                 collect(root, &path, out)?;
             }
-        } else if ty.is_file() && !name.to_string_lossy().ends_with(".pyc") {
+        } else if ty.is_file()
+            && !name.to_string_lossy().ends_with(".pyc")
+            && !(dir == root && name == crate::offers::OFFERS_FILE)
+        {
             out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
         }
     }

@@ -6,6 +6,8 @@
 //! - [`Worker`]: a running worker and the request/reply exchange of the
 //!   adapter protocol, with time limits and the last lines of its stderr
 //!   for error messages.
+//! - [`Offers`]: what a worker offers, kept in its folder's `offers.json`
+//!   so it can be listed before it is installed.
 //! - [`Pool`]: the worker a runtime's benchmarks share, restarted for
 //!   every benchmark family when the runtime compiles as it runs (JIT), and
 //!   after a crash.
@@ -14,6 +16,7 @@
 //!   worker's own clock.
 
 mod adapter;
+mod offers;
 mod pool;
 mod worker;
 mod workload;
@@ -22,6 +25,7 @@ pub use adapter::{
     Adapter, AdapterError, Launch, RUNTIME_MISSING, SETUP_LIMIT, SETUP_LIMIT_VAR, SetupError,
     discover, discover_into, source_files,
 };
+pub use offers::{OFFERS_FILE, Offers, OffersError};
 pub use pool::Pool;
 pub use worker::{HELLO_LIMIT, TEST_REPLY_LIMIT, Worker, WorkerError};
 pub use workload::{AdapterWorkload, Checker, Limits, PREPARE_LIMIT, RUN_LIMIT};

@@ -360,6 +360,39 @@ fn run(
 
 /// Every marked table of the documents under `root` that differs from
 /// what its files give (empty when the docs are true).
+/// What `dyno-figures` is asked to do: its command line, `check|write
+/// [ROOT]` (ROOT: the repository, default the current folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Say where a doc's generated table differs from its files.
+    Check(std::path::PathBuf),
+    /// Regenerate every table.
+    Write(std::path::PathBuf),
+}
+
+impl Mode {
+    /// The usage line, for a command line this does not parse.
+    pub const USAGE: &str = "usage: dyno-figures check|write [ROOT]\n  check: say where a doc's generated table differs from its files (exit 1)\n  write: regenerate every table between <!-- figures: NAME --> and <!-- /figures -->";
+
+    /// Parse the arguments after the program's name.
+    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Mode, String> {
+        let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        let root = |rest: &[&str]| match rest {
+            [] => Ok(std::path::PathBuf::from(".")),
+            [r] => Ok(std::path::PathBuf::from(r)),
+            _ => Err(format!("dyno-figures takes one ROOT, not {rest:?}")),
+        };
+        match args.split_first() {
+            Some((&"check", rest)) => Ok(Mode::Check(root(rest)?)),
+            Some((&"write", rest)) => Ok(Mode::Write(root(rest)?)),
+            Some((other, _)) => Err(format!(
+                "dyno-figures has no mode {other:?} (check or write)"
+            )),
+            None => Err("dyno-figures needs a mode: check or write".into()),
+        }
+    }
+}
+
 pub fn check(root: &Path) -> Result<Vec<Difference>, FiguresError> {
     Ok(run(root, &generators())?.1)
 }

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use dyno_adapter::{Adapter, SetupError, Worker};
+use dyno_adapter::{Adapter, Offers, SetupError, Worker};
 use dyno_protocol::{Case, Hello, NOOP_ID, Offer, Reply, Request, SLEEP_ID};
 use serde_json::Map;
 
@@ -95,6 +95,7 @@ const RUN: &str = "\"run\"";
 const ERROR: &str = "\"error\"";
 const END: &str = "\"End\"";
 const HARNESS: &str = "\"The harness ids\"";
+const OFFERS: &str = "\"The offers file\"";
 
 /// How long a check waits for one reply that is not a `prepare`.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -106,6 +107,7 @@ const RESERVED: [&str; 6] = ["all", "rust", "go", "java", "node", "python"];
 struct Run<'a> {
     lab: &'a Lab,
     adapter: Adapter,
+    write_offers: bool,
     checks: Vec<Check>,
 }
 
@@ -143,7 +145,9 @@ fn one_line(s: &str) -> String {
 /// changed), echoing `setup`'s output to `echo`, then run every check.
 /// An adapter of dyno's own (`adapters/go`) is checked where `dyno setup`
 /// installs it.
-pub fn check(lab: &Lab, dir: &Path, mut echo: impl FnMut(&str)) -> Report {
+/// With `write_offers`, the folder's offers file is written from the
+/// worker's hello; without it, a file that disagrees fails `offers`.
+pub fn check(lab: &Lab, dir: &Path, write_offers: bool, mut echo: impl FnMut(&str)) -> Report {
     let own = std::fs::canonicalize(dir).ok().and_then(|abs| {
         dyno_adapter::discover(&lab.paths.adapters, &lab.paths.cache)
             .into_iter()
@@ -166,6 +170,7 @@ pub fn check(lab: &Lab, dir: &Path, mut echo: impl FnMut(&str)) -> Report {
     let mut run = Run {
         lab,
         adapter,
+        write_offers,
         checks: Vec::new(),
     };
     let label = run.adapter.label();
@@ -248,6 +253,7 @@ fn conform(run: &mut Run<'_>) {
         ),
     );
     described(run, &hello);
+    offers_file(run, &hello);
     let pairs = offered(run, &hello);
     let fixture = match fixture(run.lab) {
         Ok(f) => f,
@@ -333,6 +339,70 @@ fn described(run: &mut Run<'_>, h: &Hello) {
 
 /// Every `(id, implementation)` the worker offers that dyno defines, the
 /// unknown ones failed, and the harness ids required.
+/// The folder's offers file against the hello: written with
+/// `--write-offers`, else compared when the folder has one.
+fn offers_file(run: &mut Run<'_>, h: &Hello) {
+    let live = Offers::of(h);
+    let dir = run.adapter.dir.clone();
+    let path = dir.join(dyno_adapter::OFFERS_FILE);
+    let fix = format!("`dyno adapter check --write-offers {}`", dir.display());
+    if run.write_offers {
+        let (outcome, detail) = match std::fs::write(&path, live.to_file_text()) {
+            Ok(()) => (
+                Outcome::Pass,
+                format!(
+                    "wrote {} ({} benchmarks, {} patterns)",
+                    path.display(),
+                    live.benchmarks.len(),
+                    live.patterns.len()
+                ),
+            ),
+            Err(e) => (Outcome::Fail, format!("writing {}: {e}", path.display())),
+        };
+        run.add("offers", outcome, OFFERS, detail);
+        return;
+    }
+    match Offers::read(&dir) {
+        Ok(None) => run.add(
+            "offers",
+            Outcome::Skip,
+            OFFERS,
+            format!(
+                "no {} (dyno list names this adapter's implementations once it is installed; {fix} writes one)",
+                dyno_adapter::OFFERS_FILE
+            ),
+        ),
+        Ok(Some(file)) => {
+            let differences = file.differences(&live);
+            if differences.is_empty() {
+                run.add(
+                    "offers",
+                    Outcome::Pass,
+                    OFFERS,
+                    format!(
+                        "{} agrees with the hello ({} benchmarks, {} patterns)",
+                        dyno_adapter::OFFERS_FILE,
+                        live.benchmarks.len(),
+                        live.patterns.len()
+                    ),
+                );
+            } else {
+                run.add(
+                    "offers",
+                    Outcome::Fail,
+                    OFFERS,
+                    format!(
+                        "{} differs from the hello: {}; {fix} rewrites it",
+                        path.display(),
+                        differences.join("; ")
+                    ),
+                );
+            }
+        }
+        Err(e) => run.add("offers", Outcome::Fail, OFFERS, one_line(&e.to_string())),
+    }
+}
+
 fn offered(run: &mut Run<'_>, h: &Hello) -> Vec<(String, Offer, bool)> {
     let known = crate::cases::ids();
     let mut pairs = Vec::new();

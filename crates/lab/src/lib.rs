@@ -25,6 +25,7 @@ pub mod fleet;
 pub mod gas;
 pub mod history;
 pub mod interrupt;
+pub mod inventory;
 pub mod paths;
 mod progress;
 pub mod replay;

@@ -62,42 +62,6 @@ pub fn load_specs(paths: &Paths) -> crate::Result<(Vec<dyno_spec::Spec>, Vec<Ben
     Ok((specs, catalog))
 }
 
-/// What `dyno list` shows: every benchmark `filter` selects (all of them
-/// without one, default suites or not), with its version, target and
-/// threshold.
-pub fn list(
-    paths: &Paths,
-    filter: Option<&str>,
-) -> crate::Result<Vec<dyno_report::catalog::Listed>> {
-    let (specs, catalog) = load_specs(paths)?;
-    if let Some(filter) = filter {
-        dyno_spec::check_filter(&specs, filter)?;
-    }
-    let entries = dyno_spec::plan(&specs, filter.or(Some("*")));
-    if entries.is_empty() {
-        crate::refuse!(
-            "no benchmark id matches {:?} (try `dyno list` for all ids)",
-            filter.unwrap_or("")
-        );
-    }
-    Ok(entries
-        .into_iter()
-        .map(|e| dyno_report::catalog::Listed {
-            version: catalog
-                .iter()
-                .find(|d| d.id() == e.workload && d.implementation == e.implementation)
-                .map_or("?", |d| d.version)
-                .to_string(),
-            target: e.target.map(|t| (t.stat.to_string(), t.limit_ns)),
-            default: specs.iter().any(|s| s.path == e.spec && s.default),
-            id: e.id,
-            implementation: e.implementation,
-            baseline: e.baseline,
-            threshold: e.threshold,
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use dyno_format::history::{BaselineRow, HistoryPoint, RunRow};
-use dyno_report::catalog::Listed;
+use dyno_report::catalog::{Listed, ListedClient, Status};
 use dyno_report::gas::GasTable;
 use dyno_report::{Format, compare, delta, history, load, memory};
 
@@ -269,6 +269,19 @@ fn catalog_view() {
             target: Some(("p50".into(), 1_000.0)),
             threshold: 0.2,
             default: true,
+            runtime: "rust".into(),
+            status: Status::BuiltIn,
+        },
+        Listed {
+            id: "hash/keccak256/32B".into(),
+            implementation: "geth".into(),
+            baseline: false,
+            version: "v1.17.8".into(),
+            target: Some(("p50".into(), 1_000.0)),
+            threshold: 0.2,
+            default: true,
+            runtime: "go".into(),
+            status: Status::Missing("dyno setup go".into()),
         },
         Listed {
             id: "pow/hashimoto-light/epoch0".into(),
@@ -278,7 +291,29 @@ fn catalog_view() {
             target: None,
             threshold: 0.25,
             default: false,
+            runtime: "rust".into(),
+            status: Status::BuiltIn,
         },
     ];
     check("list.txt", &dyno_report::catalog::text(&rows));
+    let clients = [
+        ListedClient {
+            name: "geth".into(),
+            uses: vec!["replay --client geth".into(), "load --node geth".into()],
+            fork: Some("osaka".into()),
+            version: Some("1.17.8-stable".into()),
+            status: Status::Installed,
+        },
+        ListedClient {
+            name: "mosquitto".into(),
+            uses: vec!["load --fleet (the MQTT broker)".into()],
+            fork: None,
+            version: None,
+            status: Status::Missing("dyno setup mosquitto".into()),
+        },
+    ];
+    check(
+        "list-clients.txt",
+        &dyno_report::catalog::clients_text(&clients),
+    );
 }
