@@ -3,7 +3,8 @@
 exits non-zero with what is wrong.
 
 Usage: scripts/smoke-checks.py CHECK RUN.json [MORE]
-  (CHECK: runtimes, engines, state, net_pow, memory, load, replay; recorded RUN.json chain.json;
+  (CHECK: main, runtimes, engines, state, net_pow, memory, load, replay;
+  recorded RUN.json chain.json;
   clients RUN.json CLIENT...; ab AA.json KNOB.json KNOB_EXIT)
 """
 
@@ -21,6 +22,28 @@ def read_run(path: str) -> dict:
         sys.exit(f"{path}: cannot read the run's JSON: {e}")
     run["results"] = [r for r in run["results"] if not r["parameters"].get("reference")]
     return run
+
+
+def main_job(path: str) -> None:
+    """The README's main job: complete, every default suite in it, every
+    result verified before it was timed. Prints `verified N of M results`
+    (the rehearsal records it)."""
+    run = read_run(path)
+    results = run["results"]
+    verified = [r for r in results if r["verification"]["status"] == "passed"]
+    groups = sorted({r["id"].split("/")[0] for r in results})
+    print(f"verified {len(verified)} of {len(results)} results ({', '.join(groups)})")
+    problems = []
+    if not run["run"].get("complete", False):
+        problems.append(f"the run is incomplete: {run['run'].get('incomplete_reason')}")
+    missing = {"crypto", "hash", "rlp", "trie"} - set(groups)
+    if missing:
+        problems.append(f"default suites missing: {sorted(missing)}")
+    if not results or len(verified) != len(results):
+        wrong = [f"{r['id']} {r['implementation']['name']}" for r in results if r not in verified]
+        problems.append(f"not verified: {wrong[:10]}")
+    if problems:
+        sys.exit("; ".join(problems))
 
 
 def runtimes(path: str) -> None:
@@ -480,6 +503,7 @@ def ab(
 
 
 CHECKS = {
+    "main": main_job,
     "runtimes": runtimes,
     "engines": engines,
     "state": state,

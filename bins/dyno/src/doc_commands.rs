@@ -677,6 +677,11 @@ impl Checker {
                 at_subcommand = false;
                 continue;
             }
+            if word == "help" {
+                // clap's own: `dyno help COMMAND`.
+                at_subcommand = false;
+                continue;
+            }
             let alternatives: Vec<&str> = word.split('|').collect();
             for alt in &alternatives {
                 if cmd.find_subcommand(alt).is_none() && *alt != "help" {
@@ -687,7 +692,10 @@ impl Checker {
                 at_subcommand = false;
                 continue;
             }
-            cmd = cmd.find_subcommand(word).expect("checked");
+            let Some(sub) = cmd.find_subcommand(word) else {
+                return Some(format!("`{}` has no subcommand {word}", path.join(" ")));
+            };
+            cmd = sub;
             path.push(word.to_string());
         }
         None
@@ -859,6 +867,7 @@ mod tests {
             "dyno <command> --help",
             "dyno run [FILTER] [OPTIONS]",
             "dyno doctor [--ids]",
+            "dyno help COMMAND",
             "dyno report -o FILE",
             "dyno ab --base (this dyno) hash/keccak256 --quick --passes 8",
         ] {
@@ -883,32 +892,32 @@ mod tests {
         assert!(c.faults(&first).is_empty(), "{:?}", c.faults(&first));
 
         // A wrong flag.
-        let bad = readme.replacen("dyno run --quick ", "dyno run --quik ", 1);
-        assert_ne!(bad, readme, "the README shows `dyno run --quick`");
+        let bad = readme.replacen("dyno run hash --impl ", "dyno run hash --imp ", 1);
+        assert_ne!(bad, readme, "the README shows `dyno run hash --impl`");
         let faults = c.faults(&shell_lines("README.md", &bad));
-        let line = line_of(&bad, "dyno run --quik ");
+        let line = line_of(&bad, "dyno run hash --imp ");
         assert_eq!(faults.len(), 1, "{faults:?}");
-        assert!(faults[0].starts_with(&format!("README.md:{line}: `dyno run --quik")));
-        assert!(faults[0].contains("--quik"), "{faults:?}");
+        assert!(faults[0].starts_with(&format!("README.md:{line}: `dyno run hash --imp ")));
+        assert!(faults[0].contains("--imp"), "{faults:?}");
 
         // A subcommand the CLI no longer has: the real README against a CLI
-        // without `baseline`.
+        // without `ab`.
         let without = Checker {
-            cli: without_subcommand(Cli::command(), "baseline"),
+            cli: without_subcommand(Cli::command(), "ab"),
             ..checker()
         };
         let faults = without.faults(&first);
-        let line = line_of(&readme, "dyno baseline save");
+        let line = line_of(&readme, "dyno ab --base-rev");
         assert_eq!(faults.len(), 1, "{faults:?}");
         assert!(
-            faults[0].starts_with(&format!("README.md:{line}: `dyno baseline save")),
+            faults[0].starts_with(&format!("README.md:{line}: `dyno ab --base-rev")),
             "{faults:?}"
         );
         // And a README naming one it never had.
-        let bad = readme.replacen("dyno baseline save", "dyno baselines save", 1);
+        let bad = readme.replacen("dyno ab --base-rev", "dyno abba --base-rev", 1);
         let faults = c.faults(&shell_lines("README.md", &bad));
         assert_eq!(faults.len(), 1, "{faults:?}");
-        assert!(faults[0].contains("baselines"), "{faults:?}");
+        assert!(faults[0].contains("abba"), "{faults:?}");
 
         // A second binary: the workspace as it was when dyno-figures came
         // in (no `default-run`), and one where a second package claims it.

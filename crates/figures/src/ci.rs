@@ -214,6 +214,54 @@ pub fn rehearsals_table(root: &Path) -> Result<String, FiguresError> {
     rehearsals(root, REHEARSALS)
 }
 
+/// README.md's line on how long its two commands take: from the newest
+/// fresh rehearsal in [`REHEARSALS`] that passed, the test command's
+/// total and build, and, where the rehearsal ran it (since issue 50), the
+/// main command's time, exit code and verified results, as its log's
+/// `ci-rehearsal: main command ...` line says them.
+pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
+    let passed = |f: &str| {
+        read::text(&root.join("docs/ci").join(f)).is_ok_and(|t| t.contains("**passed** (exit 0)"))
+    };
+    let (file, _) = REHEARSALS
+        .iter()
+        .rev()
+        .find(|(f, _)| f.starts_with("rehearsal-fresh-") && passed(f))
+        .ok_or_else(|| FiguresError::Data {
+            path: root.join("docs/ci"),
+            why: "no fresh rehearsal that passed is listed".into(),
+        })?;
+    let path = root.join("docs/ci").join(file);
+    let r = rehearsal(&path)?;
+    let text = read::text(&path)?;
+    let main = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ci-rehearsal: main command "))
+        .map(|rest| {
+            // "`cargo run --release -- run` exited 0 after 9m12s; verified 152 of 152 results (...)"
+            let after = rest.rsplit('`').next().unwrap_or(rest).trim();
+            let verified = after
+                .split("; ")
+                .nth(1)
+                .map(|v| v.split(" (").next().unwrap_or(v).to_string());
+            let timing = after.split(';').next().unwrap_or(after).trim().to_string();
+            (timing, verified)
+        });
+    let main_clause = match main {
+        Some((timing, Some(verified))) => format!(
+            "; on the same clone the main command, release build included, {timing} and {verified}"
+        ),
+        Some((timing, None)) => format!("; the main command {timing}"),
+        None => String::new(),
+    };
+    Ok(format!(
+        "On a fresh 2-core machine with empty caches (the latest fresh rehearsal, of {}: \
+         [docs/ci/{file}](docs/ci/{file})), `scripts/test.sh` passed in {}, {} of it the \
+         build{main_clause}.\n",
+        r.commit, r.total, r.build.0
+    ))
+}
+
 /// A `12m02.3s` or `0m58.8s` cell as seconds.
 fn cell_seconds(cell: &str) -> Option<f64> {
     minutes_seconds(cell.trim().trim_matches('*'))

@@ -90,6 +90,7 @@ pub fn generators() -> Vec<(&'static str, Generate)> {
         ("gate-trials", trials::gate_table as Generate),
         ("gate-counts", trials::count_table),
         ("readme-run", readme::run_excerpt),
+        ("readme-times", ci::readme_times),
         ("load-peer", load::peer_table),
         ("load-logs", load::logs_table),
         ("blocks-validate", blocks::block_table),
