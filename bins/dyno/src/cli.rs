@@ -11,6 +11,7 @@ Examples:
   dyno run 'crypto/secp256k1-*' --impl k256,libsecp256k1
   dyno run rlp --format csv > rlp.csv  data on stdout, messages on stderr
   dyno list trie                       what would run, with targets
+  dyno list --installed                every implementation that runs here now
   dyno run crypto --impl all           Rust, Go, Java, Python and Node side by side
   dyno setup && dyno doctor            install the other runtimes' adapters, list them
   dyno gas --quick                     every precompile: time against gas (~1 min)

@@ -110,13 +110,7 @@ impl Offers {
 
     /// The implementations offered for `id`, each once, exact pairs first.
     pub fn implementations_of(&self, id: &str) -> Vec<&Offer> {
-        let mut out: Vec<&Offer> = Vec::new();
-        for o in self.benchmarks.iter().chain(&self.patterns) {
-            if o.covers(id) && !out.iter().any(|x| x.implementation == o.implementation) {
-                out.push(o);
-            }
-        }
-        out
+        dyno_protocol::implementations_of(self.benchmarks.iter().chain(&self.patterns), id)
     }
 
     /// How `self` (the file) differs from `live` (the worker's hello), in

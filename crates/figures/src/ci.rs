@@ -214,12 +214,9 @@ pub fn rehearsals_table(root: &Path) -> Result<String, FiguresError> {
     rehearsals(root, REHEARSALS)
 }
 
-/// README.md's line on how long its two commands take: from the newest
-/// fresh rehearsal in [`REHEARSALS`] that passed, the test command's
-/// total and build, and, where the rehearsal ran it (since issue 50), the
-/// main command's time, exit code and verified results, as its log's
-/// `ci-rehearsal: main command ...` line says them.
-pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
+/// The newest fresh rehearsal in [`REHEARSALS`] that passed (a failed one
+/// stopped before its last steps): its file's name, and its path.
+fn newest_passed_fresh(root: &Path) -> Result<(&'static str, std::path::PathBuf), FiguresError> {
     let passed = |f: &str| {
         read::text(&root.join("docs/ci").join(f)).is_ok_and(|t| t.contains("**passed** (exit 0)"))
     };
@@ -231,7 +228,16 @@ pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
             path: root.join("docs/ci"),
             why: "no fresh rehearsal that passed is listed".into(),
         })?;
-    let path = root.join("docs/ci").join(file);
+    Ok((file, root.join("docs/ci").join(file)))
+}
+
+/// README.md's line on how long its two commands take: from the newest
+/// fresh rehearsal in [`REHEARSALS`] that passed, the test command's
+/// total and build, and, where the rehearsal ran it (since issue 50), the
+/// main command's time, exit code and verified results, as its log's
+/// `ci-rehearsal: main command ...` line says them.
+pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
+    let (file, path) = newest_passed_fresh(root)?;
     let r = rehearsal(&path)?;
     let text = read::text(&path)?;
     let main = text
@@ -273,18 +279,7 @@ fn cell_seconds(cell: &str) -> Option<f64> {
 /// the run's (the waits and the jobs' own rows left out: their parts are
 /// listed).
 pub fn cpu_table(root: &Path) -> Result<String, FiguresError> {
-    let passed = |f: &str| {
-        read::text(&root.join("docs/ci").join(f)).is_ok_and(|t| t.contains("**passed** (exit 0)"))
-    };
-    let (file, _) = REHEARSALS
-        .iter()
-        .rev()
-        .find(|(f, _)| f.starts_with("rehearsal-fresh-") && passed(f))
-        .ok_or_else(|| FiguresError::Data {
-            path: root.join("docs/ci"),
-            why: "no fresh rehearsal that passed is listed".into(),
-        })?;
-    let path = root.join("docs/ci").join(file);
+    let (file, path) = newest_passed_fresh(root)?;
     let text = read::text(&path)?;
     let mut rows: Vec<(f64, String, String)> = Vec::new();
     let mut total = None;

@@ -132,6 +132,21 @@ impl Offer {
     }
 }
 
+/// The offers among `offers` (exact pairs, then patterns) that cover `id`,
+/// one per implementation, the first of each kept.
+pub fn implementations_of<'a>(
+    offers: impl IntoIterator<Item = &'a Offer>,
+    id: &str,
+) -> Vec<&'a Offer> {
+    let mut out: Vec<&Offer> = Vec::new();
+    for o in offers {
+        if o.covers(id) && !out.iter().any(|x| x.implementation == o.implementation) {
+            out.push(o);
+        }
+    }
+    out
+}
+
 /// The `hello` reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
@@ -226,13 +241,7 @@ impl Hello {
 
     /// The implementations this worker offers for `id`.
     pub fn implementations_of(&self, id: &str) -> Vec<&Offer> {
-        let mut out: Vec<&Offer> = Vec::new();
-        for o in self.benchmarks.iter().chain(&self.patterns) {
-            if o.covers(id) && !out.iter().any(|x| x.implementation == o.implementation) {
-                out.push(o);
-            }
-        }
-        out
+        implementations_of(self.benchmarks.iter().chain(&self.patterns), id)
     }
 }
 
