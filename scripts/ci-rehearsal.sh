@@ -155,7 +155,13 @@ mtook=$(($(date +%s) - mstart))
 result=$(ls -t "$clone"/dyno-results/*.json 2>/dev/null | grep -E '/[0-9]{8}T[0-9]{6}Z-[0-9a-f]+\.json$' | head -n 1 || true)
 verified="no result file in dyno-results/"
 if [ -n "$result" ]; then
-  verified=$(python3 "$clone/scripts/smoke-checks.py" main "$result" 2>&1 | tail -n 1)
+  # Its first line counts the verified results; a failed check adds why.
+  checked=$(python3 "$clone/scripts/smoke-checks.py" main "$result" 2>&1) && crc=0 || crc=$?
+  verified=$(echo "$checked" | head -n 1)
+  if [ "$crc" -ne 0 ]; then
+    verified="$verified; the check failed: $(echo "$checked" | tail -n 1)"
+    [ "$mrc" -ne 0 ] || mrc=1
+  fi
 fi
 {
   echo "ci-rehearsal: the main command's table (stdout, $(wc -l <"$dir/main-$n.txt") lines; its tail):"

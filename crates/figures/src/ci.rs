@@ -102,6 +102,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-11-29-fd9702a.md",
         "fresh, session 30's submitted code (issue 36): the fleet test's sixth case (the broker killed), the shared result file",
     ),
+    (
+        "rehearsal-fresh-2026-12-01-597c823.md",
+        "fresh, session 31's submitted code (issue 50), then the README's main command as written (12m17s, 152 of 152 verified); **the host about 1.7x slower per CPU-second** (the same RocksDB compile 7m50.9s of CPU against fd9702a's 4m31.2s)",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
