@@ -244,20 +244,7 @@ pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
     let (file, path) = newest_passed_fresh(root)?;
     let r = rehearsal(&path)?;
     let text = read::text(&path)?;
-    let main = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("ci-rehearsal: main command "))
-        .map(|rest| {
-            // "`cargo run --release -- run` exited 0 after 9m12s; verified 152 of 152 results (...)"
-            let after = rest.rsplit('`').next().unwrap_or(rest).trim();
-            let verified = after
-                .split("; ")
-                .nth(1)
-                .map(|v| v.split(" (").next().unwrap_or(v).to_string());
-            let timing = after.split(';').next().unwrap_or(after).trim().to_string();
-            (timing, verified)
-        });
-    let main_clause = match main {
+    let main_clause = match main_command(&text) {
         Some((timing, Some(verified))) => format!(
             "; on the same clone the main command, release build included, {timing} and {verified}"
         ),
@@ -270,6 +257,23 @@ pub fn readme_times(root: &Path) -> Result<String, FiguresError> {
          build{main_clause}.\n",
         r.commit, r.total, r.build.0
     ))
+}
+
+/// What a rehearsal's log said of the README's main command, from its
+/// line "ci-rehearsal: main command `CMD` exited 0 after 9m12s; verified
+/// 152 of 152 results (...)": how it ended (`exited 0 after 9m12s`) and,
+/// where it says, how many results it verified.
+fn main_command(text: &str) -> Option<(String, Option<String>)> {
+    let rest = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ci-rehearsal: main command "))?;
+    let after = rest.rsplit('`').next().unwrap_or(rest).trim();
+    let verified = after
+        .split("; ")
+        .nth(1)
+        .map(|v| v.split(" (").next().unwrap_or(v).to_string());
+    let timing = after.split(';').next().unwrap_or(after).trim().to_string();
+    Some((timing, verified))
 }
 
 /// A `12m02.3s` or `0m58.8s` cell as seconds.
@@ -619,6 +623,27 @@ pub fn busy_ab_table(root: &Path) -> Result<String, FiguresError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_main_commands_line_gives_its_end_and_its_count() {
+        let log = "x\nci-rehearsal: main command `cargo run --release -- run` exited 0 after \
+                   12m17s; verified 152 of 152 results (crypto, hash, rlp, trie)\n";
+        assert_eq!(
+            main_command(log),
+            Some((
+                "exited 0 after 12m17s".into(),
+                Some("verified 152 of 152 results".into())
+            ))
+        );
+        let failed = "ci-rehearsal: main command `cargo run --release -- run` exited 101 after 0m03s; \
+                      no result file in dyno-results/";
+        assert_eq!(
+            main_command(failed).unwrap().0,
+            "exited 101 after 0m03s",
+            "a failure is said as it was"
+        );
+        assert_eq!(main_command("| **total** | | **1m** |"), None);
+    }
 
     /// A rehearsal file holding `text`, in a folder that lives as long as
     /// the returned guard.
