@@ -115,16 +115,18 @@ echo "ci-rehearsal: $mode run $n of $(git -C "$clone" rev-parse --short HEAD) in
 
 rustup_home=${RUSTUP_HOME:-$HOME/.rustup}
 toolchain_bin=${CARGO_HOME:-$HOME/.cargo}/bin
+# The environment both commands run in: this machine's caches and
+# settings left out, a HOME and caches of the rehearsal's own.
+rehearsal_env=(env -u DYNO_CACHE -u XDG_CACHE_HOME -u GOPATH -u GOCACHE -u GOMODCACHE -u CARGO_TARGET_DIR
+  -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u GOFLAGS -u GOENV -u GOBIN -u CI
+  HOME="$dir/home" CARGO_HOME="$dir/home/.cargo" RUSTUP_HOME="$rustup_home"
+  GOCACHE="$dir/home/.cache/go-build" GOMODCACHE="$dir/home/go/pkg/mod" GOPATH="$dir/home/go"
+  PATH="$toolchain_bin:$PATH")
 start=$(date +%s)
 set +e
 (
   cd "$clone"
-  env -u DYNO_CACHE -u XDG_CACHE_HOME -u GOPATH -u GOCACHE -u GOMODCACHE -u CARGO_TARGET_DIR \
-    -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u GOFLAGS -u GOENV -u GOBIN \
-    HOME="$dir/home" CARGO_HOME="$dir/home/.cargo" RUSTUP_HOME="$rustup_home" \
-    GOCACHE="$dir/home/.cache/go-build" GOMODCACHE="$dir/home/go/pkg/mod" GOPATH="$dir/home/go" \
-    PATH="$toolchain_bin:$PATH" CI=true \
-    bash .ci/run </dev/null
+  "${rehearsal_env[@]}" CI=true bash .ci/run </dev/null
 ) >>"$dir/run-$n.log" 2>&1
 rc=$?
 set -e
@@ -143,11 +145,7 @@ mstart=$(date +%s)
 set +e
 (
   cd "$clone"
-  env -u DYNO_CACHE -u XDG_CACHE_HOME -u GOPATH -u GOCACHE -u GOMODCACHE -u CARGO_TARGET_DIR \
-    -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS -u GOFLAGS -u GOENV -u GOBIN -u CI \
-    HOME="$dir/home" CARGO_HOME="$dir/home/.cargo" RUSTUP_HOME="$rustup_home" \
-    PATH="$toolchain_bin:$PATH" \
-    bash -c "$main" </dev/null >"$dir/main-$n.txt" 2>"$dir/main-$n.err"
+  "${rehearsal_env[@]}" bash -c "$main" </dev/null >"$dir/main-$n.txt" 2>"$dir/main-$n.err"
 )
 mrc=$?
 set -e
