@@ -89,7 +89,10 @@ secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
 # 0. dyno setup mosquitto, on loopback, and a self-test through it.
 t=$(now)
-lport=$((40000 + $$ % 20000))
+# Ports below 20000: under the kernel's ephemeral range (where any outgoing
+# connection's local port comes from) and under the range dyno draws its
+# nodes' ports from (dyno_node::free_port), so neither can take them.
+lport=$((10000 + $$ % 5000))
 DYNO_CACHE=$work/cache DYNO_MQTT_PORT=$lport "$dyno" setup -q mosquitto 2>"$work/setup.log" \
   || fail "dyno setup mosquitto failed"
 [ -f "$work/cache/nodes/mosquitto/mosquitto.pid" ] || fail "dyno setup mosquitto started no broker"
@@ -120,7 +123,7 @@ make_host() { # K: namespace ${tag}nK at $net.(10+K)
 for k in $(seq "$((workers + 3))"); do make_host "$k"; done
 
 # The broker on the bridge, with no persistence.
-port=$((20000 + $$ % 20000))
+port=$((15000 + $$ % 5000))
 cat >"$work/mosquitto.conf" <<CONF
 listener $port $host_ip
 allow_anonymous true

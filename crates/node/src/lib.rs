@@ -191,9 +191,91 @@ pub fn installed_for_tests(kind: Kind) -> Option<PathBuf> {
     None
 }
 
-/// A free TCP port on loopback (bound, then released).
+/// A free TCP port on loopback for a process dyno starts to listen on.
+///
+/// A port found free is released before the node binds it, so anything
+/// that binds it in between wins the race and the node exits "address
+/// already in use". The port the kernel hands out for port 0 comes from
+/// its ephemeral range (`net.ipv4.ip_local_port_range`), the same range
+/// every outgoing connection on the machine takes its local port from:
+/// one connection of a parallel job was enough to end a CI run. So the
+/// port is drawn at random from below that range, where the kernel never
+/// picks one itself, never one this process handed out before, and
+/// checked by binding it. Only when that range is too small (a machine
+/// whose ephemeral range starts low) does the kernel choose.
 pub fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    let (low, high) = ports::below_ephemeral(ports::ephemeral_start());
+    if high > low {
+        for _ in 0..256 {
+            let port = ports::draw(low, high);
+            if ports::claim(port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return Ok(port);
+            }
+        }
+    }
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        if ports::claim(port) {
+            return Ok(port);
+        }
+    }
+}
+
+/// The ports [`free_port`] draws from, and those it gave out.
+mod ports {
+    use std::collections::HashSet;
+    use std::hash::BuildHasher as _;
+    use std::sync::{Mutex, OnceLock};
+
+    /// The lowest port drawn: above the registered services most machines
+    /// run (databases, brokers, dev servers sit below 10 000).
+    const LOWEST: u16 = 20_000;
+    /// Fewer ports than this below the ephemeral range: let the kernel pick.
+    const FEWEST: u16 = 2_000;
+
+    /// Where the kernel's ephemeral range starts (`32768` when unknown).
+    pub(super) fn ephemeral_start() -> u16 {
+        std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok())
+            .unwrap_or(32_768)
+    }
+
+    /// The range `[low, high)` drawn from when the ephemeral range starts
+    /// at `start`; empty when it is too small.
+    pub(super) fn below_ephemeral(start: u16) -> (u16, u16) {
+        if start < LOWEST.saturating_add(FEWEST) {
+            (0, 0)
+        } else {
+            (LOWEST, start)
+        }
+    }
+
+    /// A port in `[low, high)`, at random (std's per-process random keys:
+    /// two dyno processes side by side draw differently).
+    pub(super) fn draw(low: u16, high: u16) -> u16 {
+        static COUNT: Mutex<u64> = Mutex::new(0);
+        static KEYS: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();
+        let n = {
+            let mut c = COUNT.lock().unwrap_or_else(|p| p.into_inner());
+            *c += 1;
+            *c
+        };
+        let h = KEYS
+            .get_or_init(std::collections::hash_map::RandomState::new)
+            .hash_one(n);
+        low + (h % u64::from(high - low)) as u16
+    }
+
+    /// Whether `port` was not given out before in this process (and now is).
+    pub(super) fn claim(port: u16) -> bool {
+        static GIVEN: OnceLock<Mutex<HashSet<u16>>> = OnceLock::new();
+        GIVEN
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(port)
+    }
 }
 
 /// A fresh temporary data directory (0700: it holds the Engine API's
@@ -304,6 +386,23 @@ pub enum NodeError {
         /// Its last lines.
         tail: String,
     },
+}
+
+impl NodeError {
+    /// Whether the node exited because a port it was given was taken
+    /// (its last output says so, as Go, Node, Rust and the C library
+    /// spell it): starting it again on fresh ports is the remedy.
+    pub fn port_taken(&self) -> bool {
+        match self {
+            NodeError::Exited { tail, .. } => {
+                let tail = tail.to_ascii_lowercase();
+                ["address already in use", "eaddrinuse", "address in use"]
+                    .iter()
+                    .any(|m| tail.contains(m))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The installed geth's `run` script in `home`.
@@ -876,6 +975,56 @@ mod tests {
         std::fs::set_permissions(&run, perm).unwrap();
         std::fs::write(home.path().join("version"), "fake 1.0\n").unwrap();
         home
+    }
+
+    #[test]
+    fn ports_are_drawn_below_the_ephemeral_range_and_never_twice() {
+        assert_eq!(ports::below_ephemeral(32_768), (20_000, 32_768));
+        assert_eq!(ports::below_ephemeral(49_152), (20_000, 49_152));
+        // Too few ports below a low range: the kernel picks.
+        assert_eq!(ports::below_ephemeral(21_000), (0, 0));
+        assert_eq!(ports::below_ephemeral(1_024), (0, 0));
+        for _ in 0..1000 {
+            let p = ports::draw(20_000, 20_010);
+            assert!((20_000..20_010).contains(&p), "{p}");
+        }
+        // The same port is never given out twice in one process.
+        assert!(ports::claim(1));
+        assert!(!ports::claim(1));
+        let (low, high) = ports::below_ephemeral(ports::ephemeral_start());
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200 {
+            let p = free_port().unwrap();
+            assert!(seen.insert(p), "{p} given twice");
+            if high > low {
+                assert!((low..high).contains(&p), "{p} outside [{low}, {high})");
+            }
+            // And it is free: it binds.
+            TcpListener::bind(("127.0.0.1", p)).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_taken_port_is_told_from_other_exits() {
+        let exited = |tail: &str| NodeError::Exited {
+            name: "geth".into(),
+            status: "exit status: 1".into(),
+            when: "starting".into(),
+            tail: tail.into(),
+        };
+        for tail in [
+            "Fatal: Error starting protocol stack: listen tcp 127.0.0.1:36037: bind: address already in use",
+            "Error: listen EADDRINUSE: address already in use 127.0.0.1:8551",
+            "Address in use (os error 98)",
+        ] {
+            assert!(exited(tail).port_taken(), "{tail}");
+        }
+        assert!(!exited("Fatal: invalid genesis").port_taken());
+        let spawn = NodeError::Spawn {
+            command: "geth".into(),
+            source: std::io::Error::from(std::io::ErrorKind::AddrInUse),
+        };
+        assert!(!spawn.port_taken(), "only a node's own exit says so");
     }
 
     #[test]

@@ -120,10 +120,33 @@ impl ClientSpec {
         }
     }
 
+    /// How often a client that exits on a taken port is started again.
+    pub const PORT_ATTEMPTS: usize = 3;
+
     /// Start it on `genesis_json` and wait (at most `ready`) until its
     /// Engine API answers; each Engine-API call then waits at most
-    /// `call_limit`.
+    /// `call_limit`. A client that exits because a port it was given was
+    /// taken in the moment between dyno finding it free and the client
+    /// binding it is started again on fresh ports, at most
+    /// [`Self::PORT_ATTEMPTS`] times in all.
     pub fn start(
+        &self,
+        genesis_json: &str,
+        ready: Duration,
+        call_limit: Duration,
+    ) -> Result<Running, ClientError> {
+        let mut attempt = 1;
+        loop {
+            match self.start_once(genesis_json, ready, call_limit) {
+                Err(ClientError::Start(e)) if e.port_taken() && attempt < Self::PORT_ATTEMPTS => {
+                    attempt += 1;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn start_once(
         &self,
         genesis_json: &str,
         ready: Duration,
