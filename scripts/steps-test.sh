@@ -3,6 +3,7 @@
 # - a step's CPU is what it ran: a step that burns CPU is charged it, a job's
 #   CPU goes to the job even when the job ends during another step, and a
 #   step that only sleeps is charged (nearly) nothing;
+# - a detached process that burns CPU outside every step is named at the end;
 # - the guard: a run past its limit is stopped, prints its table and fails.
 # Each case runs a small script that sources steps.sh, as test.sh does.
 set -euo pipefail
@@ -28,10 +29,14 @@ step "burn"
 "$work/burn" 2
 job bg "a job that burns" burnjob
 step "idle"
+# A detached process (a daemon, an orphan) that burns CPU no step is charged.
+setsid bash -c 'echo \$\$ >"$work/orphan.pid"; end=\$((SECONDS + 2)); while [ \$SECONDS -lt \$end ]; do :; done; sleep 60' </dev/null >/dev/null 2>&1 &
 sleep 5
 await bg
 SCRIPT
-STEPS_LOGS=$work/logs-cpu bash "$work/cpu.sh" 2>"$work/cpu.err" >/dev/null || { cat "$work/cpu.err" >&2; fail "the CPU script failed"; }
+STEPS_LOGS=$work/logs-cpu STEPS_ALIVE_SECONDS=1 bash "$work/cpu.sh" 2>"$work/cpu.err" >/dev/null || { cat "$work/cpu.err" >&2; fail "the CPU script failed"; }
+orphan=$(cat "$work/orphan.pid")
+kill "$orphan" 2>/dev/null || true
 # A row's CPU, in ms, from the table: | NAME | start | wall | XmY.Ys |
 cpu_of() {
   local cell
@@ -50,6 +55,9 @@ part=$(grep -F "| bg | burn |" "$work/cpu.err" | awk -F'|' '{print $(NF-1)}' | t
 [ "$idle" -le 500 ] || fail "the sleeping step was charged ${idle} ms of CPU: the job's CPU leaked into it"
 [ -n "$part" ] || fail "the job's part 'burn' is not in the table of parts"
 grep -q 'on the whole machine' "$work/cpu.err" || fail "no machine-wide CPU total"
+grep -q '^The whole machine by kind: user ' "$work/cpu.err" || fail "no machine-wide CPU by kind"
+grep -q "^Alive at the end, .* s [^ ]* (pid $orphan);" "$work/cpu.err" ||
+  fail "the detached process that burned CPU outside every step is not named:$(printf '\n%s' "$(cat "$work/cpu.err")")"
 echo "steps-test: CPU charged as run (burning step ${burn} ms, job ${bg} ms, sleeping step ${idle} ms)"
 
 cat >"$work/limit.sh" <<SCRIPT

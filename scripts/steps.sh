@@ -73,6 +73,18 @@ _machine_ms() {
   echo $(((user + nice + system + irq + softirq + steal) * 1000 / $(getconf CLK_TCK)))
 }
 _steps_machine0=$(_machine_ms)
+# The same busy time by kind (ms): user at nice 0 (the steps), niced user
+# (the jobs), the kernel (system, irq, softirq) and steal (the host's other
+# guests); and each process's CPU seconds, to name what burned CPU outside
+# the steps' and jobs' accounting (a kernel thread, a daemon, an orphan).
+_machine_split() {
+  local _ user nice system _idle _iowait irq softirq steal hz
+  read -r _ user nice system _idle _iowait irq softirq steal _ </proc/stat 2>/dev/null || { echo "0 0 0 0"; return; }
+  hz=$(getconf CLK_TCK)
+  echo "$((user * 1000 / hz)) $((nice * 1000 / hz)) $(((system + irq + softirq) * 1000 / hz)) $((steal * 1000 / hz))"
+}
+_steps_split0=$(_machine_split)
+ps -e -o pid=,cputimes=,comm= >"$STEPS_LOGS/.ps0" 2>/dev/null || true
 
 # The CPU of the jobs the shell has reaped since the last call, which lands in
 # this shell's children's total when bash reaps a job (when it ends, or at
@@ -263,6 +275,20 @@ steps_report() {
     printf '| **total** | | **%s** | **%s** |\n' "$(_mmss "$total")" "$(_cpu_fmt "$sum")"
     printf '\nCPU (user + system): %s in the steps and jobs above; %s on the whole machine while the run ran (every process; %.0f%% of its 2 cores x wall)\n' \
       "$(_cpu_fmt "$sum")" "$(_cpu_fmt "$machine")" "$(((machine / 10) / (total > 0 ? total * $(nproc) : 1)))"
+    local u0 n0 k0 st0 u1 n1 k1 st1
+    read -r u0 n0 k0 st0 <<<"$_steps_split0"
+    read -r u1 n1 k1 st1 <<<"$(_machine_split)"
+    printf 'The whole machine by kind: user %s, niced user (the jobs) %s, kernel %s, steal %s\n' \
+      "$(_cpu_fmt $((u1 - u0)))" "$(_cpu_fmt $((n1 - n0)))" "$(_cpu_fmt $((k1 - k0)))" "$(_cpu_fmt $((st1 - st0)))"
+    # Processes alive now that burned STEPS_ALIVE_SECONDS (10) or more during the run.
+    ps -e -o pid=,cputimes=,comm= 2>/dev/null | awk -v before="$STEPS_LOGS/.ps0" -v least="${STEPS_ALIVE_SECONDS:-10}" '
+      BEGIN { while ((getline l < before) > 0) { split(l, f, " "); was[f[1]] = f[2] } }
+      { d = $2 - ($1 in was ? was[$1] : 0); if (d >= least) printf "%d\t%s (pid %s)\n", d, $3, $1 }' |
+      sort -nr | head -n 5 | { mapfile -t alive; if [ "${#alive[@]}" -gt 0 ]; then
+        printf 'Alive at the end, %s s of CPU or more during the run:' "${STEPS_ALIVE_SECONDS:-10}"
+        printf ' %s;' "${alive[@]/$'\t'/ s }"
+        printf '\n'
+      fi; }
     local f job parts=()
     for f in "$STEPS_LOGS"/*.parts; do
       [ -e "$f" ] || continue
