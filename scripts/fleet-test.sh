@@ -18,12 +18,22 @@
 #      incomplete, the killed worker lost with its records up to then kept
 #      and included, the others complete;
 #   3. a worker claiming another dyno version: refused, named;
-#   4. a worker that cannot reach its node: refused, named;
+#   4. a worker whose --rpc is not the plan's node: it refuses the plan, named;
 #   5. Ctrl-C on the orchestrator mid-run: every worker stopped, what they
 #      sent kept and included, the run saved incomplete, exit 2;
 #   6. the broker killed (SIGKILL) mid-run: the orchestrator keeps what the workers
 #      reported until then (included, recounted), saves the run incomplete
-#      and exits 2; every worker exits non-zero.
+#      and exits 2; every worker exits non-zero;
+#   7. a broker participant without the fleet's key (scripts/mqtt-forger.py)
+#      sends each worker a plan aimed at another node, a start and a start
+#      with a forged seal, and replays, alters and forges record batches and
+#      a `done`: each worker and the orchestrator refuse each forgery by
+#      name, the replay is dropped, and the run is complete with every
+#      transaction reported once, by its own worker, and included.
+#
+# Every worker and orchestrator takes the same fleet key (`dyno worker
+# --new-key`); a worker sends only to a node on its --allow-node host, the
+# bridge (case 4: one whose --rpc is another node refuses its plan).
 #
 # Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
 # stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
@@ -96,10 +106,13 @@ lport=$((10000 + $$ % 5000))
 DYNO_CACHE=$work/cache DYNO_MQTT_PORT=$lport "$dyno" setup -q mosquitto 2>"$work/setup.log" \
   || fail "dyno setup mosquitto failed"
 [ -f "$work/cache/nodes/mosquitto/mosquitto.pid" ] || fail "dyno setup mosquitto started no broker"
-"$dyno" worker --broker "mqtt://127.0.0.1:$lport/selftest" --name solo --once >"$work/solo.log" 2>&1 &
+key=$work/fleet.key
+"$dyno" worker --new-key "$key" 2>"$work/key.log" || fail "dyno worker --new-key failed"
+[ "$(stat -c %a "$key")" = 600 ] || fail "the new fleet key is mode $(stat -c %a "$key"), not 600"
+"$dyno" worker --broker "mqtt://127.0.0.1:$lport/selftest" --key "$key" --name solo --once >"$work/solo.log" 2>&1 &
 pids+=($!)
 solo=$!
-"$dyno" load --fleet "mqtt://127.0.0.1:$lport/selftest" --self-test --self-test-requests 20000 \
+"$dyno" load --fleet "mqtt://127.0.0.1:$lport/selftest" --fleet-key "$key" --self-test --self-test-requests 20000 \
   >"$out/selftest.txt" 2>"$work/selftest-orchestrator.log" || fail "the fleet self-test failed"
 wait "$solo" || fail "the self-test's worker exited non-zero"
 grep -q "^  solo: [0-9]* requests/s" "$out/selftest.txt" || fail "the self-test printed no ceiling for its worker"
@@ -145,12 +158,14 @@ node_cmd="geth --dev --dev.period 1 --datadir {datadir} --http --http.addr $host
 --rpc.txfeecap 0 --verbosity 2"
 node_url="http://$host_ip:{port}"
 
-# start_worker K NAME [FLAGS...]: a worker in namespace K, pid kept.
+# start_worker K NAME [FLAGS...]: a worker in namespace K, pid kept; it may
+# send to a node on the bridge's host unless FLAGS name its --rpc.
 start_worker() {
-  local k=$1 name=$2
+  local k=$1 name=$2 node=(--allow-node "$host_ip")
   shift 2
-  ip netns exec "${tag}n$k" "$dyno" worker --broker "$broker" --name "$name" --once "$@" \
-    >"$work/$name.log" 2>&1 &
+  [[ " $* " == *" --rpc "* ]] && node=()
+  ip netns exec "${tag}n$k" "$dyno" worker --broker "$broker" --key "$key" --name "$name" --once \
+    "${node[@]}" "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
   eval "pid_$name=$!"
 }
@@ -181,7 +196,7 @@ fleet() {
   local name=$1
   shift
   set +e
-  "$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+  "$dyno" load --fleet "$broker" --fleet-key "$key" --node-cmd "$node_cmd" --node-url "$node_url" \
     --finality-timeout 0 --poll-ms 20 --out "$out/$name.json" "$@" \
     >"$out/$name.txt" 2>"$work/$name-orchestrator.log"
   rc=$?
@@ -314,15 +329,68 @@ grep -q "worker vbad: it runs dyno 0.0.0-other" "$work/version-orchestrator.log"
 refused vbad 10
 echo "fleet-test: 3. another version refused ($(secs "$t") s)" >&2
 
-# 4. A worker that cannot reach its node.
+# 4. A worker whose own node (--rpc) is not the plan's.
 t=$(now)
 start_worker 1 nbad --rpc "http://$host_ip:9"
 fleet unreachable --workers 1 --txs 10 --join-timeout 30
-[ $rc = 2 ] || fail "a worker without its node: the orchestrator exited $rc, not 2"
-grep -q "worker nbad: cannot keep its plan: cannot reach the node" "$work/unreachable-orchestrator.log" \
-  || fail "the unreachable node's refusal does not name the worker"
+[ $rc = 2 ] || fail "a worker whose node is not the plan's: the orchestrator exited $rc, not 2"
+grep -q "worker nbad: cannot keep its plan: the plan names the node .*, not this worker's own --rpc http://$host_ip:9" \
+  "$work/unreachable-orchestrator.log" || fail "the refusal of a plan for another node does not name the worker and both nodes"
+if grep -q "^dyno worker: planned:" "$work/nbad.log"; then fail "worker nbad took a plan for another node"; fi
 refused nbad 10
-echo "fleet-test: 4. a worker without its node refused ($(secs "$t") s)" >&2
+echo "fleet-test: 4. a plan for another node than the worker's own refused ($(secs "$t") s)" >&2
+
+# 7. A broker participant without the key (run here, while the broker lives).
+t=$(now)
+for k in $(seq "$workers"); do start_worker "$k" "f$k"; done
+python3 "$(dirname "$0")/mqtt-forger.py" "$host_ip" "$port" fleet-test 120 >"$work/forger.out" 2>"$work/forger.log" &
+forger=$!
+pids+=($forger)
+fleet forged --workers "$workers" --txs 600 --rate 300 --accounts $((workers * 4)) \
+  --self-test-requests 0 --join-timeout 30
+wait "$forger" || fail "the forger did not get to try every forgery: $(cat "$work/forger.log")"
+[ $rc = 0 ] || fail "a run beside a forger exited $rc"
+for k in $(seq "$workers"); do
+  wait "$(eval echo "\$pid_f$k")" || fail "worker f$k exited non-zero beside the forger"
+  grep -q "refused a message .*: on dyno/fleet-test/worker/f$k/cmd: not a sealed fleet message" "$work/f$k.log" ||
+    fail "worker f$k did not refuse the unsealed plan by name"
+  grep -q "refused a message .*: its seal is not the fleet key's" "$work/f$k.log" ||
+    fail "worker f$k did not refuse the start with a forged seal"
+  if grep -q "http://$host_ip:9" "$work/f$k.log"; then fail "worker f$k took the forger's plan"; fi
+done
+orch=$work/forged-orchestrator.log
+grep -q "refused a message .*a report on worker f[0-9]*'s topic: its seal is not the fleet key's" "$orch" ||
+  fail "the orchestrator did not refuse the altered batch by name"
+grep -q "refused a message .*a report on worker f[0-9]*'s topic: not a sealed fleet message" "$orch" ||
+  fail "the orchestrator did not refuse the forged batch and done by name"
+python3 - "$out/forged.json" 600 <<'PY'
+import json, os, sys
+path, n = sys.argv[1], int(sys.argv[2])
+run = json.load(open(path))
+(l,) = run["load"]
+def check(ok, what):
+    if not ok:
+        sys.exit(f"fleet-test: FAIL: {what}")
+check(l["complete"] and run["run"]["complete"], f"the run beside the forger is incomplete: {l.get('incomplete_reason')}")
+c = l["counts"]
+check(c["submitted"] == n and c["included"] == n, f"submitted {c['submitted']}, included {c['included']} of {n}")
+ws = l["fleet"]["workers"]
+check(all(w["end"] == "done" and w["sent"] == w["planned"] for w in ws), f"the workers: {ws}")
+refused = [x for x in l["notes"] if "were refused" in x]
+check(refused and int(refused[0].split()[0]) >= 3, f"no note of the refused messages: {l['notes']}")
+raw = os.path.join(os.path.dirname(path), l["files"]["workers"])
+seen = {}
+for line in open(raw):
+    m = json.loads(line)
+    for s_ in m["report"].get("records", {}).get("items", []):
+        seen.setdefault(s_["index"], []).append(m["worker"])
+check(len(seen) == n and all(len(v) == 1 for v in seen.values()), f"the raw reports hold {len(seen)} of {n} transactions once each")
+lat = l["latency"]["accepted"]
+check(lat["max"] < 60_000, f"a forged reply time reached the latencies: max {lat['max']} ms")
+print(f"fleet-test: forged: {refused[0].split()[0]} forged or altered messages refused by the orchestrator; "
+      f"{n} transactions, each reported once and included", file=sys.stderr)
+PY
+echo "fleet-test: 7. a broker participant without the key: $(wc -l <"$work/forger.out") forgeries refused or dropped ($(secs "$t") s)" >&2
 
 # mid_run NAME PREFIX ACTION: WORKERS workers PREFIX1.., a 3000-transaction
 # run in the background, ACTION (evaluated; the orchestrator's pid is $orch)
@@ -332,7 +400,7 @@ mid_run() {
   local name=$1 prefix=$2 action=$3 k pid
   for k in $(seq "$workers"); do start_worker "$k" "$prefix$k"; done
   set +e
-  "$dyno" load --fleet "$broker" --node-cmd "$node_cmd" --node-url "$node_url" \
+  "$dyno" load --fleet "$broker" --fleet-key "$key" --node-cmd "$node_cmd" --node-url "$node_url" \
     --finality-timeout 0 --poll-ms 20 --out "$out/$name.json" --workers "$workers" \
     --txs 3000 --rate 300 --accounts $((workers * 4)) --self-test-requests 0 --join-timeout 30 \
     >"$out/$name.txt" 2>"$work/$name-orchestrator.log" &

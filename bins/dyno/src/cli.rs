@@ -198,7 +198,7 @@ Examples:
   dyno load --signer both               client-signed against node-signed, one report
   dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
   dyno load --self-test                 only the generator's null-sink ceiling
-  dyno load --fleet mqtt://10.0.0.5:1883/lab --workers 3 --rpc http://10.0.0.7:8545
+  dyno load --fleet mqtt://10.0.0.5:1883/lab --fleet-key fleet.key --workers 3 --rpc http://10.0.0.7:8545
                                         from three machines running `dyno worker --broker`
   dyno load --txs 0 --logs 100,1000,5000,20000 --reads 5000
                                         the read path: eth_getLogs sizes, then a read load
@@ -379,6 +379,13 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "URL")]
     pub(crate) fleet: Option<String>,
 
+    /// The fleet's key (64 hex digits, mode 0600): every message to and
+    /// from the workers is sealed with it, so a broker client without it
+    /// can neither command a worker nor inject a record. Every worker
+    /// takes the same file (`dyno worker --new-key FILE` makes one).
+    #[arg(long, value_name = "FILE", requires = "fleet")]
+    pub(crate) fleet_key: Option<PathBuf>,
+
     /// Workers a fleet run waits for.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "fleet")]
     pub(crate) workers: usize,
@@ -401,17 +408,23 @@ Without --broker, `dyno worker` serves this dyno's own benchmarks over the adapt
 protocol on stdin and stdout (what `dyno ab` starts on each side).
 
 With --broker it is a load worker: it waits on the broker for `dyno load --fleet`
-with the same URL, answers its clock pings, checks and pre-signs the share planned
-for it (transactions from accounts of its own), measures its generator's ceiling,
-sends on the common schedule to the node (the plan's, or --rpc), and reports every
-request as it completes. The run's figures are computed by the orchestrator from
-every worker's raw records. It serves run after run until Ctrl-C (--once: one run).
+with the same URL and key, answers its clock pings, checks and pre-signs the share
+planned for it (transactions from accounts of its own), measures its generator's
+ceiling, sends on the common schedule, and reports every request as it completes.
+The run's figures are computed by the orchestrator from every worker's raw records.
+It serves run after run until Ctrl-C (--once: one run).
+
+Every message is sealed with the fleet's key (--key): a broker client without it
+can neither command this worker nor forge its records. The worker sends only to
+the node its operator names: its --rpc (the plan must name the same node), or a
+node on an --allow-node host (for a node the orchestrator starts).
 
 Examples:
+  dyno worker --new-key fleet.key               make a key; copy it to every machine
   dyno setup mosquitto                          a broker on 127.0.0.1:1883
-  dyno worker --broker mqtt://10.0.0.5:1883/lab
-  dyno worker --broker mqtt://10.0.0.5:1883/lab --rpc http://10.0.0.7:8545
-  dyno load --fleet mqtt://10.0.0.5:1883/lab --workers 3 --rpc http://10.0.0.7:8545
+  dyno worker --broker mqtt://10.0.0.5:1883/lab --key fleet.key --rpc http://10.0.0.7:8545
+  dyno worker --broker mqtt://10.0.0.5:1883/lab --key fleet.key --allow-node 10.0.0.5
+  dyno load --fleet mqtt://10.0.0.5:1883/lab --fleet-key fleet.key --workers 3 --rpc http://10.0.0.7:8545
 
 Exit codes: 0 released by the orchestrator; 2 a usage error, the broker unreachable
 or lost, refused by the orchestrator, or interrupted.";
@@ -421,17 +434,33 @@ or lost, refused by the orchestrator, or interrupted.";
 #[command(after_help = WORKER_HELP)]
 pub(crate) struct WorkerArgs {
     /// Be a load worker on this MQTT broker (`mqtt://HOST:PORT/NAME`).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", requires = "key")]
     pub(crate) broker: Option<String>,
+
+    /// The fleet's key file (64 hex digits, mode 0600), the same as the
+    /// orchestrator's --fleet-key.
+    #[arg(long, value_name = "FILE", requires = "broker")]
+    pub(crate) key: Option<PathBuf>,
+
+    /// Write a new fleet key to FILE (mode 0600; an existing file is kept)
+    /// and exit.
+    #[arg(long, value_name = "FILE", conflicts_with = "broker")]
+    pub(crate) new_key: Option<PathBuf>,
 
     /// This worker's name on the broker, unique in the fleet (default: the
     /// host name and the process id).
     #[arg(long, value_name = "NAME", requires = "broker")]
     pub(crate) name: Option<String>,
 
-    /// Send to this node's JSON-RPC URL instead of the one the plan names.
+    /// The node this worker sends to (JSON-RPC URL): a plan must name the
+    /// same node, or it is refused.
     #[arg(long, value_name = "URL", requires = "broker")]
     pub(crate) rpc: Option<String>,
+
+    /// Or a host (`HOST` or `HOST:PORT`) a plan's node may be on, for a
+    /// node the orchestrator starts on a port of its choosing; repeatable.
+    #[arg(long, value_name = "HOST", requires = "broker", conflicts_with = "rpc")]
+    pub(crate) allow_node: Vec<String>,
 
     /// Serve one run, then exit.
     #[arg(long, requires = "broker")]
@@ -702,13 +731,29 @@ pub(crate) enum LoadFormat {
     Markdown,
 }
 
+const SETUP_HELP: &str = "\
+Without names it sets up every adapter (go, go-etc, java, node, python) and every
+client and dev node (geth, geth-1.17.7, anvil, hardhat, ethereumjs, ethrex; ethrex
+is a Rust build of some 15 minutes on 2 cores), and says first what it will
+install. mosquitto, the fleet's broker, is set up only when named: it starts a
+broker that keeps running (on 127.0.0.1:1883; its pid in the file it names).
+
+The set-up scripts are the repository's dyno was built from (or those of
+$DYNO_ADAPTER_ROOT and $DYNO_NODES), never the current folder's. A runtime that
+is missing is skipped with a one-line reason; a failed build exits 2 after the
+others are done.
+
+Examples:
+  dyno setup                  every adapter, client and dev node
+  dyno setup go java          two adapters
+  dyno setup geth ethrex      two clients
+  dyno setup mosquitto        the fleet's broker, started";
+
 #[derive(Debug, Args)]
-#[command(
-    after_help = "A runtime that is missing is skipped with a one-line reason; \
-a failed build exits 2 after the others are done.\n\nExamples:\n  dyno setup\n  dyno setup go java"
-)]
+#[command(after_help = SETUP_HELP)]
 pub(crate) struct SetupArgs {
-    /// Only these runtimes (go, java, node, python). Default: all.
+    /// Only these adapters, clients or nodes (go, java, geth, ethrex,
+    /// mosquitto...). Default: every adapter, client and dev node.
     pub(crate) runtimes: Vec<String>,
 
     /// Do not echo the build's output.

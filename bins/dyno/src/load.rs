@@ -43,6 +43,7 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         record: a.record,
         quiet: a.quiet,
         fleet: a.fleet,
+        fleet_key: a.fleet_key,
         workers: a.workers,
         join_timeout: a.join_timeout,
     };

@@ -89,6 +89,14 @@ fn main() -> ExitCode {
 /// `dyno worker`: the adapter protocol on stdin and stdout, or a fleet's
 /// load worker with `--broker`.
 fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
+    if let Some(path) = &args.new_key {
+        dyno_lab::fleet::new_key(path)?;
+        eprintln!(
+            "dyno worker: wrote a new fleet key to {} (mode 0600); copy it to every worker's machine and give it to `dyno load --fleet-key`",
+            path.display()
+        );
+        return Ok(Outcome::Ok);
+    }
     match &args.broker {
         None => {
             let stdin = std::io::stdin().lock();
@@ -97,8 +105,10 @@ fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
         Some(broker) => {
             let req = dyno_lab::fleet::WorkerRequest {
                 broker: broker.clone(),
+                key: args.key.clone().unwrap_or_default(),
                 name: args.name.clone(),
                 rpc: args.rpc.clone(),
+                allow_nodes: args.allow_node.clone(),
                 once: args.once,
                 clock_skew_ms: args.clock_skew_ms,
                 claim_version: args.claim_version.clone(),

@@ -93,6 +93,8 @@ pub enum RepriceError {
     Produce { id: String, source: ProduceError },
     #[error(transparent)]
     Count(#[from] count::CountError),
+    #[error("interrupted after {made} of {total} blocks were made")]
+    Interrupted { made: usize, total: usize },
 }
 
 /// The glue a control stands for: one control per kind of loop, and one
@@ -539,12 +541,15 @@ pub fn layout(l: &Layout, quick: bool) -> (Vec<u64>, u64) {
 
 /// Produce `planned` on a genesis holding every series' contract, each
 /// block executed, its operations counted by an inspector and refused
-/// unless they are as planned. `progress(done, total)` after each.
+/// unless they are as planned. `progress(done, total)` after each. `stop`
+/// is looked at before every transaction: set, the making ends within one
+/// transaction's execution, as [`RepriceError::Interrupted`].
 pub fn make(
     contracts: &Contracts,
     series: Vec<Series>,
     planned: Vec<Planned>,
     gas_limit: u64,
+    stop: &std::sync::atomic::AtomicBool,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Made, RepriceError> {
     let genesis = Genesis::with_alloc(contracts, SENDERS, gas_limit, &alloc(&series, &planned));
@@ -590,6 +595,9 @@ pub fn make(
                 let (block, done) = producer::seal(&world, &parent, gas_limit, |executor| {
                     let mut txs = Vec::with_capacity(p.turns.len());
                     for &n in &p.turns {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            return Err(ProduceError::Interrupted);
+                        }
                         let signer = &genesis.senders[cursor % genesis.senders.len()];
                         cursor += 1;
                         seed += 1;
@@ -646,6 +654,16 @@ pub fn make(
         })();
         drop(jobs);
         let counted = counter.join().expect("the count thread does not panic");
+        if let Err(RepriceError::Produce {
+            source: ProduceError::Interrupted,
+            ..
+        }) = produced
+        {
+            return Err(RepriceError::Interrupted {
+                made: blocks.len(),
+                total,
+            });
+        }
         produced?;
         counted?;
         Ok(())

@@ -106,6 +106,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-01-597c823.md",
         "fresh, session 31's submitted code (issue 50), then the README's main command as written (12m17s, 152 of 152 verified); **the host about 1.7x slower per CPU-second** (the same RocksDB compile 7m50.9s of CPU against fd9702a's 4m31.2s)",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-9d85d6b.md",
+        "fresh, session 32's free-port fix: `client check ethereumjs` failed its forkchoice check (60 s) while this session compiled beside it (not a clean run; the steps after the chain job did not run); the machine split by kind; the main command as written 14m53s, 152 of 152 verified",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
@@ -178,10 +182,23 @@ fn rehearsal(path: &Path) -> Result<Rehearsal, FiguresError> {
         .and_then(|l| l.split("**").nth(3))
         .ok_or_else(|| bad("no '| **total** |' row"))?
         .to_string();
-    let exited = text.split("exited ").skip(1).find_map(|rest| {
+    let code_after = |rest: &str| {
         let code: String = rest.chars().take_while(char::is_ascii_digit).collect();
         code.parse::<u32>().ok()
-    });
+    };
+    // The test command's own line: `.ci/run` **failed** (exit N), or
+    // `ci-rehearsal: fresh run 1 exited N`; never the README's main
+    // command's "exited 0" that a record also holds.
+    let exited = text
+        .split("**failed** (exit ")
+        .nth(1)
+        .and_then(code_after)
+        .or_else(|| {
+            text.lines()
+                .filter(|l| !l.contains("main command"))
+                .flat_map(|l| l.split("exited ").skip(1))
+                .find_map(code_after)
+        });
     let outcome = if text.contains("**passed** (exit 0)") || exited == Some(0) {
         "**passed**".to_string()
     } else if let Some(code) = exited {
@@ -677,6 +694,16 @@ mod tests {
                 machine_cpu: Some("23m32.9s".into()),
             }
         );
+        // A failed run whose README main command then exited 0 is failed.
+        let (_dir2, failed) = rehearsal_file(
+            "# Fresh-machine rehearsal of abc1234, 2026-12-02: its step table\n\n\
+             `.ci/run` **failed** (exit 1) after 56m26s.\n\n\
+             ci-rehearsal: main command `cargo run --release -- run` exited 0 after 14m53s\n\n\
+             | step | started | wall | CPU |\n|---|--:|--:|--:|\n\
+             | clippy -D warnings and the build of every target, once | 8m15s | 21m46s | 27m25.3s |\n\
+             | **total** | | **56m25s** | **64m21.2s** |\n",
+        );
+        assert_eq!(rehearsal(&failed).unwrap().outcome, "failed (exit 1)");
         // A file that says nothing of how the run ended is refused, not
         // shown as passed.
         let text = std::fs::read_to_string(&path).unwrap();

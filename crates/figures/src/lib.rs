@@ -48,9 +48,11 @@ pub(crate) fn thousands(x: f64) -> String {
     out
 }
 
-/// One Markdown table row.
+/// One Markdown table row, every cell escaped: a client's version or a
+/// name read from a raw file cannot end the row, add one, or close the
+/// docs' `<!-- figures -->` marker.
 pub(crate) fn line(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
+    format!("{}\n", dyno_format::escape::markdown_row(cells))
 }
 
 /// A Markdown table's header row and its separator.

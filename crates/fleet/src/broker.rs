@@ -2,12 +2,14 @@
 //! whose messages arrive on a channel.
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
 use tokio::sync::mpsc;
 
 use crate::FleetError;
+use crate::seal::{Key, Opened, Seal, SealError, Session};
 
 /// The largest message either side sends or takes: a plan of a million
 /// transactions is about 80 MiB of JSON, so plans and records go in chunks
@@ -145,35 +147,69 @@ pub enum Incoming {
     Lost(String),
 }
 
-/// One connection to the broker: publish with `client`, receive on `rx`.
+/// One connection to the broker: publish with [`Link::publish`] (each
+/// message sealed under the fleet's key), receive on `rx` and open each
+/// message with [`Link::open`].
 #[derive(Debug)]
 pub struct Link {
     /// Publishes and subscribes.
-    pub client: AsyncClient,
+    client: AsyncClient,
     /// Messages in arrival order, then at most one `Lost`.
     pub rx: mpsc::UnboundedReceiver<Incoming>,
     /// The broker.
     pub broker: Broker,
+    seal: Arc<Mutex<Seal>>,
     pump: tokio::task::JoinHandle<()>,
 }
 
+/// A handle that publishes sealed messages from another task.
+#[derive(Debug, Clone)]
+pub struct Publisher {
+    client: AsyncClient,
+    seal: Arc<Mutex<Seal>>,
+}
+
+impl Publisher {
+    /// Seal `body` for `to` and publish it on `topic`, at least once.
+    pub async fn publish(
+        &self,
+        topic: &str,
+        to: Option<Session>,
+        body: &[u8],
+    ) -> Result<(), rumqttc::ClientError> {
+        let payload = lock(&self.seal).seal(topic, to, body);
+        self.client
+            .publish(topic, QoS::AtLeastOnce, false, payload)
+            .await
+    }
+}
+
+fn lock(m: &Mutex<Seal>) -> std::sync::MutexGuard<'_, Seal> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl Link {
-    /// Connect as `id`, with a retained last will (`topic`, `payload`) the
-    /// broker publishes if this connection ends without a goodbye. Fails
-    /// within `timeout` if no broker answers.
+    /// Connect as `id`, sealing under `key`, with a retained last will
+    /// (`topic`, `body`) the broker publishes if this connection ends
+    /// without a goodbye. Fails within `timeout` if no broker answers.
     pub async fn connect(
         broker: &Broker,
         id: &str,
+        key: Key,
         will: Option<(String, Vec<u8>)>,
         timeout: Duration,
     ) -> Result<Link, FleetError> {
+        let mut seal =
+            Seal::new(key).map_err(|e| FleetError::Other(format!("a session id: {e}")))?;
         let mut o = MqttOptions::new(id, broker.host.clone(), broker.port);
         o.set_keep_alive(Duration::from_secs(5));
         o.set_clean_session(true);
         o.set_max_packet_size(MAX_MESSAGE, MAX_MESSAGE);
-        if let Some((topic, payload)) = will {
+        if let Some((topic, body)) = will {
+            let payload = seal.seal_last(&topic, &body);
             o.set_last_will(LastWill::new(topic, payload, QoS::AtLeastOnce, true));
         }
+        let seal = Arc::new(Mutex::new(seal));
         let (client, mut events) = AsyncClient::new(o, 1024);
         events
             .network_options
@@ -231,8 +267,28 @@ impl Link {
             client,
             rx,
             broker: broker.clone(),
+            seal,
             pump,
         })
+    }
+
+    /// This side's session: what the other side addresses its messages to.
+    pub fn session(&self) -> Session {
+        lock(&self.seal).session()
+    }
+
+    /// A publisher for another task.
+    pub fn publisher(&self) -> Publisher {
+        Publisher {
+            client: self.client.clone(),
+            seal: self.seal.clone(),
+        }
+    }
+
+    /// Open a message that came on `topic`: sealed under the key, for this
+    /// session (or for anyone, where `anyone`), not a repeat or a replay.
+    pub fn open(&self, topic: &str, payload: &[u8], anyone: bool) -> Result<Opened, SealError> {
+        lock(&self.seal).open(topic, payload, anyone)
     }
 
     /// Subscribe to `topic` (at least once).
@@ -243,14 +299,17 @@ impl Link {
             .map_err(|e| self.lost(e))
     }
 
-    /// Publish `payload` on `topic`, at least once; `retain` keeps it for
-    /// later subscribers.
+    /// Seal `body` for the session `to` (`None`: for anyone) and publish
+    /// it on `topic`, at least once; `retain` keeps it for later
+    /// subscribers.
     pub async fn publish(
         &self,
         topic: &str,
         retain: bool,
-        payload: Vec<u8>,
+        to: Option<Session>,
+        body: &[u8],
     ) -> Result<(), FleetError> {
+        let payload = lock(&self.seal).seal(topic, to, body);
         self.client
             .publish(topic, QoS::AtLeastOnce, retain, payload)
             .await
@@ -260,7 +319,13 @@ impl Link {
     /// Publish at most once: for clock pings, whose round trip an
     /// acknowledgement in the same direction would lengthen (a broker
     /// without TCP_NODELAY holds the next message until it is acked).
-    pub async fn publish_once(&self, topic: &str, payload: Vec<u8>) -> Result<(), FleetError> {
+    pub async fn publish_once(
+        &self,
+        topic: &str,
+        to: Option<Session>,
+        body: &[u8],
+    ) -> Result<(), FleetError> {
+        let payload = lock(&self.seal).seal(topic, to, body);
         self.client
             .publish(topic, QoS::AtMostOnce, false, payload)
             .await
@@ -328,7 +393,8 @@ mod tests {
             .unwrap()
             .port();
         let b = Broker::parse(&format!("mqtt://127.0.0.1:{port}/t")).unwrap();
-        let e = Link::connect(&b, "t", None, Duration::from_secs(3))
+        let key = crate::seal::Key::from_bytes([1; crate::seal::KEY_BYTES]);
+        let e = Link::connect(&b, "t", key, None, Duration::from_secs(3))
             .await
             .unwrap_err();
         let text = e.to_string();

@@ -8,20 +8,24 @@
 //! worker pre-signs its own share from its own accounts and sends it to its
 //! node on the common schedule; the orchestrator follows the chain, merges
 //! every worker's raw records into one run and computes every figure from
-//! the merged records (never from the workers' own summaries).
+//! the merged records (never from the workers' own summaries). Every
+//! message is sealed under the fleet's key ([`seal`]): a broker client
+//! without it can neither command a worker nor forge a record.
 
 pub mod broker;
 pub mod clock;
 pub mod merge;
 pub mod orchestrator;
+pub mod seal;
 pub mod wire;
 pub mod worker;
 
 pub use broker::Broker;
 
 /// The fleet protocol's version: a worker and an orchestrator must agree
-/// on it (and on dyno's version).
-pub const PROTOCOL: u32 = 1;
+/// on it (and on dyno's version). 2: every message sealed under the
+/// fleet's key ([`seal`]).
+pub const PROTOCOL: u32 = 2;
 
 /// What went wrong in a fleet.
 #[derive(Debug, thiserror::Error)]

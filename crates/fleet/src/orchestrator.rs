@@ -3,7 +3,7 @@
 //! them together, take their records as they come, and say what became of
 //! each.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use dyno_load::send::Progress;
 use crate::broker::{Broker, Incoming, Link};
 use crate::clock::{self, Exchange, wall_ns};
 use crate::merge;
+use crate::seal::{Key, SealError, Session};
 use crate::wire::{self, Command, Hello, Report, State};
 use crate::{FleetError, PROTOCOL};
 
@@ -23,12 +24,16 @@ use crate::{FleetError, PROTOCOL};
 pub struct FleetOptions {
     /// The broker and the fleet's name.
     pub broker: Broker,
+    /// The fleet's key: every message is sealed and opened with it.
+    pub key: Key,
     /// Workers to wait for.
     pub workers: usize,
     /// How long to wait for them.
     pub join_timeout: Duration,
     /// This dyno's version; every worker must run the same.
     pub version: String,
+    /// Set by Ctrl-C: the wait for workers ends within 200 ms.
+    pub interrupt: Arc<AtomicBool>,
 }
 
 /// How a worker's part ended.
@@ -77,11 +82,80 @@ pub struct Member {
     pub self_test_rate: Option<f64>,
     /// Its raw records, as received.
     pub records: Vec<wire::Sent>,
-    batches: BTreeSet<u64>,
+    /// Its session: every message from it must be sealed by it.
+    session: Session,
+    /// The places in the schedule of its share.
+    share: HashSet<u64>,
+    /// The places it reported.
+    seen: HashSet<u64>,
+    /// Each batch taken, by number: its records' digest.
+    batches: BTreeMap<u64, u64>,
     /// How it ended.
     pub end: End,
     /// What it said at the end, or why it was lost.
     pub detail: Option<String>,
+    /// What it reported that the plan does not allow: each makes the run
+    /// incomplete.
+    pub faults: Vec<String>,
+}
+
+impl Member {
+    /// Take one batch: every record in this worker's share, at most once;
+    /// a batch number again is a repeat only with the same records.
+    fn take(&mut self, seq: u64, items: &[wire::Sent]) -> Result<(), String> {
+        let digest = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            serde_json::to_string(items)
+                .unwrap_or_default()
+                .hash(&mut h);
+            h.finish()
+        };
+        if let Some(&before) = self.batches.get(&seq) {
+            return if before == digest {
+                Ok(())
+            } else {
+                Err(format!("batch {seq} came twice with different records"))
+            };
+        }
+        let mut fresh = HashSet::new();
+        for s in items {
+            if !self.share.contains(&s.index) {
+                return Err(format!(
+                    "batch {seq} reports transaction {}, which is not in its share",
+                    s.index
+                ));
+            }
+            if self.seen.contains(&s.index) || !fresh.insert(s.index) {
+                return Err(format!(
+                    "batch {seq} reports transaction {} a second time",
+                    s.index
+                ));
+            }
+        }
+        self.batches.insert(seq, digest);
+        self.seen.extend(fresh);
+        self.records.extend(items.iter().cloned());
+        Ok(())
+    }
+
+    /// Check a worker's `done` against what arrived.
+    fn done(&mut self, records: u64, batches: u64, stopped: bool) {
+        if records != self.records.len() as u64 || batches != self.batches.len() as u64 {
+            self.faults.push(format!(
+                "it said it was done after {records} records in {batches} batches, but {} records in {} batches arrived",
+                self.records.len(),
+                self.batches.len()
+            ));
+        }
+        let unsent = self.share.len() - self.seen.len();
+        if unsent > 0 && !stopped {
+            self.faults.push(format!(
+                "it said it was done with {unsent} of its {} transactions not reported",
+                self.share.len()
+            ));
+        }
+    }
 }
 
 /// A gathered fleet.
@@ -93,6 +167,9 @@ pub struct Fleet {
     /// per line, the raw data of the merge.
     pub raw: Vec<String>,
     started: bool,
+    /// Messages refused (not sealed with the key, not for this session, a
+    /// replay, or from another session than the worker's).
+    pub refused: u64,
     say: Box<dyn Fn(&str) + Send + Sync>,
 }
 
@@ -104,9 +181,9 @@ impl std::fmt::Debug for Fleet {
     }
 }
 
-/// What came from the broker, by worker.
+/// What came from the broker, by worker (and the session it came from).
 enum Event {
-    State(String, State),
+    State(String, State, Session),
     Report(String, Report),
 }
 
@@ -122,7 +199,8 @@ impl Fleet {
         say: Box<dyn Fn(&str) + Send + Sync>,
     ) -> Result<Fleet, FleetError> {
         let id = format!("dyno-orchestrator-{}", std::process::id());
-        let link = Link::connect(&o.broker, &id, None, Duration::from_secs(5)).await?;
+        let link =
+            Link::connect(&o.broker, &id, o.key.clone(), None, Duration::from_secs(5)).await?;
         link.subscribe(&o.broker.states()).await?;
         link.subscribe(&o.broker.all_reports()).await?;
         say(&format!(
@@ -137,13 +215,23 @@ impl Fleet {
             members: Vec::new(),
             raw: Vec::new(),
             started: false,
+            refused: 0,
             say,
         };
         let deadline = Instant::now() + o.join_timeout;
-        let mut idle: BTreeMap<String, Hello> = BTreeMap::new();
+        let mut idle: BTreeMap<String, (Hello, Session)> = BTreeMap::new();
         let mut busy: BTreeSet<String> = BTreeSet::new();
         while idle.len() < o.workers {
-            let Some(ev) = fleet.next(deadline).await? else {
+            if o.interrupt.load(Ordering::Relaxed) {
+                fleet.link.close().await;
+                return Err(FleetError::Interrupted);
+            }
+            let slice = (Instant::now() + Duration::from_millis(200)).min(deadline);
+            let ev = fleet.next(slice).await?;
+            if ev.is_none() && Instant::now() < deadline {
+                continue;
+            }
+            let Some(ev) = ev else {
                 let have: Vec<&str> = idle.keys().map(String::as_str).collect();
                 return Err(FleetError::Gather(format!(
                     "only {} of {} workers joined {} within {} s{}{}; start `dyno worker --broker {}` on more machines, or ask for fewer with --workers",
@@ -168,7 +256,7 @@ impl Fleet {
                 )));
             };
             match ev {
-                Event::State(name, State::Online { hello, busy: b }) => {
+                Event::State(name, State::Online { hello, busy: b }, session) => {
                     if hello.version != o.version || hello.protocol != PROTOCOL {
                         let reason = format!(
                             "it runs dyno {} (fleet protocol {}), this orchestrator dyno {} (protocol {PROTOCOL}); install the same dyno on every machine",
@@ -179,7 +267,8 @@ impl Fleet {
                             .publish(
                                 &o.broker.commands(&name),
                                 false,
-                                json(&Command::Refuse {
+                                Some(session),
+                                &json(&Command::Refuse {
                                     reason: reason.clone(),
                                 }),
                             )
@@ -198,10 +287,10 @@ impl Fleet {
                         idle.remove(&name);
                     } else {
                         busy.remove(&name);
-                        idle.insert(name, hello);
+                        idle.insert(name, (hello, session));
                     }
                 }
-                Event::State(name, _) => {
+                Event::State(name, ..) => {
                     idle.remove(&name);
                     busy.remove(&name);
                 }
@@ -210,7 +299,9 @@ impl Fleet {
         }
         let extra: Vec<String> = idle.keys().skip(o.workers).cloned().collect();
         for name in extra {
-            idle.remove(&name);
+            let Some((_, session)) = idle.remove(&name) else {
+                continue;
+            };
             let reason = format!(
                 "this run has its {} workers already; it can take part in the next run",
                 o.workers
@@ -220,11 +311,12 @@ impl Fleet {
                 .publish(
                     &o.broker.commands(&name),
                     false,
-                    json(&Command::Refuse { reason }),
+                    Some(session),
+                    &json(&Command::Refuse { reason }),
                 )
                 .await;
         }
-        for (name, hello) in idle {
+        for (name, (hello, session)) in idle {
             fleet.members.push(Member {
                 hello: Hello { name, ..hello },
                 accounts: (0, 0),
@@ -233,9 +325,13 @@ impl Fleet {
                 clock_after: None,
                 self_test_rate: None,
                 records: Vec::new(),
-                batches: BTreeSet::new(),
+                session,
+                share: HashSet::new(),
+                seen: HashSet::new(),
+                batches: BTreeMap::new(),
                 end: End::Running,
                 detail: None,
+                faults: Vec::new(),
             });
         }
         let names: Vec<String> = fleet.names();
@@ -254,7 +350,20 @@ impl Fleet {
 
     async fn tell(&self, i: usize, c: &Command) -> Result<(), FleetError> {
         let topic = self.link.broker.commands(&self.members[i].hello.name);
-        self.link.publish(&topic, false, json(c)).await
+        self.link
+            .publish(&topic, false, Some(self.members[i].session), &json(c))
+            .await
+    }
+
+    /// Count and say a refused message (the first few, then every 100th).
+    fn refuse(&mut self, why: String) {
+        self.refused += 1;
+        if self.refused <= 3 || self.refused.is_multiple_of(100) {
+            (self.say)(&format!(
+                "refused a message ({} so far): {why}",
+                self.refused
+            ));
+        }
     }
 
     /// The next event before `deadline` (`None` at it). Reports and losses
@@ -286,9 +395,28 @@ impl Fleet {
                 if payload.is_empty() {
                     continue;
                 }
-                let Ok(state) = serde_json::from_slice::<State>(&payload) else {
+                let opened = match self.link.open(&topic, &payload, true) {
+                    Ok(m) => m,
+                    // A repeat (MQTT delivers at least once) or a replay: dropped.
+                    Err(SealError::Replayed { .. }) => continue,
+                    Err(e) => {
+                        self.refuse(format!("worker {name}'s state: {e}"));
+                        continue;
+                    }
+                };
+                let Ok(state) = serde_json::from_slice::<State>(&opened.body) else {
+                    self.refuse(format!("worker {name}'s state is not the fleet protocol's"));
                     continue;
                 };
+                if let Some(i) = self.member(&name)
+                    && self.members[i].session != opened.from
+                {
+                    self.refuse(format!(
+                        "a state for worker {name} from session {}, not its own",
+                        opened.from
+                    ));
+                    continue;
+                }
                 if let Some(i) = self.member(&name) {
                     if !matches!(state, State::Online { .. })
                         && matches!(self.members[i].end, End::Running)
@@ -321,17 +449,38 @@ impl Fleet {
                         .publish(
                             &self.link.broker.commands(&name),
                             false,
-                            json(&Command::Refuse { reason }),
+                            Some(opened.from),
+                            &json(&Command::Refuse { reason }),
                         )
                         .await;
                     continue;
                 }
-                return Ok(Some(Event::State(name, state)));
+                return Ok(Some(Event::State(name, state, opened.from)));
             }
-            let Ok(report) = serde_json::from_slice::<Report>(&payload) else {
-                continue;
+            let opened = match self.link.open(&topic, &payload, false) {
+                Ok(m) => m,
+                // A repeat (MQTT delivers at least once) or a replay: dropped.
+                Err(SealError::Replayed { .. }) => continue,
+                Err(e) => {
+                    self.refuse(format!("a report on worker {name}'s topic: {e}"));
+                    continue;
+                }
             };
             let Some(i) = self.member(&name) else {
+                continue;
+            };
+            if self.members[i].session != opened.from {
+                self.refuse(format!(
+                    "a report for worker {name} from session {}, not its own",
+                    opened.from
+                ));
+                continue;
+            }
+            let payload = opened.body;
+            let Ok(report) = serde_json::from_slice::<Report>(&payload) else {
+                self.refuse(format!(
+                    "a report from worker {name} that is not the fleet protocol's"
+                ));
                 continue;
             };
             let mut line = serde_json::Map::new();
@@ -344,15 +493,22 @@ impl Fleet {
             self.raw.push(serde_json::Value::Object(line).to_string());
             let m = &mut self.members[i];
             match &report {
-                // At least once: a batch may come twice.
-                Report::Records { seq, items } if m.batches.insert(*seq) => {
-                    m.records.extend(items.iter().cloned());
+                Report::Records { seq, items } => {
+                    if let Err(fault) = m.take(*seq, items) {
+                        let say = format!("worker {name}: {fault}; the run will be incomplete");
+                        m.faults.push(fault);
+                        (self.say)(&say);
+                    }
                 }
                 Report::Done {
-                    stopped, detail, ..
+                    records,
+                    batches,
+                    stopped,
+                    detail,
                 } if m.end == End::Running => {
                     m.end = End::Done { stopped: *stopped };
                     m.detail = detail.clone();
+                    m.done(*records, *batches, *stopped);
                 }
                 _ => {}
             }
@@ -378,7 +534,11 @@ impl Fleet {
                 let topic = self.link.broker.commands(&self.members[i].hello.name);
                 let t1 = wall_ns();
                 self.link
-                    .publish_once(&topic, json(&Command::Ping { seq }))
+                    .publish_once(
+                        &topic,
+                        Some(self.members[i].session),
+                        &json(&Command::Ping { seq }),
+                    )
                     .await?;
                 waiting.insert(seq, (i, t1));
             }
@@ -426,6 +586,7 @@ impl Fleet {
     ) -> Result<(), FleetError> {
         for (i, p) in plans.into_iter().enumerate() {
             self.members[i].accounts = (p.first_account, p.accounts);
+            self.members[i].share = p.items.iter().map(|t| t.index).collect();
             self.members[i].target = dyno_format::redact::url(&p.node_url);
             self.tell(i, &Command::Plan(Box::new(p))).await?;
         }
@@ -452,7 +613,7 @@ impl Fleet {
                         reason: format!("cannot keep its plan: {reason}"),
                     });
                 }
-                Some(Event::State(name, s)) if !matches!(s, State::Online { .. }) => {
+                Some(Event::State(name, s, _)) if !matches!(s, State::Online { .. }) => {
                     if self.member(&name).is_some() {
                         return Err(FleetError::Worker {
                             worker: name,
@@ -643,6 +804,12 @@ impl Fleet {
         self_test_total: Option<f64>,
     ) -> (FleetInfo, Vec<String>) {
         let mut notes = Vec::new();
+        if self.refused > 0 {
+            notes.push(format!(
+                "{} message(s) on the broker were refused: not sealed with the fleet's key, not for this run, or not from the worker's own session (each was said as it came); none of them is in the records",
+                self.refused
+            ));
+        }
         let workers = self
             .members
             .iter()
@@ -690,9 +857,10 @@ impl Fleet {
         )
     }
 
-    /// Why the run is incomplete, if a worker did not finish its share.
+    /// Why the run is incomplete, if a worker did not finish its share
+    /// or reported what its plan does not allow.
     pub fn incomplete(&self) -> Option<String> {
-        let bad: Vec<String> = self
+        let mut bad: Vec<String> = self
             .members
             .iter()
             .filter(|m| matches!(m.end, End::Lost | End::Silent | End::Running))
@@ -706,6 +874,13 @@ impl Fleet {
                 )
             })
             .collect();
+        for m in &self.members {
+            bad.extend(
+                m.faults
+                    .iter()
+                    .map(|f| format!("worker {}: {f}", m.hello.name)),
+            );
+        }
         (!bad.is_empty()).then(|| bad.join("; "))
     }
 }
@@ -744,6 +919,94 @@ pub fn owners(senders: &[usize], split: &[(usize, usize)]) -> Vec<Option<usize>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn member(share: impl IntoIterator<Item = u64>) -> Member {
+        Member {
+            hello: crate::worker::hello("w", "v"),
+            accounts: (0, 1),
+            target: String::new(),
+            clock_before: None,
+            clock_after: None,
+            self_test_rate: None,
+            records: Vec::new(),
+            session: Session::new().unwrap(),
+            share: share.into_iter().collect(),
+            seen: HashSet::new(),
+            batches: BTreeMap::new(),
+            end: End::Running,
+            detail: None,
+            faults: Vec::new(),
+        }
+    }
+
+    fn sent(index: u64, replied_ns: u64) -> wire::Sent {
+        wire::Sent {
+            index,
+            intended_ns: 0,
+            sent_ns: 1,
+            replied_ns,
+            hash: None,
+            error_class: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_is_taken_once_inside_the_share_and_a_different_repeat_is_a_fault() {
+        let mut m = member([0, 1, 2, 3]);
+        m.take(0, &[sent(0, 5), sent(1, 5)]).unwrap();
+        // The same batch again (a repeat at least once): harmless.
+        m.take(0, &[sent(0, 5), sent(1, 5)]).unwrap();
+        assert_eq!(m.records.len(), 2);
+        // The same number with other records: a fault, nothing taken.
+        let e = m.take(0, &[sent(0, 1_000_000_000_000)]).unwrap_err();
+        assert!(
+            e.contains("batch 0 came twice with different records"),
+            "{e}"
+        );
+        // Outside the share.
+        let e = m.take(1, &[sent(9, 5)]).unwrap_err();
+        assert!(
+            e.contains("transaction 9, which is not in its share"),
+            "{e}"
+        );
+        // A place reported before, in a new batch, or twice in one.
+        let e = m.take(2, &[sent(1, 5)]).unwrap_err();
+        assert!(e.contains("transaction 1 a second time"), "{e}");
+        let e = m.take(3, &[sent(2, 5), sent(2, 5)]).unwrap_err();
+        assert!(e.contains("transaction 2 a second time"), "{e}");
+        assert_eq!(m.records.len(), 2, "no refused batch left a record");
+        m.take(4, &[sent(2, 5), sent(3, 5)]).unwrap();
+        m.done(4, 2, false);
+        assert!(m.faults.is_empty(), "{:?}", m.faults);
+    }
+
+    #[test]
+    fn a_done_that_is_not_what_arrived_or_a_share_not_reported_is_a_fault() {
+        // A forged done right after the start: nothing arrived.
+        let mut m = member([0, 1, 2]);
+        m.done(0, 0, false);
+        assert_eq!(m.faults.len(), 1, "{:?}", m.faults);
+        assert!(
+            m.faults[0].contains("3 of its 3 transactions not reported"),
+            "{:?}",
+            m.faults
+        );
+        // Counts that are not what arrived.
+        let mut m = member([0, 1]);
+        m.take(0, &[sent(0, 5), sent(1, 5)]).unwrap();
+        m.done(40, 1, false);
+        assert!(
+            m.faults[0].contains("after 40 records in 1 batches, but 2 records"),
+            "{:?}",
+            m.faults
+        );
+        // Told to stop: a short share is not a fault.
+        let mut m = member([0, 1]);
+        m.take(0, &[sent(0, 5)]).unwrap();
+        m.done(1, 1, true);
+        assert!(m.faults.is_empty(), "{:?}", m.faults);
+    }
 
     #[test]
     fn accounts_split_evenly_into_disjoint_ranges_and_too_few_are_refused() {

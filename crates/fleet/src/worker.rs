@@ -15,8 +15,9 @@ use dyno_load::txs::{self, Kind, Planned, Targets};
 use dyno_rpc::{Client, ClientOptions, Endpoint};
 use tokio::sync::mpsc;
 
-use crate::broker::{Broker, Incoming, Link};
+use crate::broker::{Broker, Incoming, Link, Publisher};
 use crate::clock::wall_ns;
+use crate::seal::{Key, SealError, Session};
 use crate::wire::{self, Command, Hello, Report, State};
 use crate::{FleetError, PROTOCOL};
 
@@ -25,10 +26,15 @@ use crate::{FleetError, PROTOCOL};
 pub struct WorkerOptions {
     /// The broker and the fleet's name.
     pub broker: Broker,
+    /// The fleet's key: every message is sealed and opened with it.
+    pub key: Key,
     /// This worker's name on the broker (unique in the fleet).
     pub name: String,
-    /// The node to send to, instead of the one the plan names.
+    /// The node its operator named: a plan must name this node.
     pub rpc: Option<String>,
+    /// Or the hosts (`HOST` or `HOST:PORT`) a plan's node may be on, for a
+    /// node the orchestrator starts on a port of its choosing.
+    pub allow_nodes: Vec<String>,
     /// Serve one run, then exit.
     pub once: bool,
     /// Added to this machine's wall clock (tests plant an offset with it).
@@ -69,6 +75,48 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The node this worker sends a plan's share to: its own `--rpc`, which
+/// the plan must name (the same host and port), or the plan's node if its
+/// host (and port, where given) is on the operator's `--allow-node` list.
+/// A worker never sends to a node only a plan names.
+pub fn node_for(plan_url: &str, rpc: Option<&str>, allow: &[String]) -> Result<String, String> {
+    let planned = Endpoint::parse(plan_url).map_err(|e| format!("the plan's node: {e}"))?;
+    if let Some(rpc) = rpc {
+        let own = Endpoint::parse(rpc).map_err(|e| format!("--rpc: {e}"))?;
+        if own.host().eq_ignore_ascii_case(planned.host()) && own.port() == planned.port() {
+            return Ok(rpc.to_string());
+        }
+        return Err(format!(
+            "the plan names the node {}, not this worker's own --rpc {}: a worker sends only to the node its operator names",
+            planned.url(),
+            own.url()
+        ));
+    }
+    let allowed = allow.iter().any(|a| {
+        let (host, port) = match a.rsplit_once(':') {
+            Some((h, p)) if !h.contains(':') || h.ends_with(']') => (h, p.parse::<u16>().ok()),
+            _ => (a.as_str(), None),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        host.eq_ignore_ascii_case(planned.host()) && port.is_none_or(|p| p == planned.port())
+    });
+    if allowed {
+        return Ok(plan_url.to_string());
+    }
+    Err(if allow.is_empty() {
+        format!(
+            "the plan names the node {}, and this worker sends only to a node its operator names: start it with --rpc URL, or --allow-node HOST for a node the orchestrator starts",
+            planned.url()
+        )
+    } else {
+        format!(
+            "the plan names the node {}, on none of this worker's --allow-node hosts ({})",
+            planned.url(),
+            allow.join(", ")
+        )
+    })
+}
+
 /// A share checked against its node and pre-signed.
 struct Job {
     client: Client,
@@ -100,6 +148,7 @@ pub async fn serve(
     let mut link = Link::connect(
         &o.broker,
         &o.name,
+        o.key.clone(),
         Some((state_topic.clone(), json(&State::Lost))),
         Duration::from_secs(5),
     )
@@ -112,13 +161,18 @@ pub async fn serve(
             busy,
         })
     };
-    link.publish(&state_topic, true, online(false)).await?;
+    link.publish(&state_topic, true, None, &online(false))
+        .await?;
     say(&format!(
         "worker {} on {}: waiting for an orchestrator (dyno load --fleet {})",
         o.name, o.broker, o.broker
     ));
     let reports = o.broker.reports(&o.name);
     let mut phase = Phase::Idle;
+    // The orchestrator whose plan this worker keeps: only it may start,
+    // stop or release it.
+    let mut boss: Option<Session> = None;
+    let mut refusals = 0u64;
     let clock = |skew: i64| wall_ns() + skew;
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     let result = loop {
@@ -141,7 +195,7 @@ pub async fn serve(
                 continue;
             }
         };
-        let payload = match msg {
+        let (topic, payload) = match msg {
             None => {
                 break Err(FleetError::BrokerLost {
                     url: o.broker.to_string(),
@@ -154,51 +208,109 @@ pub async fn serve(
                     reason,
                 });
             }
-            Some(Incoming::Message { payload, .. }) => payload,
+            Some(Incoming::Message { topic, payload }) => (topic, payload),
         };
-        let cmd: Command = match serde_json::from_slice(&payload) {
+        let mut refuse = |why: String| {
+            refusals += 1;
+            // A flood of forgeries is said, not echoed line by line.
+            if refusals <= 3 || refusals.is_multiple_of(100) {
+                say(&format!("refused a message ({refusals} so far): {why}"));
+            }
+        };
+        let opened = match link.open(&topic, &payload, false) {
+            Ok(m) => m,
+            // A repeat (MQTT delivers at least once) or a replay: dropped.
+            Err(SealError::Replayed { .. }) => continue,
+            Err(e) => {
+                refuse(format!("on {topic}: {e}"));
+                continue;
+            }
+        };
+        let from = opened.from;
+        let cmd: Command = match serde_json::from_slice(&opened.body) {
             Ok(c) => c,
             Err(e) => {
-                say(&format!(
-                    "ignored a command that is not the fleet protocol's: {e}"
+                refuse(format!(
+                    "a sealed command that is not the fleet protocol's: {e}"
                 ));
                 continue;
             }
         };
+        // While it keeps a plan, only its orchestrator may tell it anything
+        // but a ping.
+        if let Some(b) = boss
+            && b != from
+            && !matches!(cmd, Command::Ping { .. })
+        {
+            refuse(format!(
+                "{} from orchestrator session {from}, while this worker keeps the plan of session {b}",
+                command_name(&cmd)
+            ));
+            continue;
+        }
         match cmd {
             Command::Ping { seq } => {
                 let r = Report::Pong {
                     seq,
                     wall_ns: clock(o.skew_ns),
                 };
-                link.publish_once(&reports, json(&r)).await?;
+                link.publish_once(&reports, Some(from), &json(&r)).await?;
             }
             Command::Plan(plan) => {
-                link.publish(&state_topic, true, online(true)).await?;
-                say(&format!(
-                    "planned: {} transactions from accounts {}..{} to {}",
-                    plan.items.len(),
-                    plan.first_account,
-                    plan.first_account + plan.accounts,
-                    o.rpc.as_deref().unwrap_or(&plan.node_url)
-                ));
-                match prepare(&plan, o.rpc.as_deref()).await {
-                    Ok((job, signing)) => {
+                if !matches!(phase, Phase::Idle | Phase::Finished) {
+                    let reason = "a second plan while this one is kept".to_string();
+                    link.publish(
+                        &reports,
+                        false,
+                        Some(from),
+                        &json(&Report::Refused { reason }),
+                    )
+                    .await?;
+                    continue;
+                }
+                boss = Some(from);
+                link.publish(&state_topic, true, None, &online(true))
+                    .await?;
+                let prepared = match node_for(&plan.node_url, o.rpc.as_deref(), &o.allow_nodes) {
+                    Ok(node) => {
+                        say(&format!(
+                            "planned: {} transactions from accounts {}..{} to {}",
+                            plan.items.len(),
+                            plan.first_account,
+                            plan.first_account + plan.accounts,
+                            dyno_format::redact::url(&node)
+                        ));
+                        prepare(&plan, &node)
+                            .await
+                            .map(|(job, signing)| (job, signing, node))
+                    }
+                    Err(reason) => Err(reason),
+                };
+                match prepared {
+                    Ok((job, signing, target)) => {
                         say(&format!(
                             "pre-signed {} transactions at {:.0} tx/s",
                             job.out.len(),
                             signing.parallel_tx_per_s
                         ));
-                        let target = o.rpc.clone().unwrap_or_else(|| plan.node_url.clone());
                         phase = Phase::Planned(job);
                         let ready = Report::Ready { signing, target };
-                        link.publish(&reports, false, json(&ready)).await?;
+                        link.publish(&reports, false, Some(from), &json(&ready))
+                            .await?;
                     }
                     Err(reason) => {
                         say(&format!("cannot keep the plan: {reason}"));
-                        link.publish(&reports, false, json(&Report::Refused { reason }))
-                            .await?;
+                        link.publish(
+                            &reports,
+                            false,
+                            Some(from),
+                            &json(&Report::Refused { reason }),
+                        )
+                        .await?;
+                        boss = None;
                         phase = Phase::Idle;
+                        link.publish(&state_topic, true, None, &online(false))
+                            .await?;
                     }
                 }
             }
@@ -225,15 +337,20 @@ pub async fn serve(
                 say(&format!(
                     "generator ceiling (null sink): {rate:.0} requests/s"
                 ));
-                link.publish(&reports, false, json(&Report::SelfTest { rate }))
-                    .await?;
+                link.publish(
+                    &reports,
+                    false,
+                    Some(from),
+                    &json(&Report::SelfTest { rate }),
+                )
+                .await?;
             }
             Command::Start { at_wall_ns } => {
                 let Phase::Planned(job) = std::mem::replace(&mut phase, Phase::Idle) else {
                     let r = Report::Refused {
                         reason: "told to start without a plan".into(),
                     };
-                    link.publish(&reports, false, json(&r)).await?;
+                    link.publish(&reports, false, Some(from), &json(&r)).await?;
                     continue;
                 };
                 let ahead = at_wall_ns - clock(o.skew_ns);
@@ -244,8 +361,9 @@ pub async fn serve(
                     job,
                     t0,
                     stop.clone(),
-                    link.client.clone(),
+                    link.publisher(),
                     reports.clone(),
+                    from,
                 ));
                 phase = Phase::Sending { stop, reporter };
             }
@@ -261,11 +379,13 @@ pub async fn serve(
                     let _ = reporter.await;
                 }
                 phase = Phase::Idle;
+                boss = None;
                 if o.once {
                     break Ok(());
                 }
                 say("released; waiting for the next run");
-                link.publish(&state_topic, true, online(false)).await?;
+                link.publish(&state_topic, true, None, &online(false))
+                    .await?;
             }
             Command::Refuse { reason } => {
                 if o.once {
@@ -282,11 +402,24 @@ pub async fn serve(
     };
     if !matches!(result, Err(FleetError::BrokerLost { .. })) {
         let _ = link
-            .publish(&state_topic, true, json(&State::Offline))
+            .publish(&state_topic, true, None, &json(&State::Offline))
             .await;
         link.close().await;
     }
     result
+}
+
+/// A command's name, for messages.
+fn command_name(c: &Command) -> &'static str {
+    match c {
+        Command::Ping { .. } => "a ping",
+        Command::Plan(_) => "a plan",
+        Command::SelfTest { .. } => "a self-test",
+        Command::Start { .. } => "a start",
+        Command::Stop { .. } => "a stop",
+        Command::Release => "a release",
+        Command::Refuse { .. } => "a refusal",
+    }
 }
 
 /// Sleep until `at` on this machine's (skewed) wall clock.
@@ -300,7 +433,7 @@ async fn wait_until(at: i64, skew: i64) {
 /// Check the plan can be kept on its node and pre-sign it.
 async fn prepare(
     plan: &wire::Plan,
-    rpc: Option<&str>,
+    url: &str,
 ) -> Result<(Job, dyno_format::load::SigningInfo), String> {
     if plan.accounts == 0 || plan.items.is_empty() {
         return Err("the plan gives this worker no accounts or no transactions".into());
@@ -322,7 +455,6 @@ async fn prepare(
         return Err("blob transactions are not sent by fleet workers".into());
     }
     let schedule: Schedule = plan.schedule.parse().map_err(|e| format!("{e}"))?;
-    let url = rpc.unwrap_or(&plan.node_url);
     let endpoint = Endpoint::parse(url).map_err(|e| format!("the node URL {url}: {e}"))?;
     let client = Client::connect(
         &endpoint,
@@ -421,8 +553,9 @@ async fn send_and_report(
     job: Job,
     t0: Instant,
     stop: Arc<AtomicBool>,
-    mqtt: rumqttc::AsyncClient,
+    mqtt: Publisher,
     topic: String,
+    to: Session,
 ) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let positions = job.positions.clone();
@@ -457,9 +590,7 @@ async fn send_and_report(
         let topic = topic.clone();
         async move {
             let r = Report::Records { seq, items };
-            let _ = mqtt
-                .publish(topic, rumqttc::QoS::AtLeastOnce, false, json(&r))
-                .await;
+            let _ = mqtt.publish(&topic, Some(to), &json(&r)).await;
         }
     };
     loop {
@@ -499,9 +630,7 @@ async fn send_and_report(
         stopped: stop.load(Ordering::Relaxed),
         detail,
     };
-    let _ = mqtt
-        .publish(topic, rumqttc::QoS::AtLeastOnce, false, json(&done))
-        .await;
+    let _ = mqtt.publish(&topic, Some(to), &json(&done)).await;
 }
 
 fn to_wire(index: u64, s: &send::Sent) -> wire::Sent {
@@ -517,5 +646,41 @@ fn to_wire(index: u64, s: &send::Sent) -> wire::Sent {
         hash,
         error_class,
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_sends_only_to_the_node_its_operator_names() {
+        let allow = |hosts: &[&str]| hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>();
+        // Its own --rpc: the plan must name the same node.
+        let own = Some("http://10.0.0.7:8545");
+        assert_eq!(
+            node_for("http://10.0.0.7:8545", own, &[]).unwrap(),
+            "http://10.0.0.7:8545"
+        );
+        let e = node_for("http://evil.example:8545", own, &[]).unwrap_err();
+        assert!(
+            e.contains("not this worker's own --rpc http://10.0.0.7:8545"),
+            "{e}"
+        );
+        let e = node_for("http://10.0.0.7:9999", own, &[]).unwrap_err();
+        assert!(e.contains("not this worker's own"), "{e}");
+        // An allowed host, any port or the one given.
+        let hosts = allow(&["10.0.0.5", "node.lab:8545"]);
+        assert!(node_for("http://10.0.0.5:41234", None, &hosts).is_ok());
+        assert!(node_for("http://NODE.lab:8545/", None, &hosts).is_ok());
+        let e = node_for("http://node.lab:8546", None, &hosts).unwrap_err();
+        assert!(
+            e.contains("on none of this worker's --allow-node hosts"),
+            "{e}"
+        );
+        // Neither: every plan is refused, saying how to name a node.
+        let e = node_for("http://10.0.0.5:8545", None, &[]).unwrap_err();
+        assert!(e.contains("--rpc URL, or --allow-node HOST"), "{e}");
+        assert!(node_for("not a url", None, &hosts).is_err());
     }
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 pub mod adapter;
 pub mod baseline;
 pub mod destination;
+pub mod escape;
 #[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub mod gas;
@@ -433,11 +434,49 @@ impl Run {
     }
 }
 
-/// A file's text, or an error naming it.
-pub(crate) fn read_text(path: &Path) -> Result<String, FormatError> {
-    std::fs::read_to_string(path).map_err(|source| FormatError::Io {
+/// The most a gzipped file may hold unpacked (4 GiB): more is a bomb, not
+/// a result.
+pub const MAX_UNPACKED_BYTES: u64 = 4 << 30;
+
+/// A file's text, gunzipped when it is gzip (its first two bytes say so,
+/// whatever its name: the raw data in docs/ ships as `.json.gz`), or an
+/// error naming it: not UTF-8 says where, and how to read it.
+pub fn read_text(path: &Path) -> Result<String, FormatError> {
+    use std::io::Read as _;
+    let io = |source| FormatError::Io {
         path: path.to_path_buf(),
         source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(MAX_UNPACKED_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| {
+                io(std::io::Error::new(
+                    e.kind(),
+                    format!("gzip, but it does not unpack: {e}"),
+                ))
+            })?;
+        if out.len() as u64 > MAX_UNPACKED_BYTES {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("gzip that unpacks to more than {MAX_UNPACKED_BYTES} bytes"),
+            )));
+        }
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text at byte {} (a result is JSON; a gzipped one is read as it is)",
+                e.utf8_error().valid_up_to()
+            ),
+        ))
     })
 }
 

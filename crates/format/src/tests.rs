@@ -232,6 +232,33 @@ fn runs_round_trip_through_a_file() {
 }
 
 #[test]
+fn a_gzipped_result_reads_as_it_is_and_binary_is_named() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let run = example();
+    // As the raw data in docs/ ships, and under a name that hides it.
+    for name in ["run.json.gz", "run.json"] {
+        let path = dir.path().join(name);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(run.to_json().as_bytes()).unwrap();
+        std::fs::write(&path, gz.finish().unwrap()).unwrap();
+        assert_eq!(Run::read(&path).unwrap(), run, "{name}");
+    }
+    let path = dir.path().join("bin.json");
+    std::fs::write(&path, [b'{', 0xff, 0xfe]).unwrap();
+    let e = Run::read(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("bin.json") && e.contains("not UTF-8 text at byte 1"),
+        "{e}"
+    );
+    // gzip that is cut short says so.
+    let path = dir.path().join("cut.json.gz");
+    std::fs::write(&path, [0x1f, 0x8b, 8, 0]).unwrap();
+    let e = Run::read(&path).unwrap_err().to_string();
+    assert!(e.contains("gzip, but it does not unpack"), "{e}");
+}
+
+#[test]
 fn other_schema_versions_are_refused_by_name() {
     let text = example()
         .to_json()

@@ -73,6 +73,8 @@ pub struct Request {
     pub quiet: bool,
     /// `--fleet mqtt://HOST:PORT[/NAME]`: send from workers on a broker.
     pub fleet: Option<String>,
+    /// `--fleet-key FILE`: the fleet's key.
+    pub fleet_key: Option<PathBuf>,
     /// Workers a fleet run waits for.
     pub workers: usize,
     /// How long a fleet run waits for them, seconds.

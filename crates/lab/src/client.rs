@@ -27,6 +27,20 @@ pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::R
                  secret in {{jwt}}, or dyno cannot reach it (see docs/clients.md)"
             );
         }
+        let mut known = cmdline.clone();
+        for p in dyno_node::ENGINE_PLACEHOLDERS {
+            known = known.replace(&format!("{{{p}}}"), "x");
+        }
+        if let Some(name) = dyno_node::unknown_placeholder(&known) {
+            refuse!(
+                "{flag}-cmd {cmdline:?}: {{{name}}} is no placeholder dyno fills in (it fills {}; see docs/clients.md)",
+                dyno_node::ENGINE_PLACEHOLDERS
+                    .iter()
+                    .map(|p| format!("{{{p}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         return Ok(ClientSpec::Cmd {
             cmdline: cmdline.clone(),
         });

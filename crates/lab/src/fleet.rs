@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dyno_fleet::orchestrator::{self, Fleet, FleetOptions};
+use dyno_fleet::seal::Key;
 use dyno_fleet::wire;
 use dyno_fleet::{Broker, FleetError};
 use dyno_load::lab::{self, Phase, SignerMode};
@@ -99,19 +100,32 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
     if !args.self_test {
         crate::history::check_location(&lab.paths)?;
     }
+    let Some(key_path) = &args.fleet_key else {
+        refuse!(
+            "--fleet needs --fleet-key FILE, the key every worker seals its messages with (make one with `dyno worker --new-key FILE` and copy it to each worker's machine)"
+        );
+    };
+    let key = Key::read(key_path).map_err(|e| Error::Refused(format!("--fleet-key: {e}")))?;
     let quiet = args.quiet;
     let say = campaign::sayer(quiet);
     let interrupt = crate::interrupt::flag()?;
     let runtime = campaign::runtime()?;
     let fleet_opts = FleetOptions {
         broker: broker.clone(),
+        key,
         workers: args.workers,
         join_timeout: Duration::from_secs(args.join_timeout),
         version: version(lab),
+        interrupt: interrupt.clone(),
     };
     let mut fleet = runtime
         .block_on(Fleet::gather(&fleet_opts, Box::new(say)))
-        .map_err(fleet_error)?;
+        .map_err(|e| match e {
+            FleetError::Interrupted => Error::Refused(
+                "interrupted while waiting for the workers to join; nothing was sent".into(),
+            ),
+            e => fleet_error(e),
+        })?;
     if let Err(e) = runtime.block_on(fleet.clocks(PINGS, false)) {
         runtime.block_on(fleet.abandon(&e.to_string()));
         return Err(fleet_error(e));
@@ -426,6 +440,18 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     {
         refuse!("--name {name:?}: use letters, digits, '-', '_' and '.' only");
     }
+    let key = Key::read(&o.key).map_err(|e| Error::Refused(format!("--key: {e}")))?;
+    // The node is checked now, not when a plan comes.
+    if let Some(rpc) = &o.rpc {
+        dyno_rpc::Endpoint::parse(rpc).map_err(|e| Error::Refused(format!("--rpc: {e}")))?;
+    }
+    for a in &o.allow_nodes {
+        if a.is_empty() || a.contains('/') {
+            refuse!(
+                "--allow-node {a:?}: give a host (10.0.0.5) or a host and port (10.0.0.5:8545), not a URL"
+            );
+        }
+    }
     let quiet = o.quiet;
     let say = move |m: &str| {
         if !quiet {
@@ -434,8 +460,10 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     };
     let opts = dyno_fleet::worker::WorkerOptions {
         broker,
+        key,
         name,
         rpc: o.rpc.clone(),
+        allow_nodes: o.allow_nodes.clone(),
         once: o.once,
         skew_ns: (o.clock_skew_ms * 1e6).round() as i64,
         version: o.claim_version.clone().unwrap_or_else(|| version(lab)),
@@ -451,15 +479,45 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     }
 }
 
+/// `dyno worker --new-key FILE`: a new fleet key, written to a new file
+/// only its owner can read (an existing file is never replaced).
+pub fn new_key(path: &std::path::Path) -> crate::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let key = Key::generate().map_err(|e| Error::Refused(format!("making a key: {e}")))?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| {
+            Error::Refused(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                format!(
+                    "--new-key {}: the file exists; it is kept (remove it first to replace the fleet's key)",
+                    path.display()
+                )
+            } else {
+                format!("--new-key {}: {e}", path.display())
+            })
+        })?;
+    f.write_all(key.to_file_text().as_bytes())
+        .map_err(|e| Error::Refused(format!("--new-key {}: {e}", path.display())))?;
+    Ok(())
+}
+
 /// What `dyno worker --broker` is asked.
 #[derive(Debug, Clone)]
 pub struct WorkerRequest {
     /// `mqtt://HOST:PORT[/NAME]`.
     pub broker: String,
+    /// The fleet's key file.
+    pub key: std::path::PathBuf,
     /// Its name on the broker (default: host name and process id).
     pub name: Option<String>,
-    /// The node to send to instead of the plan's.
+    /// The node its operator names; a plan must name it.
     pub rpc: Option<String>,
+    /// Or the hosts a plan's node may be on.
+    pub allow_nodes: Vec<String>,
     /// Serve one run, then exit.
     pub once: bool,
     /// Planted clock offset, ms (tests).

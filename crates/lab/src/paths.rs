@@ -20,6 +20,19 @@ pub fn data_dir(flag: Option<&Path>, name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A folder of scripts dyno runs (the adapters' and the nodes' `setup`,
+/// `test` and `run`): the variable, else the repository folder dyno was
+/// built from. Never the current folder: `dyno setup geth` in a folder
+/// someone else filled would run that folder's `nodes/geth/setup`.
+pub fn script_dir(var: Option<&Path>, name: &str) -> PathBuf {
+    match var {
+        Some(p) => p.to_path_buf(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(name),
+    }
+}
+
 /// Every place a session reads from or saves to, resolved once (by the
 /// binary, from its flags and the environment) and passed down.
 #[derive(Debug, Clone)]
@@ -30,14 +43,14 @@ pub struct Paths {
     pub vectors: PathBuf,
     /// Compiled contracts: `$DYNO_CONTRACTS`, else `contracts/build`.
     pub contracts: PathBuf,
-    /// dyno's own adapters' sources: `$DYNO_ADAPTER_ROOT`, else
-    /// `./adapters`, else the repository's.
+    /// dyno's own adapters' sources: `$DYNO_ADAPTER_ROOT`, else the
+    /// repository's (never `./adapters`: see [`script_dir`]).
     pub adapters: PathBuf,
     /// Adapter folders that live anywhere: `--adapter DIR` (each), then
     /// `$DYNO_ADAPTERS` (a path list, `:`-separated).
     pub external: Vec<PathBuf>,
-    /// The dev nodes' set-up: `$DYNO_NODES`, else `./nodes`, else the
-    /// repository's.
+    /// The dev nodes' set-up: `$DYNO_NODES`, else the repository's (never
+    /// `./nodes`).
     pub nodes: PathBuf,
     /// Where `dyno setup` installs workers and nodes: `$DYNO_CACHE`, else
     /// `$XDG_CACHE_HOME/dyno`, else `~/.cache/dyno`.
@@ -112,7 +125,7 @@ impl Paths {
             vectors: data_dir(vectors.as_deref(), "vectors"),
             contracts: set("DYNO_CONTRACTS")
                 .map_or_else(|| data_dir(None, "contracts").join("build"), PathBuf::from),
-            adapters: data_dir(
+            adapters: script_dir(
                 set("DYNO_ADAPTER_ROOT").map(PathBuf::from).as_deref(),
                 "adapters",
             ),
@@ -122,7 +135,7 @@ impl Paths {
                 .chain(set(ENV_ADAPTERS).iter().flat_map(std::env::split_paths))
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect(),
-            nodes: data_dir(set("DYNO_NODES").map(PathBuf::from).as_deref(), "nodes"),
+            nodes: script_dir(set("DYNO_NODES").map(PathBuf::from).as_deref(), "nodes"),
             cache: dyno_node::cache_dir(),
             store,
             no_store,

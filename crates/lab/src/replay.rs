@@ -217,7 +217,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             say(&format!("replaying {what}: {} blocks", set.blocks.len()));
             let bar = progress_bar(set.blocks.len(), req.quiet);
             let total = set.blocks.len();
-            let r = drive::replay(spec, &set, limits, &interrupt, |n, _| {
+            let r = drive::replay(spec, &set, limits, &interrupt, |n, _, _| {
                 if let Some(bar) = &bar {
                     bar.set_position(n as u64);
                 } else if n < total && (n * 4 / total) != ((n - 1) * 4 / total) {

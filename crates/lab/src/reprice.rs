@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use dyno_evm::reprice::{self as iso, Made, Series};
 use dyno_format::destination::Destination;
@@ -54,6 +54,10 @@ pub const TIMES: [&str; 3] = ["new_payload", "client_execution", "client_total"]
 const LEVEL: f64 = 0.95;
 
 /// Build the series, make the blocks, replay them into every client.
+/// How often `gas --blocks` writes the blocks timed so far while it
+/// replays into a client.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(10);
+
 pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     let clients: Vec<String> = if req.clients.is_empty() {
         DEFAULT_CLIENTS.map(String::from).to_vec()
@@ -122,14 +126,26 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         .map_err(|e| Error::Refused(format!("the blocks' contracts: {e}")))?;
     let bar = crate::replay::progress_bar(planned.len(), req.quiet);
     let total = planned.len();
-    let made = iso::make(&contracts, series, planned, gas_limit, |n, _| {
-        if let Some(bar) = &bar {
-            bar.set_position(n as u64);
-        } else if n * 4 / total != (n - 1) * 4 / total && n < total {
-            say(&format!("made {n}/{total} blocks"));
-        }
-    })
-    .map_err(|e| Error::Refused(e.to_string()))?;
+    let made = iso::make(
+        &contracts,
+        series,
+        planned,
+        gas_limit,
+        &interrupt,
+        |n, _| {
+            if let Some(bar) = &bar {
+                bar.set_position(n as u64);
+            } else if n * 4 / total != (n - 1) * 4 / total && n < total {
+                say(&format!("made {n}/{total} blocks"));
+            }
+        },
+    )
+    .map_err(|e| match e {
+        iso::RepriceError::Interrupted { .. } => Error::Refused(format!(
+            "{e}; nothing was timed yet, so there is nothing to save"
+        )),
+        e => Error::Refused(e.to_string()),
+    })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -156,39 +172,57 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         ));
         let bar = crate::replay::progress_bar(set.blocks.len(), req.quiet);
         let total = set.blocks.len();
-        let r = drive::replay(spec, &set, limits, &interrupt, |n, _| {
+        let client_results = |r: &dyno_replay::drive::Replayed| {
+            let implementation = Implementation {
+                name: name.clone(),
+                version: if r.version.is_empty() {
+                    "unknown".into()
+                } else {
+                    r.version.clone()
+                },
+                runtime: spec.runtime().into(),
+            };
+            let mut results =
+                dyno_replay::results::results(&implementation, spec.name(), &set, &[r]);
+            // In the list's order, each control after the series it serves.
+            results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
+            annotate(
+                &mut results,
+                &made.series,
+                &counts,
+                &schedules,
+                &state_schedules,
+                &fork,
+            );
+            fit_results(&mut results);
+            results
+        };
+        // Every CHECKPOINT_EVERY, the blocks timed so far go to the file,
+        // marked incomplete: a second Ctrl-C (which exits at once) or a
+        // crash keeps them.
+        let mut saved_at = Instant::now();
+        let r = drive::replay(spec, &set, limits, &interrupt, |n, _, so_far| {
             if let Some(bar) = &bar {
                 bar.set_position(n as u64);
             } else if n < total && n * 4 / total != (n - 1) * 4 / total {
                 say(&format!("{name}: {n}/{total} blocks"));
+            }
+            if saved_at.elapsed() >= CHECKPOINT_EVERY && n < total {
+                saved_at = Instant::now();
+                let mut partial = run.clone();
+                partial.results.extend(client_results(so_far));
+                partial.run.complete = false;
+                partial.run.incomplete_reason = Some(format!(
+                    "a checkpoint during the replay into {name}: {n} of {total} blocks timed"
+                ));
+                saving.checkpoint(&partial);
             }
         });
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
         let stopped = r.failure.clone();
-        let implementation = Implementation {
-            name: name.clone(),
-            version: if r.version.is_empty() {
-                "unknown".into()
-            } else {
-                r.version.clone()
-            },
-            runtime: spec.runtime().into(),
-        };
-        let mut results = dyno_replay::results::results(&implementation, spec.name(), &set, &[&r]);
-        // In the list's order, each control after the series it serves.
-        results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
-        annotate(
-            &mut results,
-            &made.series,
-            &counts,
-            &schedules,
-            &state_schedules,
-            &fork,
-        );
-        fit_results(&mut results);
-        run.results.extend(results);
+        run.results.extend(client_results(&r));
         saving.checkpoint(&run);
         if let Some(f) = stopped {
             failure = Some(Error::Refused(format!(

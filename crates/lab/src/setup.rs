@@ -9,23 +9,41 @@ use dyno_protocol::{NOOP_ID, Reply, Request};
 use crate::paths::{Lab, Paths};
 use crate::refuse;
 
+/// What `dyno setup` with no names leaves out: what starts a process that
+/// keeps running after it (the fleet's broker), set up only when named.
+pub const ONLY_WHEN_NAMED: &[&str] = &["mosquitto"];
+
 /// Run every selected adapter's `setup`: those named, else the external
 /// ones when `--adapter` gave any, else all of dyno's own and the dev
-/// nodes. A missing runtime is skipped with its reason; a failed build is
-/// an error once the others are done.
+/// nodes but [`ONLY_WHEN_NAMED`], saying first what it will set up. A
+/// missing runtime is skipped with its reason; a failed build is an error
+/// once the others are done.
 pub fn setup(paths: &Paths, runtimes: &[String], quiet: bool) -> crate::Result<()> {
     let mut all = crate::adapters::adapters(paths)?;
     all.extend(crate::adapters::nodes(paths));
     check_names(runtimes, &all)?;
     let only_external = runtimes.is_empty() && all.iter().any(|a| a.external);
+    let chosen: Vec<&dyno_adapter::Adapter> = all
+        .iter()
+        .filter(|a| {
+            if runtimes.is_empty() {
+                (a.external || !only_external) && !ONLY_WHEN_NAMED.contains(&a.runtime.as_str())
+            } else {
+                runtimes.contains(&a.runtime)
+            }
+        })
+        .collect();
+    if runtimes.is_empty() {
+        let names: Vec<&str> = chosen.iter().map(|a| a.runtime.as_str()).collect();
+        eprintln!(
+            "dyno setup: setting up {} ({}); {} only when named",
+            names.len(),
+            names.join(", "),
+            ONLY_WHEN_NAMED.join(", ")
+        );
+    }
     let mut failed = Vec::new();
-    for a in all.iter().filter(|a| {
-        if runtimes.is_empty() {
-            a.external || !only_external
-        } else {
-            runtimes.contains(&a.runtime)
-        }
-    }) {
+    for a in chosen {
         eprintln!("dyno setup: {} → {}", a.label(), a.home.display());
         let tag = a.runtime.clone();
         match a.setup(|line| {

@@ -139,6 +139,13 @@ pub fn serve(lab: &Lab, input: impl BufRead, mut output: impl Write) -> crate::R
                 iterations,
                 samples,
             } => match current.as_mut() {
+                _ if dyno_protocol::run_out_of_bounds(iterations, samples).is_some() => {
+                    Reply::Error {
+                        message: dyno_protocol::run_out_of_bounds(iterations, samples)
+                            .unwrap_or_default(),
+                        fatal: false,
+                    }
+                }
                 None => Reply::Error {
                     message: "run before a successful prepare".into(),
                     fatal: false,

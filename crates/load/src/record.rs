@@ -119,13 +119,8 @@ impl TxRecord {
         fn opt<T: ToString>(v: Option<T>) -> String {
             v.map(|x| x.to_string()).unwrap_or_default()
         }
-        fn quote(s: &str) -> String {
-            if s.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_string()
-            }
-        }
+        // A node's message is hostile text: never a spreadsheet formula.
+        let quote = dyno_format::escape::csv_field;
         [
             self.index.to_string(),
             self.kind.as_str().to_string(),

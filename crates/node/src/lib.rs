@@ -286,7 +286,7 @@ fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
     let datadir = tempfile::Builder::new()
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
+        .tempdir_in(scratch_root())
         .map_err(|source| NodeError::Spawn {
             command: "a temporary data directory".into(),
             source,
@@ -297,6 +297,65 @@ fn scratch(prefix: &str) -> Result<(tempfile::TempDir, u16), NodeError> {
         source,
     })?;
     Ok((datadir, port))
+}
+
+/// Whether `s` is the same word in every shell context (bare, in single
+/// or double quotes, in a nested `sh -c '...'`): letters, digits and
+/// `/._-+:,@%=` only. Every path dyno fills into a command line is one.
+pub fn shell_plain(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:,@%=".contains(c))
+}
+
+/// Where a node's scratch folder goes: the system's temporary folder
+/// (`TMPDIR`) when its path is [`shell_plain`], else `/tmp`, so that a
+/// space or a `;` in `TMPDIR` is never read by the shell that runs a
+/// `--client-cmd` or `--node-cmd` line.
+fn scratch_root() -> PathBuf {
+    let t = std::env::temp_dir();
+    if shell_plain(&t.display().to_string()) {
+        t
+    } else {
+        PathBuf::from("/tmp")
+    }
+}
+
+/// The placeholders [`LocalNode::start_engine_cmd`] fills in (a built-in
+/// client's line has `{home}` too, its install's folder).
+pub const ENGINE_PLACEHOLDERS: &[&str] = &[
+    "datadir",
+    "genesis",
+    "jwt",
+    "authrpc_port",
+    "p2p_port",
+    "http_port",
+    "metrics_port",
+];
+
+/// The first `{name}` left in `line` that is not a shell's `${name}`,
+/// after every known placeholder was filled: a misspelt placeholder.
+pub fn unknown_placeholder(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while let Some(open) = line[i..].find('{').map(|k| k + i) {
+        i = open + 1;
+        if open > 0 && bytes[open - 1] == b'$' {
+            continue;
+        }
+        let Some(close) = line[open..].find('}').map(|k| k + open) else {
+            break;
+        };
+        let name = &line[open + 1..close];
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        {
+            return Some(name.to_string());
+        }
+    }
+    None
 }
 
 /// The last lines the node printed, for error messages; and every line
@@ -774,6 +833,20 @@ impl LocalNode {
         genesis_json: &str,
         jwt_secret: &[u8; 32],
     ) -> Result<(Self, u16), NodeError> {
+        Self::start_engine_cmd_in(cmdline, None, genesis_json, jwt_secret)
+    }
+
+    /// [`LocalNode::start_engine_cmd`] with `{home}` filled too: the
+    /// install's folder, or a link to it in the scratch folder when its
+    /// path is not [`shell_plain`]. Every value filled in is then a plain
+    /// word the shell reads as data, whatever quoting the line puts around
+    /// it. A `{name}` left over (a misspelt placeholder) is refused.
+    pub fn start_engine_cmd_in(
+        cmdline: &str,
+        home: Option<&Path>,
+        genesis_json: &str,
+        jwt_secret: &[u8; 32],
+    ) -> Result<(Self, u16), NodeError> {
         let (datadir, p2p_port) = scratch("dyno-client-")?;
         let (genesis, jwt) = engine_files(datadir.path(), genesis_json, jwt_secret)?;
         let data = datadir.path().join("data");
@@ -784,7 +857,19 @@ impl LocalNode {
         let authrpc = loopback_port()?;
         let http = loopback_port()?;
         let metrics = loopback_port()?;
-        let filled = cmdline
+        let home = match home {
+            None => String::new(),
+            Some(h) if shell_plain(&h.display().to_string()) => h.display().to_string(),
+            Some(h) => {
+                let link = datadir.path().join("home");
+                std::os::unix::fs::symlink(h, &link).map_err(|source| NodeError::Spawn {
+                    command: format!("linking {} as {}", h.display(), link.display()),
+                    source,
+                })?;
+                link.display().to_string()
+            }
+        };
+        let mut filled = cmdline
             .replace("{datadir}", &data.display().to_string())
             .replace("{genesis}", &genesis)
             .replace("{jwt}", &jwt)
@@ -792,6 +877,25 @@ impl LocalNode {
             .replace("{p2p_port}", &p2p_port.to_string())
             .replace("{http_port}", &http.to_string())
             .replace("{metrics_port}", &metrics.to_string());
+        if !home.is_empty() {
+            filled = filled.replace("{home}", &home);
+        }
+        if let Some(name) = unknown_placeholder(&filled) {
+            return Err(NodeError::Spawn {
+                command: cmdline.to_string(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "{{{name}}} is no placeholder dyno fills in (it fills {})",
+                        ENGINE_PLACEHOLDERS
+                            .iter()
+                            .map(|p| format!("{{{p}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+            });
+        }
         let command = vec!["sh".into(), "-c".into(), format!("exec {filled}")];
         let mut node = Self::spawn("cmd", command, Vec::new(), datadir, None, Some(SLOW_BLOCK))?;
         if cmdline.contains("{metrics_port}") {
@@ -1002,6 +1106,28 @@ mod tests {
             // And it is free: it binds.
             TcpListener::bind(("127.0.0.1", p)).unwrap();
         }
+    }
+
+    #[test]
+    fn plain_words_and_misspelt_placeholders() {
+        assert!(shell_plain("/tmp/dyno-client-AbC123/data"));
+        for bad in [
+            "/tmp/a b",
+            "/tmp/x;touch y",
+            "/tmp/$(id)",
+            "/tmp/'q'",
+            "",
+            "/tmp/*",
+        ] {
+            assert!(!shell_plain(bad), "{bad:?}");
+        }
+        assert_eq!(
+            unknown_placeholder("geth --datadir {datdir}").as_deref(),
+            Some("datdir")
+        );
+        // A shell's own ${VAR}, JSON and a lone brace are not placeholders.
+        assert_eq!(unknown_placeholder("echo ${HOME} '{\"a\":1}' {"), None);
+        assert_eq!(unknown_placeholder("run --port 8551"), None);
     }
 
     #[test]

@@ -19,6 +19,30 @@ pub const VERSION: u32 = 1;
 /// never ends a line) has failed, and is stopped.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
+/// The most samples one `run` asks for: dyno asks for one at a time, and a
+/// worker may refuse more with an error (a reply of this many is some
+/// 1.2 MB, well inside [`MAX_LINE_BYTES`]).
+pub const MAX_RUN_SAMPLES: u32 = 100_000;
+
+/// The most iterations one sample may take (2^40: over 18 minutes of an
+/// operation of a nanosecond); dyno's plans stay far below it.
+pub const MAX_RUN_ITERATIONS: u64 = 1 << 40;
+
+/// Why a `run` request is out of the protocol's bounds, if it is.
+pub fn run_out_of_bounds(iterations: u64, samples: u32) -> Option<String> {
+    if samples == 0 || samples > MAX_RUN_SAMPLES {
+        return Some(format!(
+            "a run of {samples} samples: ask for 1 to {MAX_RUN_SAMPLES} per request"
+        ));
+    }
+    if iterations == 0 || iterations > MAX_RUN_ITERATIONS {
+        return Some(format!(
+            "a run of {iterations} iterations a sample: ask for 1 to {MAX_RUN_ITERATIONS} (2^40)"
+        ));
+    }
+    None
+}
+
 /// The id every adapter offers: the identity operation, for measuring the
 /// adapter's own loop and clock cost.
 pub const NOOP_ID: &str = "harness/noop/empty";

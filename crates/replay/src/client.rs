@@ -4,7 +4,7 @@
 //! from the set's genesis, a JWT secret made for it, the Engine API on
 //! loopback, no peers; stopping it removes the directory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use dyno_evm::block::fork::Fork;
@@ -156,7 +156,7 @@ impl ClientSpec {
         let (mut node, port) = match self {
             ClientSpec::Geth { home } => LocalNode::start_geth_engine(home, genesis_json, &secret),
             ClientSpec::Builtin { client, home } => {
-                LocalNode::start_engine_cmd(&builtin_cmd(*client, home), genesis_json, &secret).map(
+                LocalNode::start_engine_cmd_in(client.cmd(), Some(home), genesis_json, &secret).map(
                     |(mut node, port)| {
                         node.name = client.name().into();
                         node.version = dyno_node::installed_version(home);
@@ -216,11 +216,6 @@ impl ClientSpec {
             engine,
         })
     }
-}
-
-/// `client`'s command line for an install in `home`.
-fn builtin_cmd(client: Builtin, home: &Path) -> String {
-    client.cmd().replace("{home}", &home.display().to_string())
 }
 
 /// Where a client's Prometheus metrics are: at `url` (geth's path), or

@@ -112,7 +112,7 @@ pub fn replay(
     set: &BlockSet,
     limits: Limits,
     stop: &AtomicBool,
-    mut progress: impl FnMut(usize, usize),
+    mut progress: impl FnMut(usize, usize, &Replayed),
 ) -> Replayed {
     let mut out = Replayed {
         version: String::new(),
@@ -188,7 +188,7 @@ pub fn replay(
             }
         }
         log.add(client.node.tail.take_kept());
-        progress(index + 1, total);
+        progress(index + 1, total, &out);
     }
     let wall = started.elapsed();
     let after = pid.and_then(process::read);
@@ -245,7 +245,7 @@ fn exited(node: &mut dyno_node::LocalNode, e: &EngineError) -> Option<String> {
 fn in_process(
     set: &BlockSet,
     stop: &AtomicBool,
-    progress: &mut impl FnMut(usize, usize),
+    progress: &mut impl FnMut(usize, usize, &Replayed),
     out: &mut Replayed,
 ) {
     out.version = dyno_evm::vm::REVM_VERSION.into();
@@ -305,7 +305,7 @@ fn in_process(
         }
         parent = block.header.clone();
         parent_hash = hash;
-        progress(index + 1, total);
+        progress(index + 1, total, out);
     }
     out.usage = Some(Usage {
         wall: started.elapsed(),

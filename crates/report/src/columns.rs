@@ -19,7 +19,7 @@ impl Columns {
                 width.resize(row.len(), 0);
             }
             for (w, c) in width.iter_mut().zip(row) {
-                *w = (*w).max(c.chars().count());
+                *w = (*w).max(dyno_format::escape::terminal(c).chars().count());
             }
         }
         Self { width }
@@ -32,6 +32,7 @@ impl Columns {
             .zip(&self.width)
             .enumerate()
             .map(|(i, (c, &w))| {
+                let c = dyno_format::escape::terminal(c);
                 let pad = " ".repeat(w.saturating_sub(c.chars().count()));
                 if i < 2 || i + 1 == cells.len() {
                     format!("{c}{pad}")
@@ -59,10 +60,10 @@ pub(crate) fn md_table(
     rows: impl Iterator<Item = Vec<String>>,
     out: &mut String,
 ) {
-    let _ = writeln!(out, "| {} |", headers.join(" | "));
+    let _ = writeln!(out, "{}", dyno_format::escape::markdown_row(headers));
     let _ = writeln!(out, "|{}|", vec!["---"; headers.len()].join("|"));
     for r in rows {
-        let _ = writeln!(out, "| {} |", r.join(" | "));
+        let _ = writeln!(out, "{}", dyno_format::escape::markdown_row(&r));
     }
 }
 

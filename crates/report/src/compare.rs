@@ -238,7 +238,7 @@ pub fn render_markdown(tables: &[Table]) -> String {
             header.push("gas".into());
         }
         header.extend(t.columns.iter().cloned());
-        out.push_str(&format!("| {} |\n", header.join(" | ")));
+        out.push_str(&format!("{}\n", dyno_format::escape::markdown_row(&header)));
         out.push_str(&format!(
             "|{}\n",
             header
@@ -248,7 +248,7 @@ pub fn render_markdown(tables: &[Table]) -> String {
                 .collect::<String>()
         ));
         for row in &t.rows {
-            out.push_str(&format!("| {} |\n", row.join(" | ")));
+            out.push_str(&format!("{}\n", dyno_format::escape::markdown_row(row)));
         }
         out.push('\n');
     }

@@ -41,12 +41,10 @@ pub const COLUMNS: [&str; 30] = [
     "tails_over",
 ];
 
+/// One field, quoted as RFC 4180 asks and never a spreadsheet formula
+/// ([`dyno_format::escape::csv_field`]).
 pub(crate) fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    dyno_format::escape::csv_field(s)
 }
 
 fn num(v: Option<f64>) -> String {

@@ -295,7 +295,7 @@ pub fn markdown(c: &Comparison) -> String {
 
 /// Escape what Markdown tables and HTML would misread.
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|")
+    dyno_format::escape::markdown_cell(s)
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }

@@ -224,7 +224,7 @@ fn markdown(t: &GasTable<'_>) -> String {
         .collect();
     let _ = writeln!(out, "|{}|", align.join("|"));
     for r in t.rows {
-        let _ = writeln!(out, "| {} |", cells(t, r).join(" | "));
+        let _ = writeln!(out, "{}", dyno_format::escape::markdown_row(&cells(t, r)));
     }
     out.push('\n');
     for l in footer(t) {

@@ -543,7 +543,7 @@ pub fn table(run: &Run) -> String {
 fn md_table(rows: &[[String; 7]], head: &[&str; 7]) -> String {
     let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(7));
     for r in rows {
-        let _ = writeln!(s, "| {} |", r.join(" | "));
+        let _ = writeln!(s, "{}", dyno_format::escape::markdown_row(r));
     }
     s
 }

@@ -73,17 +73,18 @@ pub fn render(run: &Run) -> String {
         }
         for (k, row) in b.rows.iter().enumerate() {
             let id = if k == 0 {
-                format!("`{}`", b.id)
+                format!("`{}`", dyno_format::escape::markdown_cell(b.id))
             } else {
                 String::new()
             };
-            let cells = rows::cells(row).map(|c| c.replace('|', "\\|"));
-            let note = [rows::gas_text(row.result), rows::note(row.result)]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join("; ")
-                .replace('|', "\\|");
+            let cells = rows::cells(row).map(|c| dyno_format::escape::markdown_cell(&c));
+            let note = dyno_format::escape::markdown_cell(
+                &[rows::gas_text(row.result), rows::note(row.result)]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
             let _ = writeln!(out, "| {id} | {} | {note} |", cells.join(" | "));
         }
     }

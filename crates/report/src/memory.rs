@@ -146,9 +146,13 @@ pub fn render_markdown(run: &Run) -> String {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | {} |",
-            r.id,
-            r.implementation,
-            r.cells().join(" | "),
+            dyno_format::escape::markdown_cell(&r.id),
+            dyno_format::escape::markdown_cell(&r.implementation),
+            r.cells()
+                .iter()
+                .map(|c| dyno_format::escape::markdown_cell(c))
+                .collect::<Vec<_>>()
+                .join(" | "),
             r.verdict(("**", "**"))
         );
     }

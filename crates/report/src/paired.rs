@@ -213,7 +213,7 @@ pub fn table(run: &Run) -> String {
 /// Markdown: the same table.
 pub fn markdown(run: &Run) -> String {
     let rows = rows(run);
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    let line = |cells: &[String]| format!("{}\n", dyno_format::escape::markdown_row(cells));
     let mut out = String::from("## A/B, interleaved\n\n");
     out.push_str(&line(&rows[0]));
     out.push_str(&line(&vec!["---".to_string(); rows[0].len()]));

@@ -350,7 +350,7 @@ pub fn table(run: &Run) -> String {
 
 fn md_table(rows: &[Vec<String>]) -> String {
     let mut out = String::new();
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    let line = |cells: &[String]| format!("{}\n", dyno_format::escape::markdown_row(cells));
     out.push_str(&line(&rows[0]));
     out.push_str(&line(&vec!["---".to_string(); rows[0].len()]));
     for r in &rows[1..] {

@@ -285,3 +285,44 @@ fn passes_sets_how_many_values_the_interval_has_and_an_impossible_count_is_refus
         assert_eq!(p["passes"].as_array().unwrap().len(), 3, "{p}");
     }
 }
+
+#[test]
+fn a_worker_refuses_a_run_beyond_the_protocols_bounds_and_serves_on() {
+    use std::io::{BufRead as _, Write as _};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = dyno(tmp.path())
+        .arg("worker")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let mut reply = String::new();
+        stdout.read_line(&mut reply).unwrap();
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{reply:?}: {e}"))
+    };
+    assert_eq!(ask(r#"{"type":"hello","protocol":1}"#)["type"], "hello");
+    // Once a 34 GB allocation and an abort (exit 134).
+    let r = ask(r#"{"type":"run","iterations":1,"samples":4294967295}"#);
+    assert_eq!(r["type"], "error", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("ask for 1 to 100000"),
+        "{r}"
+    );
+    let r = ask(r#"{"type":"run","iterations":18446744073709551615,"samples":1}"#);
+    assert!(r["message"].as_str().unwrap().contains("(2^40)"), "{r}");
+    // Still serving: an ordinary request gets its ordinary answer.
+    let r = ask(r#"{"type":"run","iterations":1,"samples":1}"#);
+    assert_eq!(r["message"], "run before a successful prepare", "{r}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}

@@ -161,6 +161,16 @@ impl Fixtures {
         set_mode(&root.join("ro.json"), 0o444);
         std::fs::create_dir(root.join("rodir")).unwrap();
         set_mode(&root.join("rodir"), 0o555);
+        // Fleet keys: a good one, one others may read, one too short.
+        let key = format!("{}\n", "ab".repeat(32));
+        for (name, text, mode) in [
+            ("fleet.key", key.as_str(), 0o600),
+            ("open.key", key.as_str(), 0o644),
+            ("short.key", "abcd\n", 0o600),
+        ] {
+            std::fs::write(root.join(name), text).unwrap();
+            set_mode(&root.join(name), mode);
+        }
         // A history holding the good run.
         let o = dyno(
             &root,
@@ -610,14 +620,56 @@ const ROWS: &[Row] = &[
     // dyno load --fleet and dyno worker --broker: refused before any node
     // starts; a broker nobody listens for is said with how to start one.
     row(
-        "load --fleet mqtt://127.0.0.1:1/t --self-test",
+        "load --fleet mqtt://127.0.0.1:1/t --fleet-key @/fleet.key --self-test",
         2,
         "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1/t --name w1",
+        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --name w1",
         2,
         "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
+    ),
+    // The fleet's key: required, its owner's alone, 64 hex digits.
+    row(
+        "load --fleet mqtt://127.0.0.1:1/t --self-test",
+        2,
+        "--fleet needs --fleet-key FILE",
+    ),
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t",
+        2,
+        "the following required arguments were not provided",
+    ),
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t --key @/open.key",
+        2,
+        "mode 0644 lets others read or change it; run `chmod 600",
+    ),
+    row(
+        "load --fleet mqtt://127.0.0.1:1/t --fleet-key @/short.key --self-test",
+        2,
+        "it must hold 64 hex digits",
+    ),
+    row(
+        "load --fleet mqtt://127.0.0.1:1/t --fleet-key @/nokey --self-test",
+        2,
+        "make one with `dyno worker --new-key",
+    ),
+    row(
+        "worker --new-key @/fleet.key",
+        2,
+        "the file exists; it is kept",
+    ),
+    // A worker's node is checked when it starts, not when a plan comes.
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --rpc ftp://x",
+        2,
+        "--rpc: ",
+    ),
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --allow-node http://10.0.0.5",
+        2,
+        "--allow-node \"http://10.0.0.5\": give a host",
     ),
     row(
         "load --fleet http://127.0.0.1:1",
@@ -650,7 +702,7 @@ const ROWS: &[Row] = &[
         "required arguments were not provided",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1 --name 'a b'",
+        "worker --broker mqtt://127.0.0.1:1 --key @/fleet.key --name 'a b'",
         2,
         "--name \"a b\": use letters, digits",
     ),

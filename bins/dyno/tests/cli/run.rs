@@ -930,3 +930,51 @@ fn list_shows_every_runtime_and_client_marked_installed_or_not() {
     assert!(!hash.contains("client "), "{hash}");
     assert!(hash.contains("tiny-keccak *"), "{hash}");
 }
+
+/// `dyno setup` runs the repository's set-up scripts, never those of the
+/// folder it runs in: a planted `nodes/geth/setup` (and `adapters/go/setup`)
+/// in the current folder is not run. The repository's geth set-up finds no
+/// Go on this PATH and is skipped, so the test builds nothing.
+#[test]
+fn setup_never_runs_the_current_folders_scripts() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("planted-ran");
+    for script in ["nodes/geth/setup", "adapters/go/setup"] {
+        let path = tmp.path().join(script);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\necho ran >> {}\n", marker.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A PATH with a shell and nothing to build with.
+    let bin_dir = tmp.path().join("bin");
+    std::fs::create_dir(&bin_dir).unwrap();
+    for tool in ["bash", "env", "dirname", "sh"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("no {tool} in /usr/bin or /bin"));
+        std::os::unix::fs::symlink(found, bin_dir.join(tool)).unwrap();
+    }
+    let o = Command::new(bin())
+        .args(["setup", "geth"])
+        .current_dir(tmp.path())
+        .env("PATH", &bin_dir)
+        .env("DYNO_CACHE", tmp.path().join("cache"))
+        .env_remove("DYNO_NODES")
+        .env_remove("DYNO_ADAPTER_ROOT")
+        .output()
+        .unwrap();
+    let stderr = text(&o.stderr);
+    assert!(
+        !marker.exists(),
+        "the current folder's script ran:\n{stderr}"
+    );
+    assert!(stderr.contains("geth: skipped: go not found"), "{stderr}");
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+}

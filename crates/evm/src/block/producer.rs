@@ -134,6 +134,9 @@ pub enum ProduceError {
     /// `Loop.spin` could not be calibrated.
     #[error("calibrating Loop.spin: {0}")]
     Calibration(String),
+    /// Stopped by an interrupt while the block was being made.
+    #[error("interrupted")]
+    Interrupted,
     /// A system call failed.
     #[error("{0}")]
     SystemCall(#[from] super::executor::SystemCallError),

@@ -159,7 +159,15 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     assert_eq!(planned.len(), 9 + 18);
     assert!(planned[..9].iter().all(|p| !p.measured));
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(&contracts, series.clone(), planned, 100_000_000, |_, _| {}).unwrap();
+    let made = make(
+        &contracts,
+        series.clone(),
+        planned,
+        100_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
     // Every block imports through dyno's validator, state root included.
     import(&made, |p, b, _| {
         assert!(p.count > 0 && b.header.gas_used > 21_000 * p.turns.len() as u64);
@@ -214,6 +222,7 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         series.clone(),
         vec![one(0, vec![3], 3)],
         30_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
         |_, _| {},
     )
     .unwrap();
@@ -225,6 +234,7 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
             series.clone(),
             vec![one(0, turns, count)],
             30_000_000,
+            &std::sync::atomic::AtomicBool::new(false),
             |_, _| {},
         )
         .unwrap_err();
@@ -243,6 +253,7 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         series.clone(),
         vec![one(1, vec![2], 32)],
         30_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
         |_, _| {},
     )
     .unwrap();
@@ -251,6 +262,7 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         series,
         vec![one(1, vec![2], 33)],
         30_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
         |_, _| {},
     )
     .unwrap_err();
@@ -307,7 +319,15 @@ fn a_full_block_of_made_inputs_fits_its_gas_limit() {
         .filter(|p| p.measured && p.series == control)
         .collect();
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(&contracts, series, planned, 100_000_000, |_, _| {}).unwrap();
+    let made = make(
+        &contracts,
+        series,
+        planned,
+        100_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
     let used = made.blocks[0].1.header.gas_used;
     assert!(used > 95_000_000, "{used}");
 }
@@ -330,7 +350,15 @@ fn the_state_set_touches_each_key_once_over_the_prestate_it_needs() {
     ]);
     let planned = plan(&series, &[1], 2, 1, 30_000_000);
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(&contracts, series.clone(), planned, 30_000_000, |_, _| {}).unwrap();
+    let made = make(
+        &contracts,
+        series.clone(),
+        planned,
+        30_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
     // (series, first index, turns) of every transaction.
     let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
     let world = import(&made, |p, b, _| {
@@ -439,10 +467,70 @@ fn a_state_block_without_its_access_is_refused() {
         count: 5,
     }];
     let contracts = Contracts::load(&ctx()).unwrap();
-    let err = make(&contracts, series, planned, 30_000_000, |_, _| {}).unwrap_err();
+    let err = make(
+        &contracts,
+        series,
+        planned,
+        30_000_000,
+        &std::sync::atomic::AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap_err();
     assert!(
         err.to_string()
             .contains("revm executed 0 operations, the plan says 5"),
         "{err}"
     );
+}
+
+/// An interrupt ends the making within one transaction, saying how far it
+/// got; without one the same plan is made in full.
+#[test]
+fn an_interrupt_stops_the_making_before_the_next_transaction() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let series = pick(&["reprice/balance/cold"]);
+    let plan = |n: usize| -> Vec<Planned> {
+        (0..n)
+            .map(|_| Planned {
+                series: 0,
+                budget_m: 1,
+                level: 1,
+                measured: true,
+                turns: vec![5],
+                count: 5,
+            })
+            .collect()
+    };
+    let contracts = Contracts::load(&ctx()).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut seen = 0;
+    let err = make(
+        &contracts,
+        series.clone(),
+        plan(3),
+        30_000_000,
+        &stop,
+        |n, _| {
+            seen = n;
+            if n == 1 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, RepriceError::Interrupted { made: 1, total: 3 }),
+        "{err}"
+    );
+    assert_eq!(seen, 1, "no block was made after the interrupt");
+    let made = make(
+        &contracts,
+        series,
+        plan(3),
+        30_000_000,
+        &AtomicBool::new(false),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(made.blocks.len(), 3);
 }
