@@ -258,12 +258,11 @@ pub async fn serve(
             }
             Command::Plan(plan) => {
                 if !matches!(phase, Phase::Idle | Phase::Finished) {
-                    let reason = "a second plan while this one is kept".to_string();
-                    link.publish(
+                    refused(
+                        &link,
                         &reports,
-                        false,
-                        Some(from),
-                        &json(&Report::Refused { reason }),
+                        from,
+                        "a second plan while this one is kept".into(),
                     )
                     .await?;
                     continue;
@@ -300,13 +299,7 @@ pub async fn serve(
                     }
                     Err(reason) => {
                         say(&format!("cannot keep the plan: {reason}"));
-                        link.publish(
-                            &reports,
-                            false,
-                            Some(from),
-                            &json(&Report::Refused { reason }),
-                        )
-                        .await?;
+                        refused(&link, &reports, from, reason).await?;
                         boss = None;
                         phase = Phase::Idle;
                         link.publish(&state_topic, true, None, &online(false))
@@ -407,6 +400,17 @@ pub async fn serve(
         link.close().await;
     }
     result
+}
+
+/// Tell the orchestrator of session `to` that its plan is refused.
+async fn refused(
+    link: &Link,
+    reports: &str,
+    to: Session,
+    reason: String,
+) -> Result<(), FleetError> {
+    link.publish(reports, false, Some(to), &json(&Report::Refused { reason }))
+        .await
 }
 
 /// A command's name, for messages.

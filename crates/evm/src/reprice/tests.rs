@@ -4,6 +4,23 @@ use crate::block::validator;
 use crate::block::world::World;
 use crate::precompile::tests::ctx;
 
+/// [`make`] with no interrupt and no progress.
+fn make_all(
+    contracts: &Contracts,
+    series: Vec<Series>,
+    planned: Vec<Planned>,
+    gas_limit: u64,
+) -> Result<Made, RepriceError> {
+    make(
+        contracts,
+        series,
+        planned,
+        gas_limit,
+        &std::sync::atomic::AtomicBool::new(false),
+        |_, _| {},
+    )
+}
+
 fn specs() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs")
 }
@@ -159,15 +176,7 @@ fn a_small_series_is_valid_block_by_block_and_counted() {
     assert_eq!(planned.len(), 9 + 18);
     assert!(planned[..9].iter().all(|p| !p.measured));
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(
-        &contracts,
-        series.clone(),
-        planned,
-        100_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap();
+    let made = make_all(&contracts, series.clone(), planned, 100_000_000).unwrap();
     // Every block imports through dyno's validator, state root included.
     import(&made, |p, b, _| {
         assert!(p.count > 0 && b.header.gas_used > 21_000 * p.turns.len() as u64);
@@ -217,25 +226,21 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         count,
     };
     // As planned: accepted.
-    make(
+    make_all(
         &contracts,
         series.clone(),
         vec![one(0, vec![3], 3)],
         30_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
     )
     .unwrap();
     // A transaction that runs one more turn than the plan says (a
     // generator bug): revm counts 4 ECRECOVER calls, the plan 3.
     for (turns, count) in [(vec![4], 3), (vec![2], 3), (vec![3], 4)] {
-        let err = make(
+        let err = make_all(
             &contracts,
             series.clone(),
             vec![one(0, turns, count)],
             30_000_000,
-            &std::sync::atomic::AtomicBool::new(false),
-            |_, _| {},
         )
         .unwrap_err();
         match err {
@@ -248,24 +253,14 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         }
     }
     // An opcode series counts every execution: 16 a turn.
-    make(
+    make_all(
         &contracts,
         series.clone(),
         vec![one(1, vec![2], 32)],
         30_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
     )
     .unwrap();
-    let err = make(
-        &contracts,
-        series,
-        vec![one(1, vec![2], 33)],
-        30_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap_err();
+    let err = make_all(&contracts, series, vec![one(1, vec![2], 33)], 30_000_000).unwrap_err();
     assert!(
         err.to_string()
             .contains("revm executed 32 operations, the plan says 33"),
@@ -319,15 +314,7 @@ fn a_full_block_of_made_inputs_fits_its_gas_limit() {
         .filter(|p| p.measured && p.series == control)
         .collect();
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(
-        &contracts,
-        series,
-        planned,
-        100_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap();
+    let made = make_all(&contracts, series, planned, 100_000_000).unwrap();
     let used = made.blocks[0].1.header.gas_used;
     assert!(used > 95_000_000, "{used}");
 }
@@ -350,15 +337,7 @@ fn the_state_set_touches_each_key_once_over_the_prestate_it_needs() {
     ]);
     let planned = plan(&series, &[1], 2, 1, 30_000_000);
     let contracts = Contracts::load(&ctx()).unwrap();
-    let made = make(
-        &contracts,
-        series.clone(),
-        planned,
-        30_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap();
+    let made = make_all(&contracts, series.clone(), planned, 30_000_000).unwrap();
     // (series, first index, turns) of every transaction.
     let mut ranges: Vec<(usize, u64, u64)> = Vec::new();
     let world = import(&made, |p, b, _| {
@@ -467,15 +446,7 @@ fn a_state_block_without_its_access_is_refused() {
         count: 5,
     }];
     let contracts = Contracts::load(&ctx()).unwrap();
-    let err = make(
-        &contracts,
-        series,
-        planned,
-        30_000_000,
-        &std::sync::atomic::AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap_err();
+    let err = make_all(&contracts, series, planned, 30_000_000).unwrap_err();
     assert!(
         err.to_string()
             .contains("revm executed 0 operations, the plan says 5"),
@@ -523,14 +494,6 @@ fn an_interrupt_stops_the_making_before_the_next_transaction() {
         "{err}"
     );
     assert_eq!(seen, 1, "no block was made after the interrupt");
-    let made = make(
-        &contracts,
-        series,
-        plan(3),
-        30_000_000,
-        &AtomicBool::new(false),
-        |_, _| {},
-    )
-    .unwrap();
+    let made = make_all(&contracts, series, plan(3), 30_000_000).unwrap();
     assert_eq!(made.blocks.len(), 3);
 }
