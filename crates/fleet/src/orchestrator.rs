@@ -355,6 +355,26 @@ impl Fleet {
             .await
     }
 
+    /// A message opened (see [`Link::open`]), or `None`: a repeat or a
+    /// replay dropped, anything else refused as `what`.
+    fn open(
+        &mut self,
+        topic: &str,
+        payload: &[u8],
+        anyone: bool,
+        what: &str,
+    ) -> Option<crate::seal::Opened> {
+        match self.link.open(topic, payload, anyone) {
+            Ok(m) => Some(m),
+            // A repeat (MQTT delivers at least once) or a replay: dropped.
+            Err(SealError::Replayed { .. }) => None,
+            Err(e) => {
+                self.refuse(format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+
     /// Count and say a refused message (the first few, then every 100th).
     fn refuse(&mut self, why: String) {
         self.refused += 1;
@@ -395,14 +415,10 @@ impl Fleet {
                 if payload.is_empty() {
                     continue;
                 }
-                let opened = match self.link.open(&topic, &payload, true) {
-                    Ok(m) => m,
-                    // A repeat (MQTT delivers at least once) or a replay: dropped.
-                    Err(SealError::Replayed { .. }) => continue,
-                    Err(e) => {
-                        self.refuse(format!("worker {name}'s state: {e}"));
-                        continue;
-                    }
+                let Some(opened) =
+                    self.open(&topic, &payload, true, &format!("worker {name}'s state"))
+                else {
+                    continue;
                 };
                 let Ok(state) = serde_json::from_slice::<State>(&opened.body) else {
                     self.refuse(format!("worker {name}'s state is not the fleet protocol's"));
@@ -457,14 +473,13 @@ impl Fleet {
                 }
                 return Ok(Some(Event::State(name, state, opened.from)));
             }
-            let opened = match self.link.open(&topic, &payload, false) {
-                Ok(m) => m,
-                // A repeat (MQTT delivers at least once) or a replay: dropped.
-                Err(SealError::Replayed { .. }) => continue,
-                Err(e) => {
-                    self.refuse(format!("a report on worker {name}'s topic: {e}"));
-                    continue;
-                }
+            let Some(opened) = self.open(
+                &topic,
+                &payload,
+                false,
+                &format!("a report on worker {name}'s topic"),
+            ) else {
+                continue;
             };
             let Some(i) = self.member(&name) else {
                 continue;

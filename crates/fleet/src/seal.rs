@@ -250,7 +250,18 @@ impl Seal {
     /// Seal `body` for `topic`, for the session `to` (`None`: for anyone).
     pub fn seal(&mut self, topic: &str, to: Option<Session>, body: &[u8]) -> Vec<u8> {
         self.sent += 1;
-        let n = self.sent;
+        self.frame(topic, to, self.sent, body)
+    }
+
+    /// Seal a last will for `topic` (for anyone): the broker publishes it
+    /// after everything else this session sends, so it carries the highest
+    /// counter there is.
+    pub fn seal_last(&mut self, topic: &str, body: &[u8]) -> Vec<u8> {
+        self.frame(topic, None, u64::MAX, body)
+    }
+
+    /// The header line and the body, counter `n`.
+    fn frame(&self, topic: &str, to: Option<Session>, n: u64, body: &[u8]) -> Vec<u8> {
         let mac = self
             .key
             .mac(topic, self.session, to, n, body)
@@ -259,26 +270,6 @@ impl Seal {
         let to = to.map_or_else(|| "-".to_string(), |s| s.to_string());
         let mut out = format!(
             "{MAGIC} {} {to} {n} {}\n",
-            self.session,
-            alloy_primitives::hex::encode(mac)
-        )
-        .into_bytes();
-        out.extend_from_slice(body);
-        out
-    }
-
-    /// Seal a last will for `topic` (for anyone): the broker publishes it
-    /// after everything else this session sends, so it carries the highest
-    /// counter there is.
-    pub fn seal_last(&mut self, topic: &str, body: &[u8]) -> Vec<u8> {
-        let n = u64::MAX;
-        let mac = self
-            .key
-            .mac(topic, self.session, None, n, body)
-            .finalize()
-            .into_bytes();
-        let mut out = format!(
-            "{MAGIC} {} - {n} {}\n",
             self.session,
             alloy_primitives::hex::encode(mac)
         )
