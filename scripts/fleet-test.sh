@@ -9,6 +9,9 @@
 #   0. `dyno setup mosquitto` (into a throwaway DYNO_CACHE) starts a broker on
 #      127.0.0.1, and a worker on loopback measures its generator's ceiling
 #      through it (`dyno load --fleet --self-test`);
+#  0b. a broker that asks for a login (mosquitto's password_file): a worker
+#      without one refused by name, a worker and orchestrator with their
+#      login file (--broker-login, --fleet-login) served;
 #   1. a fleet run: every transaction accounted for and recounted on chain,
 #      the merged percentiles equal to those recomputed here from the raw
 #      CSV, every worker's raw records kept, the planted clock offset of the
@@ -69,7 +72,7 @@ pids=()
 cleanup() {
   local rc=$?
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  for f in "$work/mosquitto.pid" "$work/cache/nodes/mosquitto/mosquitto.pid"; do
+  for f in "$work/mosquitto.pid" "$work/auth.pid" "$work/cache/nodes/mosquitto/mosquitto.pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done
   for k in $(seq "$((workers + 3))"); do
@@ -118,6 +121,40 @@ wait "$solo" || fail "the self-test's worker exited non-zero"
 grep -q "^  solo: [0-9]* requests/s" "$out/selftest.txt" || fail "the self-test printed no ceiling for its worker"
 kill "$(cat "$work/cache/nodes/mosquitto/mosquitto.pid")"
 echo "fleet-test: 0. dyno setup mosquitto and a self-test through it ($(secs "$t") s): $(head -1 "$out/selftest.txt")" >&2
+
+# 0b. A broker that asks for a login: a worker without one is refused by
+# name (exit 2, pointing to --broker-login); with its login file (0600)
+# worker and orchestrator run the self-test through it.
+t=$(now)
+aport=$((lport + 1))
+mosquitto_passwd -b -c "$work/passwords" fleet 'pass:word' 2>/dev/null || fail "mosquitto_passwd failed"
+cat >"$work/auth.conf" <<CONF
+listener $aport 127.0.0.1
+allow_anonymous false
+password_file $work/passwords
+persistence false
+user root
+pid_file $work/auth.pid
+log_dest file $work/auth.log
+CONF
+"$mosq" -d -c "$work/auth.conf"
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$aport") 2>/dev/null && break; sleep 0.1; done
+printf 'fleet:pass:word\n' >"$work/login"
+chmod 600 "$work/login"
+code=0
+"$dyno" worker --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --once >"$work/nologin.log" 2>&1 || code=$?
+[ "$code" = 2 ] || fail "a worker without a login exited $code on a broker that asks for one, not 2"
+grep -q "asks for a login.*--broker-login" "$work/nologin.log" || fail "the refused login was not said: $(cat "$work/nologin.log")"
+"$dyno" worker --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --broker-login "$work/login" --name authed --once >"$work/authed.log" 2>&1 &
+pids+=($!)
+authed=$!
+"$dyno" load --fleet "mqtt://127.0.0.1:$aport/auth" --fleet-key "$key" --fleet-login "$work/login" --self-test \
+  --self-test-requests 2000 >"$out/selftest-login.txt" 2>"$work/selftest-login.log" \
+  || fail "the self-test through a broker with a login failed: $(tail -3 "$work/selftest-login.log")"
+wait "$authed" || fail "the logged-in worker exited non-zero"
+grep -q "^  authed: [0-9]* requests/s" "$out/selftest-login.txt" || fail "no ceiling for the logged-in worker"
+kill "$(cat "$work/auth.pid")"
+echo "fleet-test: 0b. a broker that asks for a login: refused without it, served with it ($(secs "$t") s)" >&2
 
 # The bridge, and one namespace per worker (and spares for the fault runs).
 ip link add "$bridge" type bridge

@@ -386,6 +386,11 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "FILE", requires = "fleet")]
     pub(crate) fleet_key: Option<PathBuf>,
 
+    /// The broker's own login, for a broker that asks for one: a file
+    /// (mode 0600) holding one line USERNAME:PASSWORD.
+    #[arg(long, value_name = "FILE", requires = "fleet")]
+    pub(crate) fleet_login: Option<PathBuf>,
+
     /// Workers a fleet run waits for.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "fleet")]
     pub(crate) workers: usize,
@@ -417,7 +422,9 @@ It serves run after run until Ctrl-C (--once: one run).
 Every message is sealed with the fleet's key (--key): a broker client without it
 can neither command this worker nor forge its records. The worker sends only to
 the node its operator names: its --rpc (the plan must name the same node), or a
-node on an --allow-node host (for a node the orchestrator starts).
+node on an --allow-node host (for a node the orchestrator starts). A broker that
+asks for a login gets it from --broker-login FILE (one line USERNAME:PASSWORD,
+mode 0600), never from the URL.
 
 Examples:
   dyno worker --new-key fleet.key               make a key; copy it to every machine
@@ -441,6 +448,11 @@ pub(crate) struct WorkerArgs {
     /// orchestrator's --fleet-key.
     #[arg(long, value_name = "FILE", requires = "broker")]
     pub(crate) key: Option<PathBuf>,
+
+    /// The broker's own login, for a broker that asks for one: a file
+    /// (mode 0600) holding one line USERNAME:PASSWORD.
+    #[arg(long, value_name = "FILE", requires = "broker")]
+    pub(crate) broker_login: Option<PathBuf>,
 
     /// Write a new fleet key to FILE (mode 0600; an existing file is kept)
     /// and exit.
@@ -656,7 +668,8 @@ pub(crate) struct ReplayArgs {
         long,
         value_delimiter = ',',
         default_value = "geth",
-        value_name = "NAME,..."
+        value_name = "NAME,...",
+        conflicts_with = "client_cmd"
     )]
     pub(crate) client: Vec<String>,
 
@@ -667,7 +680,7 @@ pub(crate) struct ReplayArgs {
 
     /// A second client to compare with in ABBA runs: geth (an A/A with the
     /// default client), another geth build (geth-1.17.7), or revm.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "against_cmd")]
     pub(crate) against: Option<String>,
 
     /// Or start the second client from this command line.

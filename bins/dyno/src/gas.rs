@@ -97,7 +97,13 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
         .map(|p| Run::read(p).map_err(|e| anyhow::anyhow!("--with {}: {e}", p.display())))
         .collect::<anyhow::Result<_>>()?;
     let (run, failure, measured) = match &args.from {
-        Some(path) => (Run::read(path)?, None, None),
+        Some(path) => {
+            let mut run = Run::read(path)?;
+            if !args.only.is_empty() {
+                dyno_lab::reprice::keep_only_results(&mut run, &args.only)?;
+            }
+            (run, None, None)
+        }
         None => {
             if args.output.samples.is_some() {
                 anyhow::bail!(
@@ -112,7 +118,11 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
                             "-o -: `dyno gas --blocks` prints its table on stdout; give -o a file for the \
                          run's JSON (or price a saved run with --from)"
                         ),
-                        d => Some(d),
+                        // The Markdown beside it too, before any block is made.
+                        d => {
+                            d.beside("md").map_err(|e| anyhow::anyhow!("-o: {e}"))?;
+                            Some(d)
+                        }
                     }
                 }
             };

@@ -44,6 +44,7 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         quiet: a.quiet,
         fleet: a.fleet,
         fleet_key: a.fleet_key,
+        fleet_login: a.fleet_login,
         workers: a.workers,
         join_timeout: a.join_timeout,
     };

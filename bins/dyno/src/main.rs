@@ -106,6 +106,7 @@ fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
             let req = dyno_lab::fleet::WorkerRequest {
                 broker: broker.clone(),
                 key: args.key.clone().unwrap_or_default(),
+                login: args.broker_login.clone(),
                 name: args.name.clone(),
                 rpc: args.rpc.clone(),
                 allow_nodes: args.allow_node.clone(),

@@ -539,6 +539,32 @@ pub fn layout(l: &Layout, quick: bool) -> (Vec<u64>, u64) {
     }
 }
 
+/// The genesis with `extra` (every series' contract and the pre-state its
+/// accesses touch: its state root is seconds of work, more in a debug
+/// build), built on a thread of its own while `stop` is heard every 20 ms;
+/// `None` once it is set (the thread is left to end with the process).
+fn genesis_until(
+    contracts: &Contracts,
+    gas_limit: u64,
+    extra: Vec<Allocated>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Option<Genesis> {
+    let contracts = contracts.clone();
+    let building =
+        std::thread::spawn(move || Genesis::with_alloc(&contracts, SENDERS, gas_limit, &extra));
+    while !building.is_finished() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Some(
+        building
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+    )
+}
+
 /// Produce `planned` on a genesis holding every series' contract, each
 /// block executed, its operations counted by an inspector and refused
 /// unless they are as planned. `progress(done, total)` after each. `stop`
@@ -552,7 +578,12 @@ pub fn make(
     stop: &std::sync::atomic::AtomicBool,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Made, RepriceError> {
-    let genesis = Genesis::with_alloc(contracts, SENDERS, gas_limit, &alloc(&series, &planned));
+    let genesis = genesis_until(contracts, gas_limit, alloc(&series, &planned), stop).ok_or(
+        RepriceError::Interrupted {
+            made: 0,
+            total: planned.len(),
+        },
+    )?;
     let floor = revm::context_interface::cfg::GasParams::new_spec(
         revm::primitives::hardfork::SpecId::OSAKA,
     );
@@ -575,7 +606,7 @@ pub fn make(
         let counter = scope.spawn(|| -> Result<(), count::CountError> {
             let mut recount = count::Recount::new(start);
             for (block, what, planned) in queue {
-                if let Err(e) = recount.check(&block, what, planned) {
+                if let Err(e) = recount.check_until(&block, what, planned, stop) {
                     failed.store(true, std::sync::atomic::Ordering::Relaxed);
                     return Err(e);
                 }
@@ -654,11 +685,14 @@ pub fn make(
         })();
         drop(jobs);
         let counted = counter.join().expect("the count thread does not panic");
-        if let Err(RepriceError::Produce {
-            source: ProduceError::Interrupted,
-            ..
-        }) = produced
-        {
+        let interrupted = matches!(
+            produced,
+            Err(RepriceError::Produce {
+                source: ProduceError::Interrupted,
+                ..
+            })
+        ) || matches!(counted, Err(count::CountError::Interrupted { .. }));
+        if interrupted {
             return Err(RepriceError::Interrupted {
                 made: blocks.len(),
                 total,

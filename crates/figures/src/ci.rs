@@ -110,6 +110,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-9d85d6b.md",
         "fresh, session 32's free-port fix: `client check ethereumjs` failed its forkchoice check (60 s) while this session compiled beside it (not a clean run; the steps after the chain job did not run); the machine split by kind; the main command as written 14m53s, 152 of 152 verified",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-7687208.md",
+        "fresh, session 32's head, a clean run: every step passed but the last, the paired A/B's x2 knob inconclusive on one implementation (one pass at -0.04 as the host swung; CI plants x3 since); the main command as written 13m58s, 152 of 152 verified; CI's own fresh run of this head passed in 27m28s",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.

@@ -25,6 +25,9 @@ pub struct Broker {
     pub port: u16,
     /// The fleet's name: its topics start `dyno/NAME/`.
     pub name: String,
+    /// The broker's own username and password, if it asks for them
+    /// ([`Broker::with_login`]); never part of the URL or its display.
+    pub login: Option<crate::login::Login>,
 }
 
 impl Broker {
@@ -79,7 +82,14 @@ impl Broker {
             host: host.into(),
             port,
             name: name.into(),
+            login: None,
         })
+    }
+
+    /// The same broker, logged into as `login`.
+    pub fn with_login(mut self, login: Option<crate::login::Login>) -> Broker {
+        self.login = login;
+        self
     }
 
     fn root(&self) -> String {
@@ -205,6 +215,9 @@ impl Link {
         o.set_keep_alive(Duration::from_secs(5));
         o.set_clean_session(true);
         o.set_max_packet_size(MAX_MESSAGE, MAX_MESSAGE);
+        if let Some(l) = &broker.login {
+            o.set_credentials(l.username.clone(), l.password.clone());
+        }
         if let Some((topic, body)) = will {
             let payload = seal.seal_last(&topic, &body);
             o.set_last_will(LastWill::new(topic, payload, QoS::AtLeastOnce, true));
@@ -226,8 +239,20 @@ impl Link {
             Ok(Event::Incoming(Packet::ConnAck(a)))
                 if a.code == rumqttc::ConnectReturnCode::Success => {}
             Ok(Event::Incoming(Packet::ConnAck(a))) => {
+                use rumqttc::ConnectReturnCode as C;
+                let why = match (a.code, broker.login.is_some()) {
+                    (C::BadUserNamePassword | C::NotAuthorized, false) => {
+                        ": the broker asks for a login: give its USERNAME:PASSWORD in a file \
+                         (chmod 600) with --broker-login FILE (dyno worker) or --fleet-login \
+                         FILE (dyno load)"
+                    }
+                    (C::BadUserNamePassword | C::NotAuthorized, true) => {
+                        ": the broker did not take the login's username and password"
+                    }
+                    _ => "",
+                };
                 return Err(unreachable(format!(
-                    "it refused the connection ({:?})",
+                    "it refused the connection ({:?}){why}",
                     a.code
                 )));
             }

@@ -14,6 +14,7 @@
 
 pub mod broker;
 pub mod clock;
+pub mod login;
 pub mod merge;
 pub mod orchestrator;
 pub mod seal;

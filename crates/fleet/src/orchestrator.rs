@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use alloy_primitives::B256;
 use dyno_format::load::{ClockOffset, FleetInfo, WorkerInfo};
 use dyno_load::record::TxRecord;
 use dyno_load::send::Progress;
@@ -84,8 +85,10 @@ pub struct Member {
     pub records: Vec<wire::Sent>,
     /// Its session: every message from it must be sealed by it.
     session: Session,
-    /// The places in the schedule of its share.
-    share: HashSet<u64>,
+    /// The places in the schedule of its share, each with the hash of the
+    /// transaction planned there (signed by the orchestrator as the worker
+    /// signs it).
+    share: HashMap<u64, B256>,
     /// The places it reported.
     seen: HashSet<u64>,
     /// Each batch taken, by number: its records' digest.
@@ -120,9 +123,18 @@ impl Member {
         }
         let mut fresh = HashSet::new();
         for s in items {
-            if !self.share.contains(&s.index) {
+            let Some(planned) = self.share.get(&s.index) else {
                 return Err(format!(
                     "batch {seq} reports transaction {}, which is not in its share",
+                    s.index
+                ));
+            };
+            if let Some(hash) = s.hash
+                && hash != *planned
+            {
+                return Err(format!(
+                    "batch {seq} reports transaction {} as {hash}, not the transaction planned \
+                     there ({planned})",
                     s.index
                 ));
             }
@@ -326,7 +338,7 @@ impl Fleet {
                 self_test_rate: None,
                 records: Vec::new(),
                 session,
-                share: HashSet::new(),
+                share: HashMap::new(),
                 seen: HashSet::new(),
                 batches: BTreeMap::new(),
                 end: End::Running,
@@ -600,8 +612,18 @@ impl Fleet {
         timeout: Duration,
     ) -> Result<(), FleetError> {
         for (i, p) in plans.into_iter().enumerate() {
+            // Signed here too, off the runtime's threads, to know each
+            // record's hash before any arrives.
+            let (hashes, p) =
+                tokio::task::spawn_blocking(move || (crate::worker::planned_hashes(&p), p))
+                    .await
+                    .map_err(|e| FleetError::Other(format!("signing the plans: {e}")))?;
+            let hashes = hashes.map_err(|reason| FleetError::Worker {
+                worker: self.members[i].hello.name.clone(),
+                reason: format!("its plan cannot be signed: {reason}"),
+            })?;
             self.members[i].accounts = (p.first_account, p.accounts);
-            self.members[i].share = p.items.iter().map(|t| t.index).collect();
+            self.members[i].share = p.items.iter().map(|t| t.index).zip(hashes).collect();
             self.members[i].target = dyno_format::redact::url(&p.node_url);
             self.tell(i, &Command::Plan(Box::new(p))).await?;
         }
@@ -945,13 +967,34 @@ mod tests {
             self_test_rate: None,
             records: Vec::new(),
             session: Session::new().unwrap(),
-            share: share.into_iter().collect(),
+            share: share.into_iter().map(|i| (i, planned(i))).collect(),
             seen: HashSet::new(),
             batches: BTreeMap::new(),
             end: End::Running,
             detail: None,
             faults: Vec::new(),
         }
+    }
+
+    /// The hash planned at place `i` in these tests.
+    fn planned(i: u64) -> B256 {
+        B256::with_last_byte(i as u8 + 1)
+    }
+
+    #[test]
+    fn a_record_whose_hash_is_not_the_planned_transactions_is_a_fault() {
+        let mut m = member([0, 1]);
+        let mut right = sent(0, 5);
+        right.hash = Some(planned(0));
+        m.take(0, &[right]).unwrap();
+        let mut forged = sent(1, 5);
+        forged.hash = Some(B256::repeat_byte(0xee));
+        let e = m.take(1, &[forged]).unwrap_err();
+        assert!(
+            e.contains("transaction 1 as 0xeeee") && e.contains("not the transaction planned"),
+            "{e}"
+        );
+        assert_eq!(m.records.len(), 1, "nothing of a refused batch is taken");
     }
 
     fn sent(index: u64, replied_ns: u64) -> wire::Sent {

@@ -137,32 +137,20 @@ impl Key {
     /// ignored), in a regular file that neither its group nor others may
     /// read or write (mode 0600 or 0400), as ssh asks of a private key.
     pub fn read(path: &Path) -> Result<Key, SealError> {
-        use std::io::Read as _;
-        use std::os::unix::fs::PermissionsExt as _;
         let bad = |reason: String| SealError::Key {
             path: path.display().to_string(),
             reason,
         };
-        let meta = std::fs::metadata(path).map_err(|e| {
-            bad(format!(
-                "{e}; make one with `dyno worker --new-key {}`",
-                path.display()
-            ))
+        let text = crate::login::private_text(path, 1024).map_err(|e| {
+            if std::fs::metadata(path).is_err() {
+                bad(format!(
+                    "{e}; make one with `dyno worker --new-key {}`",
+                    path.display()
+                ))
+            } else {
+                bad(e)
+            }
         })?;
-        if !meta.is_file() {
-            return Err(bad("not a regular file".into()));
-        }
-        let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            return Err(bad(format!(
-                "mode {mode:04o} lets others read or change it; run `chmod 600 {}`",
-                path.display()
-            )));
-        }
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(1024).read_to_string(&mut text))
-            .map_err(|e| bad(e.to_string()))?;
         let hex = text.trim();
         let bytes = alloy_primitives::hex::decode(hex)
             .ok()

@@ -434,6 +434,63 @@ async fn wait_until(at: i64, skew: i64) {
     }
 }
 
+/// What a plan's transactions are built from: each item as planned, and
+/// the contracts and seed they use.
+fn signing(plan: &wire::Plan) -> Result<(Vec<Planned>, Targets), String> {
+    let targets = Targets {
+        token: plan.token,
+        store: plan.store,
+        store_code: Bytes::from(
+            hex::decode(&plan.store_code).map_err(|e| format!("the plan's store code: {e}"))?,
+        ),
+        blobs: None,
+        authority_seed: plan.seed.as_bytes().to_vec(),
+    };
+    let planned = plan
+        .items
+        .iter()
+        .map(|i| Planned {
+            sender: i.sender,
+            nonce: i.nonce,
+            kind: i.kind,
+            nth: i.nth,
+        })
+        .collect();
+    Ok((planned, targets))
+}
+
+/// The hash of each transaction of `plan`, in its order, signed here as
+/// its worker signs them (signatures are deterministic): what the
+/// orchestrator checks each record's hash against.
+pub fn planned_hashes(plan: &wire::Plan) -> Result<Vec<alloy_primitives::B256>, String> {
+    if plan.items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (planned, targets) = signing(plan)?;
+    let senders = Signer::derive_many(plan.seed.as_bytes(), plan.accounts_total as u64);
+    if let Some(i) = plan.items.iter().find(|i| i.sender >= senders.len()) {
+        return Err(format!(
+            "transaction {} is from account {}, beyond the {} derived",
+            i.index,
+            i.sender,
+            senders.len()
+        ));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(txs::sign_all(
+        &planned,
+        &senders,
+        &plan.fees,
+        &plan.gas,
+        &targets,
+        threads,
+        plan.items[0].index + 1,
+    )
+    .into_iter()
+    .map(|s| s.hash)
+    .collect())
+}
+
 /// Check the plan can be kept on its node and pre-sign it.
 async fn prepare(
     plan: &wire::Plan,
@@ -500,25 +557,7 @@ async fn prepare(
             ));
         }
     }
-    let targets = Targets {
-        token: plan.token,
-        store: plan.store,
-        store_code: Bytes::from(
-            hex::decode(&plan.store_code).map_err(|e| format!("the plan's store code: {e}"))?,
-        ),
-        blobs: None,
-        authority_seed: plan.seed.as_bytes().to_vec(),
-    };
-    let planned: Vec<Planned> = plan
-        .items
-        .iter()
-        .map(|i| Planned {
-            sender: i.sender,
-            nonce: i.nonce,
-            kind: i.kind,
-            nth: i.nth,
-        })
-        .collect();
+    let (planned, targets) = signing(plan)?;
     let threads = if plan.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {

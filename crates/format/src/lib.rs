@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod adapter;
 pub mod baseline;
+pub mod csv;
 pub mod destination;
 pub mod escape;
 #[cfg(any(test, feature = "fixture"))]

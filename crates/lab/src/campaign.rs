@@ -75,6 +75,8 @@ pub struct Request {
     pub fleet: Option<String>,
     /// `--fleet-key FILE`: the fleet's key.
     pub fleet_key: Option<PathBuf>,
+    /// The broker's login file (`USERNAME:PASSWORD`, mode 0600).
+    pub fleet_login: Option<PathBuf>,
     /// Workers a fleet run waits for.
     pub workers: usize,
     /// How long a fleet run waits for them, seconds.

@@ -13,8 +13,26 @@ use dyno_replay::conformance::{self, Report};
 use crate::{Error, Lab, refuse};
 
 /// The client a name or command line means; `flag` names the option in
-/// messages (`--client`, `--against`).
+/// messages (`--client`, `--against`), and has a `-cmd` twin
+/// (`--client-cmd`) to point to unless it is `gas --blocks`' `--client`
+/// ([`named`]).
 pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::Result<ClientSpec> {
+    resolve(lab, name, cmd, flag, true)
+}
+
+/// The client a name means, for a flag with no `-cmd` twin (`dyno gas
+/// --blocks --client`): its messages point to `dyno setup` only.
+pub fn named(lab: &Lab, name: &str, flag: &str) -> crate::Result<ClientSpec> {
+    resolve(lab, name, None, flag, false)
+}
+
+fn resolve(
+    lab: &Lab,
+    name: &str,
+    cmd: Option<&String>,
+    flag: &str,
+    has_cmd: bool,
+) -> crate::Result<ClientSpec> {
     if let Some(cmdline) = cmd {
         if cmdline.trim().is_empty() {
             refuse!(
@@ -53,17 +71,26 @@ pub fn spec(lab: &Lab, name: &str, cmd: Option<&String>, flag: &str) -> crate::R
     let geth = name == "geth" || (name.starts_with("geth-") && lab.paths.nodes.join(name).is_dir());
     let builtin = Builtin::parse(name);
     if !geth && builtin.is_none() {
+        let other = if has_cmd {
+            format!("; start any other Engine-API client with {flag}-cmd")
+        } else {
+            String::new()
+        };
         refuse!(
             "{flag} {name:?}: the clients dyno installs are {} and revm (dyno's own, \
-             in-process); start any other Engine-API client with {flag}-cmd",
+             in-process){other}",
             names(lab).join(", ")
         );
     }
     let home = lab.paths.cache.join("nodes").join(name);
     if !home.join("run").is_file() {
+        let other = if has_cmd {
+            format!(" (or give {flag}-cmd to start another client)")
+        } else {
+            String::new()
+        };
         refuse!(
-            "{flag} {name}: it is not installed in {}; run `dyno setup {name}` (or give \
-             {flag}-cmd to start another client)",
+            "{flag} {name}: it is not installed in {}; run `dyno setup {name}`{other}",
             home.display()
         );
     }

@@ -84,7 +84,9 @@ fn check(args: &Request, opts: &lab::Options) -> crate::Result<()> {
 
 /// `dyno load --fleet URL`.
 pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finished> {
-    let broker = Broker::parse(url).map_err(|e| Error::Refused(format!("--fleet {e}")))?;
+    let broker = Broker::parse(url)
+        .map_err(|e| Error::Refused(format!("--fleet {e}")))?
+        .with_login(read_login(args.fleet_login.as_deref(), "--fleet-login")?);
     let opts = campaign::options(&lab.paths, args)?;
     check(args, &opts)?;
     let targets = if args.self_test {
@@ -118,16 +120,51 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         version: version(lab),
         interrupt: interrupt.clone(),
     };
-    let mut fleet = runtime
-        .block_on(Fleet::gather(&fleet_opts, Box::new(say)))
-        .map_err(|e| match e {
-            FleetError::Interrupted => Error::Refused(
-                "interrupted while waiting for the workers to join; nothing was sent".into(),
-            ),
-            e => fleet_error(e),
-        })?;
+    // The node, and who pays for its set-up, before any worker is waited
+    // for: a node that cannot be reached, or a missing --funder-key, is
+    // said at once, not after the join.
+    let prepared = if args.self_test {
+        None
+    } else {
+        let file = campaign::result_file(lab, args)?;
+        let target = targets
+            .first()
+            .cloned()
+            .ok_or_else(|| Error::Refused("no node to load".into()))?;
+        let step = |e: lab::LoadError| Error::Step {
+            what: format!("load against {}", target.name()),
+            source: Box::new(e),
+        };
+        let c = runtime
+            .block_on(lab::connect(&target, &opts, &say))
+            .map_err(step)?;
+        if let Err(e) = lab::funder(&c, &opts) {
+            c.stop();
+            return Err(step(e));
+        }
+        Some((file, target, c))
+    };
+    let stop_node = || {
+        if let Some((_, _, c)) = &prepared {
+            c.stop();
+        }
+    };
+    let gathered = runtime.block_on(Fleet::gather(&fleet_opts, Box::new(say)));
+    let mut fleet = match gathered {
+        Ok(f) => f,
+        Err(e) => {
+            stop_node();
+            return Err(match e {
+                FleetError::Interrupted => Error::Refused(
+                    "interrupted while waiting for the workers to join; nothing was sent".into(),
+                ),
+                e => fleet_error(e),
+            });
+        }
+    };
     if let Err(e) = runtime.block_on(fleet.clocks(PINGS, false)) {
         runtime.block_on(fleet.abandon(&e.to_string()));
+        stop_node();
         return Err(fleet_error(e));
     }
     for m in &fleet.members {
@@ -167,32 +204,21 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
     }
 
     // The result file, as a run from one machine writes it.
-    let campaign::ResultFile {
-        mut run,
-        out,
-        dir,
-        base,
-    } = campaign::result_file(lab, args)?;
-    let target = targets
-        .first()
-        .cloned()
-        .ok_or_else(|| Error::Refused("no node to load".into()))?;
+    let Some((
+        campaign::ResultFile {
+            mut run,
+            out,
+            dir,
+            base,
+        },
+        _target,
+        c,
+    )) = prepared
+    else {
+        refuse!("no node to load");
+    };
 
     let step = runtime.block_on(async {
-        let c = match lab::connect(&target, &opts, &say).await {
-            Ok(c) => c,
-            Err(e) => {
-                fleet
-                    .abandon(&format!(
-                        "the orchestrator could not start or reach the node: {e}"
-                    ))
-                    .await;
-                return Err(Error::Step {
-                    what: format!("load against {}", target.name()),
-                    source: Box::new(e),
-                });
-            }
-        };
         let result = measure(&c, &opts, args, &mut fleet, &interrupt, &say).await;
         c.stop();
         match result {
@@ -427,8 +453,21 @@ async fn measure(
 
 /// `dyno worker --broker URL`: serve fleet runs until released (`once`),
 /// interrupted, or the broker is lost.
+/// The broker's login from `path` (`flag` names it in a refusal).
+fn read_login(
+    path: Option<&std::path::Path>,
+    flag: &str,
+) -> crate::Result<Option<dyno_fleet::login::Login>> {
+    path.map(|p| {
+        dyno_fleet::login::Login::read(p).map_err(|e| Error::Refused(format!("{flag}: {e}")))
+    })
+    .transpose()
+}
+
 pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
-    let broker = Broker::parse(&o.broker).map_err(|e| Error::Refused(format!("--broker {e}")))?;
+    let broker = Broker::parse(&o.broker)
+        .map_err(|e| Error::Refused(format!("--broker {e}")))?
+        .with_login(read_login(o.login.as_deref(), "--broker-login")?);
     let name = o
         .name
         .clone()
@@ -512,6 +551,8 @@ pub struct WorkerRequest {
     pub broker: String,
     /// The fleet's key file.
     pub key: std::path::PathBuf,
+    /// The broker's login file (`USERNAME:PASSWORD`), if it asks for one.
+    pub login: Option<std::path::PathBuf>,
     /// Its name on the broker (default: host name and process id).
     pub name: Option<String>,
     /// The node its operator names; a plan must name it.

@@ -18,6 +18,7 @@ pub mod callgrind;
 pub mod campaign;
 pub mod cases;
 pub mod check;
+pub mod choices;
 pub mod client;
 pub mod conformance;
 mod error;

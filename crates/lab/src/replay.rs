@@ -97,10 +97,8 @@ fn clients(lab: &Lab, req: &Request) -> crate::Result<Vec<(String, ClientSpec)>>
                 req.clients.join(",")
             );
         }
+        crate::choices::distinct("--client", &req.clients)?;
         for name in &req.clients {
-            if out.iter().any(|(n, _)| n == name) {
-                refuse!("--client {}: {name} is named twice", req.clients.join(","));
-            }
             out.push((
                 name.clone(),
                 crate::client::spec(lab, name, None, "--client")?,
@@ -277,6 +275,7 @@ enum Chosen {
 
 /// The sets `--set` names, in order; the default when it names none.
 fn chosen(sets: &[String]) -> crate::Result<Vec<Chosen>> {
+    crate::choices::distinct("--set", sets)?;
     if sets.is_empty() {
         return Ok(blocks::DEFAULT_SETS
             .map(|s| Chosen::Own(s.into()))

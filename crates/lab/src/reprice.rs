@@ -64,9 +64,11 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     } else {
         req.clients.clone()
     };
+    crate::choices::distinct("--client", &clients)?;
+    crate::choices::distinct("--only", &req.only)?;
     let specs: Vec<_> = clients
         .iter()
-        .map(|c| crate::client::spec(lab, c, None, "--client"))
+        .map(|c| crate::client::named(lab, c, "--client"))
         .collect::<crate::Result<_>>()?;
     // The blocks use Osaka's precompiles and opcodes (P256VERIFY, CLZ,
     // its MODEXP pricing): made under Osaka only.
@@ -199,16 +201,20 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         };
         // Every CHECKPOINT_EVERY, the blocks timed so far go to the file,
         // marked incomplete: a second Ctrl-C (which exits at once) or a
-        // crash keeps them.
+        // crash keeps them. And at once after a first Ctrl-C, so a second
+        // one, however soon, keeps every block timed before it.
         let mut saved_at = Instant::now();
+        let mut saved_interrupted = false;
         let r = drive::replay(spec, &set, limits, &interrupt, |n, _, so_far| {
             if let Some(bar) = &bar {
                 bar.set_position(n as u64);
             } else if n < total && n * 4 / total != (n - 1) * 4 / total {
                 say(&format!("{name}: {n}/{total} blocks"));
             }
-            if saved_at.elapsed() >= CHECKPOINT_EVERY && n < total {
+            let interrupted = interrupt.load(Ordering::Relaxed) && !saved_interrupted;
+            if (interrupted || saved_at.elapsed() >= CHECKPOINT_EVERY) && n < total {
                 saved_at = Instant::now();
+                saved_interrupted |= interrupted;
                 let mut partial = run.clone();
                 partial.results.extend(client_results(so_far));
                 partial.run.complete = false;
@@ -280,6 +286,49 @@ fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>>
         s.control = s.control.map(|c| new_index[&c]);
     }
     Ok(out)
+}
+
+/// A saved run's op-isolation results cut to those `only` names, as
+/// `--only` names series (an operation, an operation and parameter, or a
+/// whole id), with their controls: `gas --blocks --from RUN --only ...`.
+pub fn keep_only_results(run: &mut dyno_format::Run, only: &[String]) -> crate::Result<()> {
+    crate::choices::distinct("--only", only)?;
+    let named = |r: &BenchResult| {
+        r.reprice.as_ref().is_some_and(|iso| {
+            iso.control.is_some() && {
+                let names = [
+                    iso.op.clone(),
+                    format!("{}/{}", iso.op, iso.param),
+                    r.id.clone(),
+                ];
+                only.iter().any(|o| names.contains(o))
+            }
+        })
+    };
+    if !run.results.iter().any(&named) {
+        let mut ids = distinct(
+            run.results
+                .iter()
+                .filter(|r| r.reprice.as_ref().is_some_and(|i| i.control.is_some()))
+                .map(|r| &r.id),
+        );
+        ids.sort();
+        refuse!(
+            "--only {}: no series of run {} matches; its series are {}",
+            only.join(","),
+            run.run.id,
+            ids.join(", ")
+        );
+    }
+    let controls: Vec<String> = run
+        .results
+        .iter()
+        .filter(|&r| named(r))
+        .filter_map(|r| r.reprice.as_ref()?.control.clone())
+        .collect();
+    run.results
+        .retain(|r| r.reprice.is_none() || named(r) || controls.contains(&r.id));
+    Ok(())
 }
 
 /// The blocks as a replay set: measured blocks under their series' id,
@@ -501,6 +550,39 @@ pub fn fit_results(results: &mut [BenchResult]) {
     }
 }
 
+/// An op-isolation result's counts are what a block can hold: one sample
+/// per block, each block counting at least one operation and at most one
+/// per unit of the gas it used (no operation costs less than 1 gas), and
+/// a time above 0.
+fn check_counts(r: &BenchResult) -> Result<(), String> {
+    if !r.blocks.is_empty() && r.blocks.len() != r.samples.len() {
+        return Err(format!(
+            "{} samples for {} blocks (one per block)",
+            r.samples.len(),
+            r.blocks.len()
+        ));
+    }
+    for (k, s) in r.samples.iter().enumerate() {
+        let gas = r.blocks.get(k).map(|b| b.gas_used);
+        if s.iters == 0 {
+            return Err(format!("block {} counts 0 operations", k + 1));
+        }
+        if let Some(gas) = gas
+            && s.iters > gas
+        {
+            return Err(format!(
+                "block {} counts {} operations in {gas} gas (each costs at least 1)",
+                k + 1,
+                s.iters
+            ));
+        }
+        if s.ns == 0 {
+            return Err(format!("block {} took 0 ns", k + 1));
+        }
+    }
+    Ok(())
+}
+
 /// Counted operations a loop turn of `r`'s program makes (recorded when
 /// measured; 1 when it was not).
 fn per_turn(r: &BenchResult) -> f64 {
@@ -569,6 +651,43 @@ pub fn price_with(
 ) -> crate::Result<dyno_format::reprice::Pricing> {
     use dyno_format::reprice::Row;
     let others: Vec<&BenchResult> = with.iter().flat_map(|r| &r.results).collect();
+    for r in run.results.iter().filter(|r| r.reprice.is_some()) {
+        check_counts(r).map_err(|why| {
+            Error::Refused(format!(
+                "run {}: {} in {}: {why}; the file is damaged or not written by `dyno gas --blocks`",
+                run.run.id, r.id, r.implementation.name
+            ))
+        })?;
+    }
+    // A --with run that times none of the operations priced here was given
+    // by mistake: say so rather than set nothing beside them.
+    let mut wanted: Vec<&str> = run
+        .results
+        .iter()
+        .filter(|r| r.reprice.is_some())
+        .flat_map(|r| {
+            ["library_id", "bytecode_id"]
+                .into_iter()
+                .filter_map(move |k| r.parameters.get(k)?.as_str())
+        })
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    for w in with {
+        if !w.results.iter().any(|o| wanted.contains(&o.id.as_str())) {
+            refuse!(
+                "--with: run {} times none of the operations run {} prices outside a client (it \
+                 looks for {}); give a run of `dyno run precompile,precompile-bytecode,opcode,hash`",
+                w.run.id,
+                run.run.id,
+                if wanted.is_empty() {
+                    "none".to_string()
+                } else {
+                    wanted.join(", ")
+                }
+            );
+        }
+    }
     // Fitted again from the raw per-block samples, so that a saved run is
     // priced by today's fit (the figures recorded with it are what it was
     // measured with; these are what its data say).
@@ -850,25 +969,28 @@ const ANCHOR_OP: &str = "ecrecover";
 /// an operation dyno has one series of. Every error names the file and
 /// line.
 pub fn read_peer(path: &std::path::Path) -> crate::Result<Vec<PeerRow>> {
-    let text = std::fs::read_to_string(path)
+    let text = dyno_format::read_text(path)
         .map_err(|e| Error::Refused(format!("--compare {}: {e}", path.display())))?;
     parse_peer(&text, &path.display().to_string())
 }
 
-/// [`read_peer`] on the file's text; `name` names it in errors.
+/// [`read_peer`] on the file's text; `name` names it in errors. CSV as RFC
+/// 4180 writes it (quoted fields, a byte-order mark dropped). A file with
+/// no rows, or a row repeated (the same operation, parameter and client),
+/// is refused naming the lines.
 pub fn parse_peer(text: &str, name: &str) -> crate::Result<Vec<PeerRow>> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
+    let records = dyno_format::csv::records(text)
+        .map_err(|e| Error::Refused(format!("--compare {name}: {e}")))?;
+    let mut records = records.into_iter();
+    let Some(header) = records.next() else {
         refuse!(
             "--compare {name}: empty; give a CSV with a header: operation,parameter,client,gas"
         );
     };
     let cols: Vec<String> = header
-        .split(',')
-        .map(|c| c.trim().to_ascii_lowercase())
+        .fields
+        .iter()
+        .map(|c| c.to_ascii_lowercase())
         .collect();
     let col = |want: &str| cols.iter().position(|c| c == want);
     let (Some(op), Some(param), Some(client), Some(gas)) = (
@@ -878,34 +1000,53 @@ pub fn parse_peer(text: &str, name: &str) -> crate::Result<Vec<PeerRow>> {
         col("gas"),
     ) else {
         refuse!(
-            "--compare {name}:1: the header must name operation, parameter, client and gas (it has: {})",
+            "--compare {name}:{}: the header must name operation, parameter, client and gas (it has: {})",
+            header.line,
             cols.join(", ")
         );
     };
-    let mut rows = Vec::new();
-    for (k, l) in lines {
-        let cells: Vec<&str> = l.split(',').map(str::trim).collect();
-        let cell = |i: usize| cells.get(i).copied().unwrap_or("");
+    let mut rows: Vec<PeerRow> = Vec::new();
+    for r in records {
+        let cell = |i: usize| r.fields.get(i).map_or("", String::as_str);
         let gas_text = cell(gas);
         let Ok(g) = gas_text.parse::<f64>() else {
             refuse!(
                 "--compare {name}:{}: gas {gas_text:?} is not a number",
-                k + 1
+                r.line
             );
         };
         if !(g.is_finite() && g > 0.0) || cell(op).is_empty() || cell(client).is_empty() {
             refuse!(
                 "--compare {name}:{}: each row needs an operation, a client and a gas above 0",
-                k + 1
+                r.line
             );
         }
-        rows.push(PeerRow {
+        let row = PeerRow {
             operation: cell(op).to_ascii_lowercase(),
             parameter: cell(param).to_ascii_lowercase(),
             client: cell(client).to_string(),
             gas: g,
-            line: k + 1,
-        });
+            line: r.line,
+        };
+        if let Some(first) = rows.iter().find(|p| {
+            (&p.operation, &p.parameter, &p.client) == (&row.operation, &row.parameter, &row.client)
+        }) {
+            refuse!(
+                "--compare {name}:{}: {} {:?} for {} is given twice (first on line {}): keep one",
+                row.line,
+                row.operation,
+                row.parameter,
+                row.client,
+                first.line
+            );
+        }
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        refuse!(
+            "--compare {name}: a header and no rows: give one row per operation, parameter and \
+             client (operation,parameter,client,gas)"
+        );
     }
     Ok(rows)
 }

@@ -80,11 +80,27 @@ pub fn serve(lab: &Lab, input: impl BufRead, mut output: impl Write) -> crate::R
         if line.trim().is_empty() {
             continue;
         }
-        let request: Request = match serde_json::from_str(&line) {
+        // A line that is not JSON ends the worker (the protocol's rule: the
+        // stream cannot be trusted after it); JSON that is not a request it
+        // knows (another type, a missing field) is refused and it goes on.
+        let value: serde_json::Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                let message = format!("unparseable request: {e}");
+                send(&Reply::Error {
+                    message: message.clone(),
+                    fatal: true,
+                })?;
+                return Err(crate::Error::Refused(format!(
+                    "{message}; a worker exits on a line that is not JSON (docs/adapter-protocol.md)"
+                )));
+            }
+        };
+        let request: Request = match serde_json::from_value(value) {
             Ok(r) => r,
             Err(e) => {
                 send(&Reply::Error {
-                    message: format!("not a request: {e}"),
+                    message: format!("not a request this worker knows: {e}"),
                     fatal: false,
                 })?;
                 continue;

@@ -534,6 +534,43 @@ pub struct SigningReport {
     pub fraction_of_libsecp256k1: f64,
 }
 
+/// Sign every planned transaction on `threads` threads, in contiguous
+/// chunks, one per thread, untimed: what [`presign`] times, and what a
+/// fleet's orchestrator signs again to know each transaction's hash
+/// (signatures are deterministic, RFC 6979). Output order follows `plan`.
+pub fn sign_all(
+    plan: &[Planned],
+    signers: &[Signer],
+    fees: &Fees,
+    gas: &GasLimits,
+    targets: &Targets,
+    threads: usize,
+    first_id: u64,
+) -> Vec<SignedTx> {
+    let threads = threads.max(1);
+    let tx_of = |i: usize| build(i as u64, &plan[i], fees, gas, targets);
+    let mut out: Vec<Option<SignedTx>> = vec![None; plan.len()];
+    let chunk = plan.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (c, slots) in out.chunks_mut(chunk).enumerate() {
+            let tx_of = &tx_of;
+            s.spawn(move || {
+                for (j, slot) in slots.iter_mut().enumerate() {
+                    let i = c * chunk + j;
+                    *slot = Some(sign_one(
+                        first_id + i as u64,
+                        &signers[plan[i].sender],
+                        tx_of(i),
+                    ));
+                }
+            });
+        }
+    });
+    out.into_iter()
+        .map(|s| s.expect("every slot signed"))
+        .collect()
+}
+
 /// Sign every planned transaction in parallel on `threads` threads (all
 /// cores by default), after timing a serial sample and bare libsecp256k1
 /// signing for the report. Output order follows `plan`; ids are `first_id + i`.
@@ -587,29 +624,9 @@ pub fn presign(
     let serial_n = per_round * rounds;
 
     // Parallel: all of them, in contiguous chunks, one per thread.
-    let mut out: Vec<Option<SignedTx>> = vec![None; plan.len()];
-    let chunk = plan.len().div_ceil(threads).max(1);
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for (c, slots) in out.chunks_mut(chunk).enumerate() {
-            let tx_of = &tx_of;
-            s.spawn(move || {
-                for (j, slot) in slots.iter_mut().enumerate() {
-                    let i = c * chunk + j;
-                    *slot = Some(sign_one(
-                        first_id + i as u64,
-                        &signers[plan[i].sender],
-                        tx_of(i),
-                    ));
-                }
-            });
-        }
-    });
+    let signed = sign_all(plan, signers, fees, gas, targets, threads, first_id);
     let parallel = start.elapsed();
-    let signed: Vec<SignedTx> = out
-        .into_iter()
-        .map(|s| s.expect("every slot signed"))
-        .collect();
 
     let parallel_rate = plan.len() as f64 / parallel.as_secs_f64().max(1e-9);
     let per_core = parallel_rate / threads as f64;

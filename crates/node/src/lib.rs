@@ -603,6 +603,10 @@ pub struct LocalNode {
     pub tail: Tail,
     child: Option<Child>,
     datadir: Option<tempfile::TempDir>,
+    /// The machine's TCP listeners just before it started (by inode): what
+    /// appeared after is its, or another process's, or nobody's dyno can
+    /// see ([`LocalNode::sockets`]).
+    listeners_before: std::collections::BTreeSet<u64>,
 }
 
 impl LocalNode {
@@ -940,6 +944,7 @@ impl LocalNode {
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
+        let listeners_before = dyno_process::sockets::tcp_listeners();
         let mut child =
             dyno_process::group::spawn(&mut cmd).map_err(|source| NodeError::Spawn {
                 command: command.join(" "),
@@ -961,6 +966,7 @@ impl LocalNode {
             tail,
             child: Some(child),
             datadir: Some(datadir),
+            listeners_before,
         })
     }
 
@@ -1012,48 +1018,87 @@ pub struct Stopped {
     pub status: Option<std::process::ExitStatus>,
     /// From SIGTERM to the leader's exit (or to the end of the grace time).
     pub took: Duration,
-    /// Its group's processes still running once the leader had ended (all
-    /// then killed).
-    pub left_running: Vec<u32>,
-    /// What its group still listened on then.
+    /// The processes of its tree (found below it before the SIGTERM,
+    /// whatever their group or session) still running once the leader had
+    /// ended, and what they started since (all then killed), each as
+    /// `pid (command)`.
+    pub left_running: Vec<String>,
+    /// What those still listened on then.
     pub left_listening: Vec<dyno_process::sockets::Listener>,
+    /// TCP listeners that appeared while it ran, outlived it, and that no
+    /// process dyno can see holds.
+    pub left_unattributed: Vec<dyno_process::sockets::Listener>,
     /// Its data folder is gone.
     pub removed: bool,
 }
 
+/// What a node's tree holds open to the network ([`LocalNode::sockets`]).
+#[derive(Debug, Clone, Default)]
+pub struct Sockets {
+    /// How many processes its tree holds (the leader among them).
+    pub processes: usize,
+    /// What they listen on (TCP) or have bound (UDP).
+    pub own: Vec<dyno_process::sockets::Listener>,
+    /// TCP listeners that appeared since it started that no process dyno
+    /// can see holds (in a pid namespace of its own, or of another user):
+    /// dyno cannot say whose they are.
+    pub unattributed: Vec<dyno_process::sockets::Listener>,
+}
+
 impl LocalNode {
-    /// What its process group listens on now (TCP) or has bound (UDP).
-    pub fn listening(&self) -> Vec<dyno_process::sockets::Listener> {
-        self.pid()
-            .map(|pgid| dyno_process::sockets::listening(&dyno_process::sockets::members(pgid)))
+    /// Its process and every process below it now, whatever their group or
+    /// session (each node is a child subreaper: a daemon it double-forks
+    /// stays below it). Empty once it has exited.
+    pub fn processes(&mut self) -> Vec<dyno_process::tree::Proc> {
+        self.child
+            .as_mut()
+            .map(dyno_process::group::tree)
             .unwrap_or_default()
     }
 
+    /// What its whole tree listens on now (TCP) or has bound (UDP).
+    pub fn listening(&mut self) -> Vec<dyno_process::sockets::Listener> {
+        self.sockets().own
+    }
+
+    /// What its whole tree listens on now, and the TCP listeners that
+    /// appeared since it started that dyno cannot attribute to any process.
+    pub fn sockets(&mut self) -> Sockets {
+        let tree = self.processes();
+        let pids: Vec<u32> = tree.iter().map(|p| p.pid).collect();
+        Sockets {
+            processes: tree.len(),
+            own: dyno_process::sockets::listening(&pids),
+            unattributed: dyno_process::sockets::unattributed(&self.listeners_before),
+        }
+    }
+
     /// [`stop`](Self::stop), watching it: how the leader ended after
-    /// SIGTERM and how long it took, what of its group was left running
-    /// or listening then, and whether its data is gone. `None` if it was
+    /// SIGTERM and how long it took, what of its tree was left running or
+    /// listening then, and whether its data is gone. `None` if it was
     /// stopped already.
     pub fn stop_observed(&mut self, grace: Duration) -> Option<Stopped> {
         let mut child = self.child.take()?;
-        let pgid = child.id();
+        let before = dyno_process::group::tree(&mut child);
         let started = std::time::Instant::now();
         let status = dyno_process::group::terminate(&mut child, grace);
         let took = started.elapsed();
         // A moment for what the leader told to stop.
         std::thread::sleep(Duration::from_millis(200));
-        let left_running: Vec<u32> = dyno_process::sockets::members(pgid)
-            .into_iter()
-            .filter(|p| dyno_process::group::running(*p))
-            .collect();
-        let left_listening = dyno_process::sockets::listening(&left_running);
-        dyno_process::group::kill(&mut child);
+        let left_running = dyno_process::tree::still_running(before.get(1..).unwrap_or_default());
+        let pids: Vec<u32> = left_running.iter().map(|p| p.pid).collect();
+        let left_listening = dyno_process::sockets::listening(&pids);
+        let left_unattributed = dyno_process::sockets::unattributed(&self.listeners_before);
+        let described = left_running.iter().map(|p| p.describe()).collect();
+        dyno_process::group::kill_along(&mut child, &left_running);
         let folder = self.folder().map(Path::to_path_buf);
         self.stop(grace);
         Some(Stopped {
             status,
             took,
-            left_running,
+            left_running: described,
             left_listening,
+            left_unattributed,
             removed: folder.is_none_or(|f| !f.exists()),
         })
     }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use crate::tree::Proc;
+
 /// Process groups running now.
 static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// Folders to remove if dyno must exit at once.
@@ -18,12 +20,47 @@ fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Start `cmd` as the leader of a process group of its own, registered
-/// for [`kill_all`] until [`stop`] or [`forget`].
+/// Start `cmd` as the leader of a process group of its own and a child
+/// subreaper (every orphan below it is adopted by it, so its whole tree
+/// stays below it: [`tree`]), registered for [`kill_all`] until [`stop`]
+/// or [`forget`].
 pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
+    subreaper(cmd);
     let child = cmd.process_group(0).spawn()?;
     lock(&GROUPS).push(child.id() as i32);
     Ok(child)
+}
+
+/// Make the process `cmd` starts a child subreaper (`PR_SET_CHILD_SUBREAPER`,
+/// which `execve` keeps). A kernel that refuses it (before Linux 3.4) leaves
+/// the process as it was: its group is still stopped as a whole.
+#[allow(unsafe_code)]
+fn subreaper(cmd: &mut Command) {
+    // SAFETY: the closure runs in the child between fork and exec. It makes
+    // one system call (prctl), which is async-signal-safe, and allocates
+    // nothing, takes no lock and touches no state shared with the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            let _ = nix::sys::prctl::set_child_subreaper(true);
+            Ok(())
+        });
+    }
+}
+
+/// `child` and every process below it now, `child` first; nothing once it
+/// has been reaped (its pid may be another process's by then).
+pub fn tree(child: &mut Child) -> Vec<Proc> {
+    match child.try_wait() {
+        Ok(None) => match Proc::own_child(child.id()) {
+            Some(leader) => {
+                let mut all = vec![leader];
+                all.extend(crate::tree::descendants(&[leader]));
+                all
+            }
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
 }
 
 /// Send `signal` to `child`'s whole group (a no-op once it is gone).
@@ -32,13 +69,15 @@ pub fn signal(child: &Child, signal: Signal) {
 }
 
 /// Stop `child`'s group: SIGTERM, then SIGKILL after `grace` if the
-/// leader has not exited; the group is killed either way, so a child the
-/// leader left behind does not outlive it. Reaps the leader and forgets
-/// the group. How the leader ended, if it ended by itself within `grace`
-/// or before.
+/// leader has not exited; its whole tree is killed either way (what its
+/// group holds, and every process found below it before the SIGTERM,
+/// whatever its group), so nothing the leader started outlives it. Reaps
+/// the leader and forgets the group. How the leader ended, if it ended by
+/// itself within `grace` or before.
 pub fn stop(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    let before = tree(child);
     let status = terminate(child, grace);
-    kill(child);
+    kill_along(child, &before);
     status
 }
 
@@ -64,8 +103,20 @@ pub fn terminate(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     }
 }
 
-/// SIGKILL `child`'s whole group at once, reap the leader, forget it.
+/// SIGKILL `child`'s whole tree and group at once, reap the leader,
+/// forget it.
 pub fn kill(child: &mut Child) {
+    kill_along(child, &[]);
+}
+
+/// [`kill`], and with it whatever of `found` (processes found below it
+/// earlier, while it ran) still runs, and everything below those.
+pub fn kill_along(child: &mut Child, found: &[Proc]) {
+    // The leader first, while it runs: stopped, it still adopts the
+    // orphans of the rest.
+    let mut all = tree(child);
+    all.extend(crate::tree::still_running(found));
+    crate::tree::kill_tree(&all);
     signal(child, Signal::SIGKILL);
     let _ = child.kill();
     let _ = child.wait();
@@ -110,6 +161,14 @@ pub fn release_folder(folder: &Path) {
 /// the destructors that stop them in order.
 pub fn kill_all() {
     let groups: Vec<i32> = lock(&GROUPS).drain(..).collect();
+    let mut all = Vec::new();
+    for g in &groups {
+        if let Some(leader) = Proc::own_child(*g as u32) {
+            all.push(leader);
+            all.extend(crate::tree::descendants(&[leader]));
+        }
+    }
+    crate::tree::kill_tree(&all);
     for g in &groups {
         let _ = killpg(Pid::from_raw(*g), Signal::SIGKILL);
     }
@@ -127,9 +186,6 @@ pub fn kill_all() {
 mod tests {
     use super::*;
     use std::process::Stdio;
-
-    /// The registry is the process's: one test at a time.
-    static SERIAL: Mutex<()> = Mutex::new(());
 
     /// A shell that starts a grandchild ignoring SIGTERM, prints its pid
     /// and waits: a `run` wrapper that does not `exec`.
@@ -150,7 +206,7 @@ mod tests {
 
     #[test]
     fn stop_ends_the_grandchild_a_wrapper_left_behind() {
-        let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::serial();
         let (mut child, grandchild) = wrapper();
         assert!(running(grandchild));
         assert!(registered(&child));
@@ -167,7 +223,7 @@ mod tests {
 
     #[test]
     fn kill_all_kills_every_group_and_removes_held_folders() {
-        let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::serial();
         let (child, grandchild) = wrapper();
         let dir = tempfile::tempdir().unwrap().keep();
         std::fs::write(dir.join("secret"), "x").unwrap();

@@ -1,9 +1,11 @@
-//! What a process group holds open to the network, read from `/proc`: the
-//! processes in the group, and the TCP sockets they listen on and the UDP
-//! sockets they have bound. `dyno client check` asks this of a client it
-//! started (every listener on loopback; nothing left after it stops).
+//! What processes hold open to the network, read from `/proc`: the TCP
+//! sockets they listen on and the UDP sockets they have bound, and the
+//! listeners that appeared that no process dyno can see holds. `dyno
+//! client check` asks this of a client's whole tree ([`crate::tree`]):
+//! every listener on loopback, none it cannot attribute, nothing left
+//! after it stops.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// A socket a process listens on (TCP) or has bound (UDP).
@@ -27,52 +29,29 @@ impl std::fmt::Display for Listener {
     }
 }
 
-/// The processes (live or zombie) whose process group is `pgid`.
-pub fn members(pgid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
+/// The inodes of the sockets process `pid` holds open (none if its
+/// descriptors cannot be read).
+fn socket_inodes(pid: u32) -> Vec<u64> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return Vec::new();
     };
-    let mut pids: Vec<u32> = dir
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+    fds.flatten()
+        .filter_map(|fd| {
+            let target = std::fs::read_link(fd.path()).ok()?;
+            target
+                .to_str()?
+                .strip_prefix("socket:[")?
+                .strip_suffix(']')?
+                .parse::<u64>()
                 .ok()
-                .and_then(|s| group_of(&s))
-                == Some(pgid)
         })
-        .collect();
-    pids.sort_unstable();
-    pids
+        .collect()
 }
 
-/// The process group in a `/proc/PID/stat` line (its fifth field, after
-/// the command name in parentheses, which may hold spaces).
-fn group_of(stat: &str) -> Option<u32> {
-    let rest = stat.rsplit_once(')')?.1;
-    rest.split_whitespace().nth(2)?.parse().ok()
-}
-
-/// Every socket the processes `pids` listen on (TCP) or have bound (UDP),
-/// sorted, without repeats.
-pub fn listening(pids: &[u32]) -> Vec<Listener> {
-    let mut inodes = HashSet::new();
-    for pid in pids {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(target) = std::fs::read_link(fd.path())
-                && let Some(inode) = target
-                    .to_str()
-                    .and_then(|t| t.strip_prefix("socket:["))
-                    .and_then(|t| t.strip_suffix(']'))
-                    .and_then(|t| t.parse::<u64>().ok())
-            {
-                inodes.insert(inode);
-            }
-        }
-    }
-    let mut found = Vec::new();
+/// Every socket listening (TCP) or bound (UDP) on this machine now, as
+/// this process's network namespace sees it, by inode.
+fn sockets() -> BTreeMap<u64, Listener> {
+    let mut found = BTreeMap::new();
     for (file, protocol) in [
         ("/proc/net/tcp", "tcp"),
         ("/proc/net/tcp6", "tcp"),
@@ -84,16 +63,84 @@ pub fn listening(pids: &[u32]) -> Vec<Listener> {
         };
         for line in text.lines().skip(1) {
             if let Some((address, state, inode)) = parse_line(line)
-                && inodes.contains(&inode)
                 // TCP: LISTEN (0A); UDP: every bound socket (07, "closed").
                 && (protocol == "udp" || state == 0x0A)
             {
-                found.push(Listener { protocol, address });
+                found.insert(inode, Listener { protocol, address });
             }
         }
     }
+    found
+}
+
+/// Every socket the processes `pids` listen on (TCP) or have bound (UDP),
+/// sorted, without repeats.
+pub fn listening(pids: &[u32]) -> Vec<Listener> {
+    let inodes: HashSet<u64> = pids.iter().flat_map(|p| socket_inodes(*p)).collect();
+    let mut found: Vec<Listener> = sockets()
+        .into_iter()
+        .filter(|(inode, _)| inodes.contains(inode))
+        .map(|(_, l)| l)
+        .collect();
     found.sort();
     found.dedup();
+    found
+}
+
+/// The TCP listeners on this machine now, by inode: what
+/// [`unattributed`] compares with.
+pub fn tcp_listeners() -> BTreeSet<u64> {
+    sockets()
+        .into_iter()
+        .filter(|(_, l)| l.protocol == "tcp")
+        .map(|(inode, _)| inode)
+        .collect()
+}
+
+/// Which process holds each socket, of every process whose descriptors
+/// this one may read.
+fn holders() -> HashMap<u64, u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return HashMap::new();
+    };
+    let mut held = HashMap::new();
+    for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
+        for inode in socket_inodes(pid) {
+            held.entry(inode).or_insert(pid);
+        }
+    }
+    held
+}
+
+/// The process holding the TCP listener on `address`, if there is one and
+/// its holder's descriptors can be read.
+pub fn holder_of(address: SocketAddr) -> Option<u32> {
+    let inode = sockets()
+        .into_iter()
+        .find(|(_, l)| l.protocol == "tcp" && l.address == address)?
+        .0;
+    holders().get(&inode).copied()
+}
+
+/// TCP listeners that appeared since `before` ([`tcp_listeners`]) and that
+/// no process dyno can see holds: a process in a pid namespace of its own,
+/// or one whose descriptors this user may not read. Read twice around the
+/// search for holders, so a socket that closed meanwhile is not counted.
+pub fn unattributed(before: &BTreeSet<u64>) -> Vec<Listener> {
+    let first = sockets();
+    let held = holders();
+    let second = tcp_listeners();
+    let mut found: Vec<Listener> = first
+        .into_iter()
+        .filter(|(inode, l)| {
+            l.protocol == "tcp"
+                && !before.contains(inode)
+                && second.contains(inode)
+                && !held.contains_key(inode)
+        })
+        .map(|(_, l)| l)
+        .collect();
+    found.sort();
     found
 }
 
@@ -138,7 +185,6 @@ mod tests {
         let (addr, ..) = parse_line(v6_loopback).unwrap();
         assert_eq!(addr, "[::1]:8080".parse().unwrap());
         assert!(parse_line("  sl  local_address rem_address").is_none());
-        assert_eq!(group_of("12 (a b) S 1 77 77 0"), Some(77));
     }
 
     #[test]
@@ -152,10 +198,11 @@ mod tests {
         };
         assert!(mine.contains(&want), "{mine:?}");
         assert!(want.is_loopback());
+        // This process holds it: it is attributed, and found by address.
+        assert_eq!(holder_of(want.address), Some(std::process::id()));
+        assert!(unattributed(&BTreeSet::new()).iter().all(|l| *l != want));
         drop(open);
         assert!(!listening(&[std::process::id()]).contains(&want));
-        // This test's own process group holds this process.
-        let pgid = nix::unistd::getpgrp().as_raw() as u32;
-        assert!(members(pgid).contains(&std::process::id()));
+        assert_eq!(holder_of(want.address), None);
     }
 }

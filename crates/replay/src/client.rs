@@ -173,8 +173,16 @@ impl ClientSpec {
         let deadline = Instant::now() + ready;
         let engine = loop {
             node.check_alive("starting").map_err(ClientError::Start)?;
-            let tried = Engine::connect(port, secret, call_limit).and_then(|mut e| {
+            // A probe takes no longer than what is left of the wait: a
+            // client that takes the connection and never answers is
+            // reported at --ready-timeout, not at the call limit.
+            let left = deadline.saturating_duration_since(Instant::now()).clamp(
+                Duration::from_millis(200),
+                call_limit.max(Duration::from_millis(200)),
+            );
+            let tried = Engine::connect(port, secret, left).and_then(|mut e| {
                 e.call("engine_exchangeCapabilities", json!([[]]))?;
+                e.set_limit(call_limit);
                 Ok(e)
             });
             match tried {
@@ -220,20 +228,22 @@ impl ClientSpec {
 
 /// Where a client's Prometheus metrics are: at `url` (geth's path), or
 /// else at `/metrics` on the same port (the Prometheus default, which
-/// EthereumJS serves), whichever answers; `url` if neither does, so the
-/// scrape says why.
+/// EthereumJS serves), whichever answers with a series; `url` if neither
+/// does, so the scrape says why.
 fn prometheus_path(url: &str) -> String {
     let limit = Duration::from_secs(5);
-    if dyno_node::metrics::scrape(url, limit).is_ok() {
+    let metrics = |u: &str| dyno_node::metrics::scrape(u, limit).is_ok_and(|s| !s.is_empty());
+    if metrics(url) {
         return url.to_string();
     }
     let other = match url.strip_prefix("http://").and_then(|r| r.split_once('/')) {
         Some((host, _)) => format!("http://{host}/metrics"),
         None => return url.to_string(),
     };
-    match dyno_node::metrics::scrape(&other, limit) {
-        Ok(_) => other,
-        Err(_) => url.to_string(),
+    if metrics(&other) {
+        other
+    } else {
+        url.to_string()
     }
 }
 

@@ -4,7 +4,10 @@
 //! dyno's genesis as a replay starts it, then asked, in order:
 //!
 //! - `start`: its Engine API answers dyno's token in time;
-//! - `loopback`: everything its process group listens on is on loopback;
+//! - `loopback`: everything its tree listens on (every process below it,
+//!   whatever its group: a daemon it double-forks too) is on loopback, its
+//!   Engine port among it, and no listener appeared that no visible
+//!   process holds;
 //! - `jwt-*`: a token of another secret, no token and an unsigned (`alg`
 //!   `none`) token are refused; a stale `iat` is noted;
 //! - `capabilities`: `engine_exchangeCapabilities` lists the methods a
@@ -17,8 +20,8 @@
 //!   `eth_blockNumber` and `eth_getBlockByNumber("latest")` agree on;
 //! - `block-log`, `metrics`: its own per-block timing log joined by hash,
 //!   its Prometheus metrics scraped, or each said to be missing;
-//! - `stop`: SIGTERM ends it within [`STOP_LIMIT`], nothing of it left
-//!   running or listening, its data removed.
+//! - `stop`: SIGTERM ends it within [`STOP_LIMIT`], nothing of its tree
+//!   left running or listening, its data removed.
 //!
 //! Each check passes, fails, is skipped with the reason, or is a note; the
 //! client conforms when none fails.
@@ -239,8 +242,7 @@ pub fn check(
             started.elapsed().as_secs_f64()
         ),
     );
-    let listening = client.node.listening();
-    loopback(&mut run, &listening);
+    let listening = loopback(&mut run, &mut client);
     authentication(&mut run, &client);
     capabilities(&mut run, &mut client.engine);
     genesis(&mut run, &mut client.engine, set);
@@ -253,34 +255,80 @@ pub fn check(
     report
 }
 
-fn loopback(run: &mut Run, listening: &[dyno_process::sockets::Listener]) {
-    let open: Vec<String> = listening
+/// Where the client's whole tree listens (every process below it, whatever
+/// its group or session): on loopback only, with its Engine port among
+/// them, and no listener appeared that dyno cannot attribute. What it
+/// listens on, for the stop check.
+fn loopback(run: &mut Run, client: &mut Running) -> Vec<dyno_process::sockets::Listener> {
+    let found = client.node.sockets();
+    let port = client.engine.port();
+    let list = |ls: &[dyno_process::sockets::Listener]| {
+        ls.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let open: Vec<_> = found
+        .own
         .iter()
         .filter(|l| !l.is_loopback())
-        .map(ToString::to_string)
+        .cloned()
         .collect();
-    let all: Vec<String> = listening.iter().map(ToString::to_string).collect();
-    if listening.is_empty() {
-        run.add(
-            "loopback",
-            Outcome::Skip,
-            "no socket of its process group found in /proc".into(),
-        );
-    } else if open.is_empty() {
-        run.pass(
-            "loopback",
-            format!("listens on loopback only: {}", all.join(", ")),
-        );
-    } else {
+    let engine = found
+        .own
+        .iter()
+        .any(|l| l.protocol == "tcp" && l.address.port() == port);
+    let processes = match found.processes {
+        1 => "1 process".to_string(),
+        n => format!("{n} processes"),
+    };
+    if !open.is_empty() {
         run.fail(
             "loopback",
             format!(
-                "listens beyond this machine on {}: give it an address flag for each (dyno \
-                 starts servers on 127.0.0.1 only)",
-                open.join(", ")
+                "its tree ({processes}) listens beyond this machine on {}: give it an address \
+                 flag for each (dyno starts servers on 127.0.0.1 only)",
+                list(&open)
+            ),
+        );
+    } else if !found.unattributed.is_empty() {
+        run.fail(
+            "loopback",
+            format!(
+                "listeners appeared as it started that no process dyno can see holds ({}): dyno \
+                 cannot tell whether they are the client's; run it as dyno's user, in dyno's pid \
+                 namespace",
+                list(&found.unattributed)
+            ),
+        );
+    } else if !engine {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let holder = dyno_process::sockets::holder_of(address)
+            .and_then(dyno_process::tree::Proc::of)
+            .map_or(String::new(), |p| {
+                format!(
+                    " (pid {} holds it, outside the client's tree)",
+                    p.describe()
+                )
+            });
+        run.fail(
+            "loopback",
+            format!(
+                "its Engine API answers on port {port}, but no process of its tree ({processes}) \
+                 holds that port{holder}: dyno cannot attribute its sockets, so it cannot check \
+                 where it listens"
+            ),
+        );
+    } else {
+        run.pass(
+            "loopback",
+            format!(
+                "its tree ({processes}) listens on loopback only: {}",
+                list(&found.own)
             ),
         );
     }
+    found.own
 }
 
 /// How a call with a token not of the secret was taken.
@@ -350,6 +398,16 @@ fn authentication(run: &mut Run, client: &Running) {
                 name,
                 format!("{what} got HTTP {status}: refuse it with 401 Unauthorized"),
             ),
+            // An error that does not say it refused the token is an
+            // answer: the call went through to a method that failed.
+            Ok(Taken::Error(error)) if !speaks_of_auth(&error) => run.fail(
+                name,
+                format!(
+                    "{what} got a JSON-RPC error that does not say the token was refused ({}): \
+                     refuse it with HTTP 401",
+                    one_line(&error)
+                ),
+            ),
             Ok(Taken::Error(error)) => run.add(
                 name,
                 Outcome::Note,
@@ -371,6 +429,23 @@ fn authentication(run: &mut Run, client: &Running) {
             Err(e) => run.fail(name, format!("{what}: {}", one_line(&e))),
         }
     }
+}
+
+/// True if a JSON-RPC error's message says a call was refused for its
+/// token (ethrex: "Auth failed"), not that the method failed.
+fn speaks_of_auth(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    [
+        "auth",
+        "jwt",
+        "token",
+        "unauthori",
+        "forbidden",
+        "permission",
+        "denied",
+    ]
+    .iter()
+    .any(|w| e.contains(w))
 }
 
 fn capabilities(run: &mut Run, engine: &mut Engine) {
@@ -674,28 +749,54 @@ fn block_log(run: &mut Run, client: &mut Running, sent: &[&Planned], log: &mut S
 }
 
 fn metrics(run: &mut Run, client: &Running) {
-    match &client.node.metrics_url {
-        None => run.add(
+    let Some(url) = &client.node.metrics_url else {
+        run.add(
             "metrics",
             Outcome::Note,
             "missing: the command line has no {metrics_port}".into(),
+        );
+        return;
+    };
+    let shown = url.replace("http://127.0.0.1", "127.0.0.1");
+    match dyno_node::metrics::scrape(url, Duration::from_secs(10)) {
+        Ok(series) if !series.is_empty() => run.pass(
+            "metrics",
+            format!("{} Prometheus series scraped at {shown}", series.len()),
         ),
-        Some(url) => match dyno_node::metrics::scrape(url, Duration::from_secs(10)) {
-            Ok(series) => run.pass(
-                "metrics",
-                format!(
-                    "{} Prometheus series scraped at {}",
-                    series.len(),
-                    url.replace("http://127.0.0.1", "127.0.0.1")
-                ),
+        // Nothing listens at the port it was given: no metrics, a note.
+        Err(e) if !answers(url) => run.add(
+            "metrics",
+            Outcome::Note,
+            format!("missing: {}", one_line(&e)),
+        ),
+        // Something answers there, but not with metrics.
+        Ok(_) => run.fail(
+            "metrics",
+            format!(
+                "{shown} answers, but with no Prometheus series: serve the text exposition format \
+                 there, or leave {{metrics_port}} out"
             ),
-            Err(e) => run.add(
-                "metrics",
-                Outcome::Note,
-                format!("missing: {}", one_line(&e)),
+        ),
+        Err(e) => run.fail(
+            "metrics",
+            format!(
+                "{} (something answers at {{metrics_port}}, but not with metrics)",
+                one_line(&e)
             ),
-        },
+        ),
     }
+}
+
+/// True if a TCP connection to `url`'s host and port is taken.
+fn answers(url: &str) -> bool {
+    let host = url
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .unwrap_or("");
+    std::net::ToSocketAddrs::to_socket_addrs(host)
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok())
 }
 
 /// The names in the working directory (a client started from a command
@@ -735,9 +836,20 @@ fn stop(
     }
     if !stopped.left_running.is_empty() {
         wrong.push(format!(
-            "{} of its processes ran on after it exited (killed): {:?}",
+            "{} of its processes ran on after it exited (killed): {}",
             stopped.left_running.len(),
-            stopped.left_running
+            stopped.left_running.join(", ")
+        ));
+    }
+    if !stopped.left_unattributed.is_empty() {
+        wrong.push(format!(
+            "listeners that appeared while it ran outlived it, held by no process dyno can see: {}",
+            stopped
+                .left_unattributed
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if !stopped.left_listening.is_empty() || !still_bound.is_empty() {

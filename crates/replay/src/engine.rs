@@ -123,6 +123,16 @@ impl Engine {
         })
     }
 
+    /// Let each later call take at most `limit` (a probe while a client
+    /// starts gets what is left of the wait; the calls after, the full
+    /// limit).
+    pub fn set_limit(&mut self, limit: Duration) {
+        self.limit = limit;
+        let stream = &self.stream.get_ref().stream;
+        let _ = stream.set_read_timeout(Some(limit));
+        let _ = stream.set_write_timeout(Some(limit));
+    }
+
     /// The JWT secret its tokens are signed with.
     pub fn secret(&self) -> &[u8; 32] {
         &self.secret

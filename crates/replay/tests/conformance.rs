@@ -1,8 +1,10 @@
 //! `dyno client check` against clients whose faults are known: a fake
 //! Engine-API client (tests/fake_client.py, which executes nothing) that
-//! behaves, one that answers VALID to every block, and one that ignores
-//! the JWT; each check that should fail does, and the well-behaved fake
-//! fails none (so every check can pass and can fail). Then geth, the real
+//! behaves, and one mode of it for each check, with the fault that check
+//! looks for (VALID to every block, the JWT ignored, a daemon that escapes
+//! its group onto 0.0.0.0, …); each check that should fail does, and the
+//! well-behaved fake fails none (so every one of the 15 can pass and can
+//! fail). Then geth, the real
 //! client `dyno setup geth` installed, passes every check (without it the
 //! test says so and passes, except under `CI`).
 
@@ -42,10 +44,15 @@ fn check(spec: &ClientSpec, set: &BlockSet) -> Report {
 }
 
 fn fake(set: &BlockSet, mode: &str) -> Report {
+    fake_with(set, mode, "")
+}
+
+/// The fake client in `mode`, with `more` on its command line.
+fn fake_with(set: &BlockSet, mode: &str, more: &str) -> Report {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake_client.py");
     let genesis = set.blocks[0].payload.header.parent_hash;
     let cmdline = format!(
-        "python3 {} --port {{authrpc_port}} --jwt {{jwt}} --genesis-hash {genesis} --mode {mode}",
+        "python3 {} --port {{authrpc_port}} --jwt {{jwt}} --genesis-hash {genesis} --mode {mode} {more}",
         script.display()
     );
     check(&ClientSpec::Cmd { cmdline }, set)
@@ -98,6 +105,96 @@ fn a_client_that_answers_valid_to_a_bad_block_or_ignores_the_jwt_fails() {
     // A stale token is a SHOULD of the spec: a note.
     assert_eq!(outcome(&open, "jwt-stale"), Outcome::Note);
     assert!(open.render().contains("3 of "), "{}", open.render());
+}
+
+/// A fake client whose daemon double-forks out of its process group and
+/// session and listens on 0.0.0.0 fails `loopback` (its tree is looked at,
+/// not its group) and `stop` (the daemon outlives a SIGTERM to the group),
+/// and nothing of it is left running after the check.
+#[test]
+fn a_client_whose_daemon_escapes_its_group_fails_loopback_and_stop() {
+    let set = set();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("daemon.pid");
+    let report = fake_with(
+        &set,
+        "daemon",
+        &format!("--pid-file {}", pid_file.display()),
+    );
+    assert_eq!(failed(&report), ["loopback", "stop"], "{}", report.render());
+    let line = |name| report.checks.iter().find(|c| c.name == name).unwrap();
+    assert!(
+        line("loopback").detail.contains("0.0.0.0:"),
+        "{}",
+        report.render()
+    );
+    assert!(
+        line("stop").detail.contains("ran on after it exited"),
+        "{}",
+        report.render()
+    );
+    let daemon: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while dyno_process::group::running(daemon) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !dyno_process::group::running(daemon),
+        "the daemon {daemon} outlived the check"
+    );
+}
+
+/// Every one of the 15 checks fails on a client with the fault it looks
+/// for: the fake client's modes, one (or a few) checks each, every other
+/// check as the good client passes it.
+#[test]
+fn every_check_fails_on_the_fault_it_looks_for() {
+    let set = set();
+    let cases: [(&str, &str, &[&str]); 13] = [
+        ("accept-all", "", &["invalid"]),
+        ("no-jwt", "", &["jwt-other", "jwt-none", "jwt-unsigned"]),
+        ("refuse-all", "", &["jwt"]),
+        (
+            "bad-status",
+            "",
+            &["jwt-other", "jwt-none", "jwt-unsigned", "jwt-stale"],
+        ),
+        // A JSON-RPC error at HTTP 200 that does not speak of the token is
+        // an answer, not a refusal; one that does (ethrex's) is a note.
+        (
+            "rpc-error",
+            "",
+            &["jwt-other", "jwt-none", "jwt-unsigned", "jwt-stale"],
+        ),
+        ("auth-error", "", &[]),
+        ("no-capabilities", "", &["capabilities"]),
+        ("wrong-genesis", "", &["genesis"]),
+        ("reject-all", "", &["valid"]),
+        ("stuck-head", "", &["forkchoice"]),
+        ("bad-log", "", &["block-log"]),
+        ("bad-metrics", "--metrics-port {metrics_port}", &["metrics"]),
+        ("good", "--metrics-port {metrics_port}", &[]),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (mode, more, want) in cases {
+        let report = fake_with(&set, mode, more);
+        assert_eq!(failed(&report), want, "mode {mode}:\n{}", report.render());
+        seen.extend(want.iter().copied());
+    }
+    // `start` (a client that never answers), `loopback` and `stop` (the
+    // daemon) fail in the tests beside this one.
+    seen.extend(["start", "loopback", "stop"]);
+    let every: std::collections::BTreeSet<&str> = conformance::CHECKS
+        .iter()
+        .copied()
+        .chain(["stop"])
+        .collect();
+    assert_eq!(seen, every, "a check no fake client fails");
+    assert_eq!(every.len(), 15);
 }
 
 #[test]

@@ -132,7 +132,7 @@ fn gas_per_op_shows_as_mgas_per_second() {
     run.results.push(r);
     assert!(table::render(&run, false).contains("500 MGas/s (1000 gas/op)"));
     assert!(markdown::render(&run).contains("500 MGas/s (1000 gas/op)"));
-    let csv = csv::render(&run);
+    let csv = crate::csv::render(&run);
     assert!(
         csv.lines()
             .last()

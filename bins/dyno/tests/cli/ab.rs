@@ -287,7 +287,7 @@ fn passes_sets_how_many_values_the_interval_has_and_an_impossible_count_is_refus
 }
 
 #[test]
-fn a_worker_refuses_a_run_beyond_the_protocols_bounds_and_serves_on() {
+fn a_worker_refuses_a_run_beyond_the_protocols_bounds_and_exits_on_a_line_not_json() {
     use std::io::{BufRead as _, Write as _};
     let tmp = tempfile::tempdir().unwrap();
     let mut child = dyno(tmp.path())
@@ -322,7 +322,32 @@ fn a_worker_refuses_a_run_beyond_the_protocols_bounds_and_serves_on() {
     // Still serving: an ordinary request gets its ordinary answer.
     let r = ask(r#"{"type":"run","iterations":1,"samples":1}"#);
     assert_eq!(r["message"], "run before a successful prepare", "{r}");
-    drop(stdin);
+    // JSON of a type it does not know: refused, and it serves on.
+    let r = ask(r#"{"type":"dance"}"#);
+    assert_eq!(r["fatal"], false, "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a request this worker knows"),
+        "{r}"
+    );
+    // A line that is not JSON: a fatal error, and it exits (2), as the
+    // protocol says.
+    let r = ask("{not json");
+    assert_eq!(
+        (&r["type"], &r["fatal"]),
+        (&Value::from("error"), &Value::from(true)),
+        "{r}"
+    );
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("unparseable request"),
+        "{r}"
+    );
     let status = child.wait().unwrap();
-    assert!(status.success(), "{status}");
+    assert_eq!(status.code(), Some(2), "{status}");
+    drop(stdin);
 }

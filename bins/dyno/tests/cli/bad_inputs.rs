@@ -154,6 +154,18 @@ impl Fixtures {
         assert_eq!(text(&o.stdout).trim(), "chains/30M");
         std::fs::create_dir(root.join("adir-full")).unwrap();
         std::fs::write(root.join("adir-full/keep.txt"), "mine").unwrap();
+        // Peer tables for `gas --blocks --compare`: a header and no rows,
+        // and a row given twice.
+        std::fs::write(
+            root.join("peer-empty.csv"),
+            "operation,parameter,client,gas\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("peer-twice.csv"),
+            "\u{feff}operation,parameter,client,gas\necrecover,,n,3000\n\"ECRECOVER\",\"\",n,2900\n",
+        )
+        .unwrap();
         // Places that cannot take a result.
         std::fs::write(root.join("afile"), "x").unwrap();
         std::fs::create_dir(root.join("adir")).unwrap();
@@ -330,7 +342,7 @@ const ROWS: &[Row] = &[
         "\"cancun\": dyno makes its chains under prague or osaka",
     ),
     row(
-        "replay --client revm --fork prague --set 30M --blocks 1 --warmup 0 --client-cmd 'x {jwt}'",
+        "replay --fork prague --set 30M --blocks 1 --warmup 0 --client-cmd 'x {jwt}'",
         2,
         "it must put the Engine API on {authrpc_port}",
     ),
@@ -354,6 +366,58 @@ const ROWS: &[Row] = &[
         "replay --set 31M",
         2,
         "--set \"31M\": choose from 30M, 36M, 60M",
+    ),
+    // Lists with a stray comma or a name twice, and flags that would drop
+    // one another: refused before anything starts (issue 51, list 11).
+    row(
+        "gas --blocks --client geth,,revm",
+        2,
+        "--client geth,,revm: an empty choice",
+    ),
+    row(
+        "gas --blocks --client revm,revm",
+        2,
+        "--client revm,revm: revm is named twice",
+    ),
+    row(
+        "gas --blocks --client revm --only ecrecover,,sha256",
+        2,
+        "--only ecrecover,,sha256: an empty choice",
+    ),
+    row(
+        "gas --blocks --client nethermind",
+        2,
+        "the clients dyno installs are ethereumjs, ethrex, geth, geth-1.17.7 and revm (dyno's own, in-process)",
+    ),
+    row(
+        "gas --blocks --client revm -o out.md",
+        2,
+        "the .md file written beside it would be the same file",
+    ),
+    row(
+        "gas --blocks --client revm --compare @/peer-empty.csv",
+        2,
+        "a header and no rows",
+    ),
+    row(
+        "gas --blocks --client revm --compare @/peer-twice.csv",
+        2,
+        ":3: ecrecover \"\" for n is given twice (first on line 2)",
+    ),
+    row(
+        "replay --set 30M,30M",
+        2,
+        "--set 30M,30M: 30M is named twice",
+    ),
+    row(
+        "replay --client geth --client-cmd 'x {authrpc_port} {jwt}'",
+        2,
+        "the argument '--client <NAME,...>' cannot be used with '--client-cmd <CMD>'",
+    ),
+    row(
+        "replay --against geth --against-cmd 'x {authrpc_port} {jwt}'",
+        2,
+        "the argument '--against <NAME>' cannot be used with '--against-cmd <CMD>'",
     ),
     row(
         "replay --against geth --pairs 2",

@@ -210,7 +210,7 @@ fn two_clients_replay_the_same_blocks_side_by_side_under_the_fork_asked() {
         results
             .iter()
             .filter(|r| r["implementation"]["name"] == client)
-            .flat_map(|r| r["blocks"].as_array().unwrap().iter())
+            .flat_map(|r| r["blocks"].as_array().into_iter().flatten())
             .map(|b| b["hash"].as_str().unwrap().to_string())
             .collect()
     };
@@ -461,6 +461,123 @@ fn a_replay_interrupted_twice_leaves_nothing_and_says_what_is_saved() {
                 .starts_with('Z'),
         "geth outlived dyno: {state}"
     );
+    assert!(
+        leftovers(tmp.path()).is_empty(),
+        "{:?}",
+        leftovers(tmp.path())
+    );
+}
+
+/// Send SIGINT to `child` through the shell's `kill` builtin.
+fn interrupt(child: &std::process::Child) {
+    let ok = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+/// One Ctrl-C while `gas --blocks` makes its blocks (revm counting every
+/// block's operations, minutes in the default run) stops it at once: the
+/// making hears the interrupt before every transaction, says nothing was
+/// timed, and exits 2 (before issue 51 the step ran on for 195 s).
+#[test]
+fn gas_blocks_hears_one_interrupt_while_it_makes_its_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = dyno(tmp.path())
+        .args(["gas", "--blocks", "--client", "revm", "-o"])
+        .arg(tmp.path().join("made.json"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    read_until(&mut stderr, &mut log, "making ");
+    let sent = std::time::Instant::now();
+    interrupt(&child);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    log.push_str(&rest);
+    let status = child.wait().unwrap();
+    let took = sent.elapsed();
+    assert_eq!(status.code(), Some(2), "stderr:\n{log}");
+    assert!(
+        log.contains("interrupted") && log.contains("nothing was timed yet"),
+        "stderr:\n{log}"
+    );
+    assert!(!log.contains("replaying"), "it went on to replay:\n{log}");
+    // Generous for a loaded machine; it is milliseconds here.
+    assert!(took < Duration::from_secs(5), "it took {took:?} to stop");
+    eprintln!("gas --blocks stopped {took:?} after one Ctrl-C while making blocks");
+}
+
+/// Two Ctrl-Cs halfway through `gas --blocks`' replay into geth: the
+/// second exits at once, and the file already holds every block timed
+/// before the first (a checkpoint is written as soon as the first is
+/// heard), marked incomplete; geth and its folder are gone.
+#[test]
+fn gas_blocks_interrupted_twice_mid_replay_keeps_every_timed_block() {
+    if geth_home().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("twice.json");
+    let mut child = dyno(tmp.path())
+        .args([
+            "gas",
+            "--blocks",
+            "--quick",
+            "--client",
+            "geth",
+            "--only",
+            "keccak256",
+            "-o",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    read_until(&mut stderr, &mut log, "replaying ");
+    // The first quarter is timed (the line says how many).
+    read_until(&mut stderr, &mut log, "geth: ");
+    let timed: usize = log
+        .lines()
+        .rev()
+        .find_map(|l| l.split("geth: ").nth(1)?.split('/').next()?.parse().ok())
+        .unwrap();
+    interrupt(&child);
+    std::thread::sleep(Duration::from_millis(300));
+    interrupt(&child);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    log.push_str(&rest);
+    let status = child.wait().unwrap();
+    assert!(
+        matches!(status.code(), Some(130 | 2)),
+        "{status}; stderr:\n{log}"
+    );
+    let run = read_json(&out);
+    assert_eq!(run["run"]["complete"], false, "stderr:\n{log}");
+    // The blocks kept, by number (each series' warm-up block, one a
+    // series, is timed but kept in no result).
+    let results = run["results"].as_array().unwrap();
+    let numbers: Vec<u64> = results
+        .iter()
+        .flat_map(|r| r["blocks"].as_array().into_iter().flatten())
+        .map(|b| b["number"].as_u64().unwrap())
+        .collect();
+    let warm_ups = results.len();
+    assert!(
+        numbers.iter().max().copied().unwrap_or(0) >= timed as u64
+            && numbers.len() + warm_ups >= timed,
+        "blocks {numbers:?} kept, {timed} were timed before the first Ctrl-C; stderr:\n{log}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
     assert!(
         leftovers(tmp.path()).is_empty(),
         "{:?}",

@@ -70,6 +70,9 @@ pub enum CountError {
     },
     #[error("block {number}: re-executing it to count: {reason}")]
     Execution { number: u64, reason: String },
+    /// Stopped before the block was counted to its end.
+    #[error("interrupted while counting block {number}")]
+    Interrupted { number: u64 },
 }
 
 /// The count check's own chain: every block's transactions re-executed,
@@ -105,6 +108,23 @@ impl<'w> Recount<'w> {
     /// senders recovered from their signatures, counting `what`; an error
     /// unless the count is `planned`.
     pub fn check(&mut self, block: &Block, what: Counted, planned: u64) -> Result<(), CountError> {
+        self.check_until(
+            block,
+            what,
+            planned,
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+    }
+
+    /// [`check`](Self::check), hearing `stop` before every transaction
+    /// ([`CountError::Interrupted`]).
+    pub fn check_until(
+        &mut self,
+        block: &Block,
+        what: Counted,
+        planned: u64,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<(), CountError> {
         let number = block.header.number;
         let failed = |reason: String| CountError::Execution { number, reason };
         let senders = recover_senders(block).map_err(|e| failed(e.to_string()))?;
@@ -117,6 +137,10 @@ impl<'w> Recount<'w> {
             .build_mainnet_with_inspector(Counter::new(what));
         let mut outcome = Ok(());
         for (tx, sender) in block.transactions.iter().zip(senders) {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                outcome = Err(CountError::Interrupted { number });
+                break;
+            }
             if let Err(e) = evm.inspect_tx_commit(tx_env(tx, sender)) {
                 outcome = Err(failed(e.to_string()));
                 break;

@@ -37,11 +37,12 @@ fn series(
     r.blocks = points
         .iter()
         .enumerate()
-        .map(|(k, &(_, ns))| Block {
+        .map(|(k, &(count, ns))| Block {
             run: 0,
             number: k as u64 + 1,
             hash: format!("0x{k:064x}"),
-            gas_used: 1,
+            // Each operation at least 1 gas, as every block can hold.
+            gas_used: count * 100 + 21_000,
             transactions: 1,
             new_payload_ns: ns as u64,
             forkchoice_ns: 0,
@@ -318,6 +319,82 @@ fn a_bad_peer_table_is_refused_naming_its_line() {
         .to_string();
     assert!(
         e.contains("p.csv:2") && e.contains("no ecrecover row"),
+        "{e}"
+    );
+}
+
+/// A peer table as a spreadsheet writes it (a byte-order mark, quoted
+/// fields, a comma inside quotes) reads as the plain one does; a header
+/// with no rows, a row given twice and an unclosed quote are refused by
+/// name and line, never compared as nothing.
+#[test]
+fn a_peer_table_is_read_as_rfc_4180_and_silent_cases_are_refused() {
+    let plain = parse_peer(
+        "operation,parameter,client,gas,note\necrecover,,nethermind,900,x\n",
+        "p.csv",
+    )
+    .unwrap();
+    let quoted = parse_peer(
+        "\u{feff}\"operation\",\"parameter\",\"client\",\"gas\",\"note\"\r\n\
+         \"ECRECOVER\",\"\",\"nethermind\",\"900\",\"a, b \"\"c\"\"\"\r\n",
+        "p.csv",
+    )
+    .unwrap();
+    assert_eq!(plain, quoted);
+    let e = parse_peer("operation,parameter,client,gas\n", "p.csv")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a header and no rows"), "{e}");
+    let e = parse_peer(
+        "operation,parameter,client,gas\necrecover,,g,1\nsha256,,g,2\nECRECOVER,,g,3\n",
+        "p.csv",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.csv:4") && e.contains("given twice") && e.contains("line 2"),
+        "{e}"
+    );
+    let e = parse_peer(
+        "operation,parameter,client,gas\n\"ecrecover,,g,1\n",
+        "p.csv",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.csv: line 2") && e.contains("never closed"),
+        "{e}"
+    );
+}
+
+/// A saved run's counts are checked before pricing: a block counting no
+/// operation (the probe's zeroed counts, once reported as "no op-isolation
+/// results") or more operations than the gas it used (a corrupt count,
+/// once priced as a negative cost with exit 0) is refused by name; the
+/// same run untouched prices.
+#[test]
+fn a_saved_run_with_impossible_counts_is_refused_naming_the_block() {
+    let mut state = 7;
+    let results = planted(&mut state, 3_000.0, 400.0);
+    let good = fixture::run("r", results.clone());
+    price_with(&[], &good, ANCHOR_MGAS, &[]).unwrap();
+    let mut zero = fixture::run("r", results.clone());
+    zero.results[0].samples[4].iters = 0;
+    let e = price_with(&[], &zero, ANCHOR_MGAS, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("reprice/ecrecover/valid in geth: block 5 counts 0 operations")
+            && e.contains("damaged"),
+        "{e}"
+    );
+    let mut corrupt = fixture::run("r", results);
+    corrupt.results[1].samples[2].iters = 10_000_000_000;
+    let e = price_with(&[], &corrupt, ANCHOR_MGAS, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("block 3 counts 10000000000 operations in") && e.contains("at least 1"),
         "{e}"
     );
 }
