@@ -198,6 +198,25 @@ fn lock(m: &Mutex<Seal>) -> std::sync::MutexGuard<'_, Seal> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The broker's refusal of a CONNECT, said with what to do about a login.
+fn refused(broker: &Broker, code: rumqttc::ConnectReturnCode) -> FleetError {
+    use rumqttc::ConnectReturnCode as C;
+    let why = match (code, broker.login.is_some()) {
+        (C::BadUserNamePassword | C::NotAuthorized, false) => {
+            ": the broker asks for a login: give its USERNAME:PASSWORD in a file (chmod 600) \
+             with --broker-login FILE (dyno worker) or --fleet-login FILE (dyno load)"
+        }
+        (C::BadUserNamePassword | C::NotAuthorized, true) => {
+            ": the broker did not take the login's username and password"
+        }
+        _ => "",
+    };
+    FleetError::Unreachable {
+        url: broker.to_string(),
+        reason: format!("it refused the connection ({code:?}){why}"),
+    }
+}
+
 impl Link {
     /// Connect as `id`, sealing under `key`, with a retained last will
     /// (`topic`, `body`) the broker publishes if this connection ends
@@ -238,25 +257,11 @@ impl Link {
         match first {
             Ok(Event::Incoming(Packet::ConnAck(a)))
                 if a.code == rumqttc::ConnectReturnCode::Success => {}
-            Ok(Event::Incoming(Packet::ConnAck(a))) => {
-                use rumqttc::ConnectReturnCode as C;
-                let why = match (a.code, broker.login.is_some()) {
-                    (C::BadUserNamePassword | C::NotAuthorized, false) => {
-                        ": the broker asks for a login: give its USERNAME:PASSWORD in a file \
-                         (chmod 600) with --broker-login FILE (dyno worker) or --fleet-login \
-                         FILE (dyno load)"
-                    }
-                    (C::BadUserNamePassword | C::NotAuthorized, true) => {
-                        ": the broker did not take the login's username and password"
-                    }
-                    _ => "",
-                };
-                return Err(unreachable(format!(
-                    "it refused the connection ({:?}){why}",
-                    a.code
-                )));
-            }
+            Ok(Event::Incoming(Packet::ConnAck(a))) => return Err(refused(broker, a.code)),
             Ok(other) => return Err(unreachable(format!("it answered {other:?}"))),
+            Err(rumqttc::ConnectionError::ConnectionRefused(code)) => {
+                return Err(refused(broker, code));
+            }
             Err(e) => return Err(unreachable(e.to_string())),
         }
         let (tx, rx) = mpsc::unbounded_channel();

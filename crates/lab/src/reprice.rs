@@ -680,10 +680,10 @@ pub fn price_with(
                  looks for {}); give a run of `dyno run precompile,precompile-bytecode,opcode,hash`",
                 w.run.id,
                 run.run.id,
-                if wanted.is_empty() {
-                    "none".to_string()
-                } else {
-                    wanted.join(", ")
+                match wanted.len() {
+                    0 => "none".to_string(),
+                    n if n > 6 => format!("{}, and {} more", wanted[..6].join(", "), n - 6),
+                    _ => wanted.join(", "),
                 }
             );
         }
