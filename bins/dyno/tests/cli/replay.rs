@@ -478,6 +478,37 @@ fn interrupt(child: &std::process::Child) {
     assert!(ok);
 }
 
+/// `dyno gas --blocks ARGS -o OUT`, its stderr piped.
+fn gas_blocks(
+    tmp: &Path,
+    args: &[&str],
+    out: &Path,
+) -> (std::process::Child, BufReader<std::process::ChildStderr>) {
+    let mut child = dyno(tmp)
+        .args(["gas", "--blocks"])
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    (child, stderr)
+}
+
+/// The rest of `child`'s stderr into `log`, and how it exited.
+fn to_the_end(
+    child: &mut std::process::Child,
+    mut stderr: BufReader<std::process::ChildStderr>,
+    log: &mut String,
+) -> std::process::ExitStatus {
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    log.push_str(&rest);
+    child.wait().unwrap()
+}
+
 /// One Ctrl-C while `gas --blocks` makes its blocks (revm counting every
 /// block's operations, minutes in the default run) stops it at once: the
 /// making hears the interrupt before every transaction, says nothing was
@@ -485,22 +516,13 @@ fn interrupt(child: &std::process::Child) {
 #[test]
 fn gas_blocks_hears_one_interrupt_while_it_makes_its_blocks() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut child = dyno(tmp.path())
-        .args(["gas", "--blocks", "--client", "revm", "-o"])
-        .arg(tmp.path().join("made.json"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let out = tmp.path().join("made.json");
+    let (mut child, mut stderr) = gas_blocks(tmp.path(), &["--client", "revm"], &out);
     let mut log = String::new();
     read_until(&mut stderr, &mut log, "making ");
     let sent = std::time::Instant::now();
     interrupt(&child);
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    log.push_str(&rest);
-    let status = child.wait().unwrap();
+    let status = to_the_end(&mut child, stderr, &mut log);
     let took = sent.elapsed();
     assert_eq!(status.code(), Some(2), "stderr:\n{log}");
     assert!(
@@ -524,23 +546,11 @@ fn gas_blocks_interrupted_twice_mid_replay_keeps_every_timed_block() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("twice.json");
-    let mut child = dyno(tmp.path())
-        .args([
-            "gas",
-            "--blocks",
-            "--quick",
-            "--client",
-            "geth",
-            "--only",
-            "keccak256",
-            "-o",
-        ])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (mut child, mut stderr) = gas_blocks(
+        tmp.path(),
+        &["--quick", "--client", "geth", "--only", "keccak256"],
+        &out,
+    );
     let mut log = String::new();
     read_until(&mut stderr, &mut log, "replaying ");
     // The first quarter is timed (the line says how many).
@@ -553,10 +563,7 @@ fn gas_blocks_interrupted_twice_mid_replay_keeps_every_timed_block() {
     interrupt(&child);
     std::thread::sleep(Duration::from_millis(300));
     interrupt(&child);
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    log.push_str(&rest);
-    let status = child.wait().unwrap();
+    let status = to_the_end(&mut child, stderr, &mut log);
     assert!(
         matches!(status.code(), Some(130 | 2)),
         "{status}; stderr:\n{log}"
