@@ -12,6 +12,8 @@
 #  0b. a broker that asks for a login (mosquitto's password_file): a worker
 #      without one refused by name, a worker and orchestrator with their
 #      login file (--broker-login, --fleet-login) served;
+#  0c. a TLS broker (mqtts://) with a certificate of a CA made here: refused
+#      on the machine's roots, served with --broker-ca and --fleet-ca;
 #   1. a fleet run: every transaction accounted for and recounted on chain,
 #      the merged percentiles equal to those recomputed here from the raw
 #      CSV, every worker's raw records kept, the planted clock offset of the
@@ -38,7 +40,7 @@
 # --new-key`); a worker sends only to a node on its --allow-node host, the
 # bridge (case 4: one whose --rpc is another node refuses its plan).
 #
-# Needs root (ip netns, veth, bridge) and mosquitto. The Results and logs
+# Needs root (ip netns, veth, bridge), mosquitto and openssl. The Results and logs
 # stay in OUT_DIR; the namespaces, bridge, broker, node and workers are
 # removed on every exit. FLEET_TXS and FLEET_RATE size run 1 (1500 at 300/s).
 set -euo pipefail
@@ -72,7 +74,7 @@ pids=()
 cleanup() {
   local rc=$?
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  for f in "$work/mosquitto.pid" "$work/auth.pid" "$work/cache/nodes/mosquitto/mosquitto.pid"; do
+  for f in "$work/mosquitto.pid" "$work/auth.pid" "$work/tls.pid" "$work/cache/nodes/mosquitto/mosquitto.pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done
   for k in $(seq "$((workers + 3))"); do
@@ -155,6 +157,46 @@ wait "$authed" || fail "the logged-in worker exited non-zero"
 grep -q "^  authed: [0-9]* requests/s" "$out/selftest-login.txt" || fail "no ceiling for the logged-in worker"
 kill "$(cat "$work/auth.pid")"
 echo "fleet-test: 0b. a broker that asks for a login: refused without it, served with it ($(secs "$t") s)" >&2
+
+# 0c. A TLS broker (mqtts://) with a certificate of a CA made here: a worker
+# that checks it against the machine's roots is refused (exit 2, naming the
+# certificate); with the CA (--broker-ca, --fleet-ca) the self-test runs.
+t=$(now)
+tport=$((lport + 2))
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=fleet-test CA" \
+  -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null || fail "openssl could not make a CA"
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$work/server.key" \
+  -out "$work/server.csr" 2>/dev/null || fail "openssl could not make a request"
+printf 'subjectAltName=IP:127.0.0.1\n' >"$work/san.ext"
+openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
+  -days 2 -extfile "$work/san.ext" -out "$work/server.pem" 2>/dev/null || fail "openssl could not sign"
+cat >"$work/tls.conf" <<CONF
+listener $tport 127.0.0.1
+allow_anonymous true
+cafile $work/ca.pem
+certfile $work/server.pem
+keyfile $work/server.key
+persistence false
+user root
+pid_file $work/tls.pid
+log_dest file $work/tls.log
+CONF
+"$mosq" -d -c "$work/tls.conf"
+for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null && break; sleep 0.1; done
+code=0
+"$dyno" worker --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --once >"$work/noca.log" 2>&1 || code=$?
+[ "$code" = 2 ] || fail "a worker that cannot check the TLS broker's certificate exited $code, not 2"
+grep -qi "certificate" "$work/noca.log" || fail "the untrusted certificate was not said: $(cat "$work/noca.log")"
+"$dyno" worker --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --broker-ca "$work/ca.pem" --name tls --once >"$work/tlsw.log" 2>&1 &
+pids+=($!)
+tlsw=$!
+"$dyno" load --fleet "mqtts://127.0.0.1:$tport/tls" --fleet-key "$key" --fleet-ca "$work/ca.pem" --self-test \
+  --self-test-requests 2000 >"$out/selftest-tls.txt" 2>"$work/selftest-tls.log" \
+  || fail "the self-test through a TLS broker failed: $(tail -3 "$work/selftest-tls.log")"
+wait "$tlsw" || fail "the TLS worker exited non-zero"
+grep -q "^  tls: [0-9]* requests/s" "$out/selftest-tls.txt" || fail "no ceiling for the TLS worker"
+kill "$(cat "$work/tls.pid")"
+echo "fleet-test: 0c. a TLS broker: refused on the machine's roots, served with its CA ($(secs "$t") s)" >&2
 
 # The bridge, and one namespace per worker (and spares for the fault runs).
 ip link add "$bridge" type bridge

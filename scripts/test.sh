@@ -378,7 +378,7 @@ chain_checks() {
     --out "$smoke/recorded-replay.json" >"$smoke/recorded-replay-stdout.json"
   python3 scripts/smoke-checks.py recorded "$smoke/recorded-replay-stdout.json" "$smoke/recorded/chain.json"
 
-  part "fleet: dyno setup mosquitto and a self-test through it; a broker that asks for a login; then a broker and a geth on a bridge, two workers in network namespaces: a run checked against its raw records and a planted clock offset, a worker killed mid-run, another version, a plan for another node than the worker's own, a broker participant without the key (forged plans, starts, batches and a done), Ctrl-C, the broker killed mid-run (scripts/fleet-test.sh)"
+  part "fleet: dyno setup mosquitto and a self-test through it; a broker that asks for a login and a TLS broker; then a broker and a geth on a bridge, two workers in network namespaces: a run checked against its raw records and a planted clock offset, a worker killed mid-run, another version, a plan for another node than the worker's own, a broker participant without the key (forged plans, starts, batches and a done), Ctrl-C, the broker killed mid-run (scripts/fleet-test.sh)"
   after system
   scripts/fleet-test.sh "$dyno" "$cache/nodes/geth/run" 2 "$smoke/fleet"
 

@@ -391,6 +391,11 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "FILE", requires = "fleet")]
     pub(crate) fleet_login: Option<PathBuf>,
 
+    /// For an mqtts:// broker: the CA certificates (PEM) its certificate
+    /// must chain to, instead of this machine's.
+    #[arg(long, value_name = "FILE", requires = "fleet")]
+    pub(crate) fleet_ca: Option<PathBuf>,
+
     /// Workers a fleet run waits for.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "fleet")]
     pub(crate) workers: usize,
@@ -424,7 +429,8 @@ can neither command this worker nor forge its records. The worker sends only to
 the node its operator names: its --rpc (the plan must name the same node), or a
 node on an --allow-node host (for a node the orchestrator starts). A broker that
 asks for a login gets it from --broker-login FILE (one line USERNAME:PASSWORD,
-mode 0600), never from the URL.
+mode 0600), never from the URL; mqtts:// speaks TLS, the broker's certificate
+checked against --broker-ca FILE or this machine's roots.
 
 Examples:
   dyno worker --new-key fleet.key               make a key; copy it to every machine
@@ -440,7 +446,8 @@ or lost, refused by the orchestrator, or interrupted.";
 #[derive(Debug, Clone, Args)]
 #[command(after_help = WORKER_HELP)]
 pub(crate) struct WorkerArgs {
-    /// Be a load worker on this MQTT broker (`mqtt://HOST:PORT/NAME`).
+    /// Be a load worker on this MQTT broker (`mqtt://HOST:PORT/NAME`, or
+    /// `mqtts://` for TLS).
     #[arg(long, value_name = "URL", requires = "key")]
     pub(crate) broker: Option<String>,
 
@@ -453,6 +460,11 @@ pub(crate) struct WorkerArgs {
     /// (mode 0600) holding one line USERNAME:PASSWORD.
     #[arg(long, value_name = "FILE", requires = "broker")]
     pub(crate) broker_login: Option<PathBuf>,
+
+    /// For an mqtts:// broker: the CA certificates (PEM) its certificate
+    /// must chain to, instead of this machine's.
+    #[arg(long, value_name = "FILE", requires = "broker")]
+    pub(crate) broker_ca: Option<PathBuf>,
 
     /// Write a new fleet key to FILE (mode 0600; an existing file is kept)
     /// and exit.

@@ -45,6 +45,7 @@ pub(crate) fn load(lab: &Lab, args: &LoadArgs) -> anyhow::Result<Outcome> {
         fleet: a.fleet,
         fleet_key: a.fleet_key,
         fleet_login: a.fleet_login,
+        fleet_ca: a.fleet_ca,
         workers: a.workers,
         join_timeout: a.join_timeout,
     };

@@ -107,6 +107,7 @@ fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
                 broker: broker.clone(),
                 key: args.key.clone().unwrap_or_default(),
                 login: args.broker_login.clone(),
+                ca: args.broker_ca.clone(),
                 name: args.name.clone(),
                 rpc: args.rpc.clone(),
                 allow_nodes: args.allow_node.clone(),

@@ -28,10 +28,16 @@ pub struct Broker {
     /// The broker's own username and password, if it asks for them
     /// ([`Broker::with_login`]); never part of the URL or its display.
     pub login: Option<crate::login::Login>,
+    /// `mqtts://`: TLS, the broker's certificate checked against
+    /// [`Broker::ca`] or else the machine's roots.
+    pub tls: bool,
+    /// The CA certificates (PEM) a TLS broker's certificate must chain to.
+    pub ca: Option<std::path::PathBuf>,
 }
 
 impl Broker {
-    /// Parse `mqtt://HOST[:PORT][/NAME]`.
+    /// Parse `mqtt://HOST[:PORT][/NAME]` (port 1883), or `mqtts://...`
+    /// for TLS (port 8883).
     pub fn parse(given: &str) -> Result<Broker, FleetError> {
         // Never echo credentials: `mqtt://user:secret@host` is said as
         // `mqtt://***@host`.
@@ -43,9 +49,14 @@ impl Broker {
             given: shown.clone(),
             reason: reason.into(),
         };
-        let rest = given
-            .strip_prefix("mqtt://")
-            .ok_or_else(|| bad("only mqtt:// is spoken (plain TCP; no TLS)"))?;
+        let (rest, tls) = match (
+            given.strip_prefix("mqtt://"),
+            given.strip_prefix("mqtts://"),
+        ) {
+            (Some(r), _) => (r, false),
+            (_, Some(r)) => (r, true),
+            _ => return Err(bad("write mqtt:// (plain TCP) or mqtts:// (TLS)")),
+        };
         let (hostport, name) = match rest.split_once('/') {
             Some((h, n)) => (h, n.trim_end_matches('/')),
             None => (rest, ""),
@@ -72,7 +83,7 @@ impl Broker {
                     .filter(|p| *p > 0)
                     .ok_or_else(|| bad("the port is not a number from 1 to 65535"))?,
             ),
-            _ => (hostport, 1883),
+            _ => (hostport, if tls { 8883 } else { 1883 }),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         if host.is_empty() {
@@ -83,7 +94,58 @@ impl Broker {
             port,
             name: name.into(),
             login: None,
+            tls,
+            ca: None,
         })
+    }
+
+    /// The same broker, its TLS certificate checked against the CA
+    /// certificates (PEM) in `ca` rather than the machine's roots.
+    pub fn with_ca(mut self, ca: Option<std::path::PathBuf>) -> Broker {
+        self.ca = ca;
+        self
+    }
+
+    /// The TLS set-up of a `mqtts://` broker: ring's provider, the roots of
+    /// `ca` (PEM) or else the machine's.
+    fn tls_config(&self) -> Result<rustls::ClientConfig, String> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject as _;
+        let mut roots = rustls::RootCertStore::empty();
+        match &self.ca {
+            Some(path) => {
+                let shown = path.display();
+                let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+                    .map_err(|e| format!("the broker's CA file {shown}: {e}"))?
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("the broker's CA file {shown}: {e}"))?;
+                let (added, _) = roots.add_parsable_certificates(certs);
+                if added == 0 {
+                    return Err(format!(
+                        "the broker's CA file {shown}: no CA certificate in it (a PEM file of one or more \
+                         `BEGIN CERTIFICATE` blocks)"
+                    ));
+                }
+            }
+            None => {
+                let found = rustls_native_certs::load_native_certs();
+                roots.add_parsable_certificates(found.certs);
+                if roots.is_empty() {
+                    return Err(
+                        "this machine has no CA certificates to check the broker's against: give \
+                         the broker's CA with --broker-ca FILE (dyno worker) or --fleet-ca FILE \
+                         (dyno load)"
+                            .into(),
+                    );
+                }
+            }
+        }
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        Ok(rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth())
     }
 
     /// The same broker, logged into as `login`.
@@ -135,10 +197,11 @@ impl Broker {
 
 impl fmt::Display for Broker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
         if self.host.contains(':') {
-            write!(f, "mqtt://[{}]:{}/{}", self.host, self.port, self.name)
+            write!(f, "{scheme}://[{}]:{}/{}", self.host, self.port, self.name)
         } else {
-            write!(f, "mqtt://{}:{}/{}", self.host, self.port, self.name)
+            write!(f, "{scheme}://{}:{}/{}", self.host, self.port, self.name)
         }
     }
 }
@@ -236,6 +299,17 @@ impl Link {
         o.set_max_packet_size(MAX_MESSAGE, MAX_MESSAGE);
         if let Some(l) = &broker.login {
             o.set_credentials(l.username.clone(), l.password.clone());
+        }
+        if broker.tls {
+            let config = broker
+                .tls_config()
+                .map_err(|reason| FleetError::Unreachable {
+                    url: broker.to_string(),
+                    reason,
+                })?;
+            o.set_transport(rumqttc::Transport::tls_with_config(
+                rumqttc::TlsConfiguration::Rustls(Arc::new(config)),
+            ));
         }
         if let Some((topic, body)) = will {
             let payload = seal.seal_last(&topic, &body);
@@ -393,8 +467,14 @@ mod tests {
         let b = Broker::parse("mqtt://[::1]:1883/x").unwrap();
         assert_eq!(b.host, "::1");
         assert_eq!(b.to_string(), "mqtt://[::1]:1883/x");
+        let t = Broker::parse("mqtts://broker/lab").unwrap();
+        assert!(t.tls);
+        assert_eq!(t.to_string(), "mqtts://broker:8883/lab");
         for (bad, says) in [
-            ("http://h:1883", "only mqtt://"),
+            (
+                "http://h:1883",
+                "write mqtt:// (plain TCP) or mqtts:// (TLS)",
+            ),
             ("mqtt://h:0", "port"),
             ("mqtt://h:99999", "port"),
             ("mqtt://u:p@h:1883", "\"mqtt://***@h:1883\": credentials"),

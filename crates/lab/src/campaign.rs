@@ -77,6 +77,8 @@ pub struct Request {
     pub fleet_key: Option<PathBuf>,
     /// The broker's login file (`USERNAME:PASSWORD`, mode 0600).
     pub fleet_login: Option<PathBuf>,
+    /// The CA certificates (PEM) of an `mqtts://` broker.
+    pub fleet_ca: Option<PathBuf>,
     /// Workers a fleet run waits for.
     pub workers: usize,
     /// How long a fleet run waits for them, seconds.

@@ -86,7 +86,8 @@ fn check(args: &Request, opts: &lab::Options) -> crate::Result<()> {
 pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finished> {
     let broker = Broker::parse(url)
         .map_err(|e| Error::Refused(format!("--fleet {e}")))?
-        .with_login(read_login(args.fleet_login.as_deref(), "--fleet-login")?);
+        .with_login(read_login(args.fleet_login.as_deref(), "--fleet-login")?)
+        .with_ca(args.fleet_ca.clone());
     let opts = campaign::options(&lab.paths, args)?;
     check(args, &opts)?;
     let targets = if args.self_test {
@@ -467,7 +468,8 @@ fn read_login(
 pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     let broker = Broker::parse(&o.broker)
         .map_err(|e| Error::Refused(format!("--broker {e}")))?
-        .with_login(read_login(o.login.as_deref(), "--broker-login")?);
+        .with_login(read_login(o.login.as_deref(), "--broker-login")?)
+        .with_ca(o.ca.clone());
     let name = o
         .name
         .clone()
@@ -553,6 +555,8 @@ pub struct WorkerRequest {
     pub key: std::path::PathBuf,
     /// The broker's login file (`USERNAME:PASSWORD`), if it asks for one.
     pub login: Option<std::path::PathBuf>,
+    /// The CA certificates (PEM) of an `mqtts://` broker.
+    pub ca: Option<std::path::PathBuf>,
     /// Its name on the broker (default: host name and process id).
     pub name: Option<String>,
     /// The node its operator names; a plan must name it.
