@@ -55,7 +55,7 @@ impl Broker {
         ) {
             (Some(r), _) => (r, false),
             (_, Some(r)) => (r, true),
-            _ => return Err(bad("write mqtt:// (plain TCP) or mqtts:// (TLS)")),
+            _ => return Err(bad("not an MQTT URL")),
         };
         let (hostport, name) = match rest.split_once('/') {
             Some((h, n)) => (h, n.trim_end_matches('/')),
@@ -471,10 +471,7 @@ mod tests {
         assert!(t.tls);
         assert_eq!(t.to_string(), "mqtts://broker:8883/lab");
         for (bad, says) in [
-            (
-                "http://h:1883",
-                "write mqtt:// (plain TCP) or mqtts:// (TLS)",
-            ),
+            ("http://h:1883", "not an MQTT URL"),
             ("mqtt://h:0", "port"),
             ("mqtt://h:99999", "port"),
             ("mqtt://u:p@h:1883", "\"mqtt://***@h:1883\": credentials"),

@@ -33,7 +33,7 @@ pub const PROTOCOL: u32 = 2;
 pub enum FleetError {
     /// `mqtt://HOST:PORT[/NAME]` was not given.
     #[error(
-        "{given:?}: {reason}; write mqtt://HOST:PORT or mqtt://HOST:PORT/NAME (NAME keeps fleets on one broker apart; default `dyno`)"
+        "{given:?}: {reason}; write mqtt://HOST:PORT or mqtt://HOST:PORT/NAME (mqtts:// for TLS; NAME keeps fleets on one broker apart; default `dyno`)"
     )]
     BadUrl {
         /// What was given.

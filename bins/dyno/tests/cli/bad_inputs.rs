@@ -738,7 +738,7 @@ const ROWS: &[Row] = &[
     row(
         "load --fleet http://127.0.0.1:1",
         2,
-        "--fleet \"http://127.0.0.1:1\": only mqtt:// is spoken",
+        "--fleet \"http://127.0.0.1:1\": not an MQTT URL; write mqtt://HOST:PORT",
     ),
     row(
         "load --fleet mqtt://user:HUNTER2SECRET@127.0.0.1:1",
