@@ -100,6 +100,29 @@ fail() {
   exit 1
 }
 now() { date +%s%N; }
+# Start mosquitto on CONF and wait until HOST:PORT takes connections.
+start_broker() {
+  "$mosq" -d -c "$1"
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/$2/$3") 2>/dev/null && break; sleep 0.1; done
+}
+# A worker NAME (the flags before --) and the orchestrator's self-test
+# (the flags after --) through URL: both must run and the ceiling name it.
+self_test_through() {
+  local url=$1 name=$2 w
+  shift 2
+  local wflags=() lflags=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do wflags+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  lflags=("$@")
+  "$dyno" worker --broker "$url" --key "$key" "${wflags[@]}" --name "$name" --once >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  w=$!
+  "$dyno" load --fleet "$url" --fleet-key "$key" "${lflags[@]}" --self-test --self-test-requests 2000 \
+    >"$out/selftest-$name.txt" 2>"$work/selftest-$name.log" \
+    || fail "the self-test through $url failed: $(tail -3 "$work/selftest-$name.log")"
+  wait "$w" || fail "the worker $name exited non-zero"
+  grep -q "^  $name: [0-9]* requests/s" "$out/selftest-$name.txt" || fail "no ceiling for the worker $name"
+}
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
 # 0. dyno setup mosquitto, on loopback, and a self-test through it.
@@ -139,22 +162,14 @@ user root
 pid_file $work/auth.pid
 log_dest file $work/auth.log
 CONF
-"$mosq" -d -c "$work/auth.conf"
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$aport") 2>/dev/null && break; sleep 0.1; done
+start_broker "$work/auth.conf" 127.0.0.1 "$aport"
 printf 'fleet:pass:word\n' >"$work/login"
 chmod 600 "$work/login"
 code=0
 "$dyno" worker --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --once >"$work/nologin.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "a worker without a login exited $code on a broker that asks for one, not 2"
 grep -q "asks for a login.*--broker-login" "$work/nologin.log" || fail "the refused login was not said: $(cat "$work/nologin.log")"
-"$dyno" worker --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --broker-login "$work/login" --name authed --once >"$work/authed.log" 2>&1 &
-pids+=($!)
-authed=$!
-"$dyno" load --fleet "mqtt://127.0.0.1:$aport/auth" --fleet-key "$key" --fleet-login "$work/login" --self-test \
-  --self-test-requests 2000 >"$out/selftest-login.txt" 2>"$work/selftest-login.log" \
-  || fail "the self-test through a broker with a login failed: $(tail -3 "$work/selftest-login.log")"
-wait "$authed" || fail "the logged-in worker exited non-zero"
-grep -q "^  authed: [0-9]* requests/s" "$out/selftest-login.txt" || fail "no ceiling for the logged-in worker"
+self_test_through "mqtt://127.0.0.1:$aport/auth" authed --broker-login "$work/login" -- --fleet-login "$work/login"
 kill "$(cat "$work/auth.pid")"
 echo "fleet-test: 0b. a broker that asks for a login: refused without it, served with it ($(secs "$t") s)" >&2
 
@@ -181,20 +196,12 @@ user root
 pid_file $work/tls.pid
 log_dest file $work/tls.log
 CONF
-"$mosq" -d -c "$work/tls.conf"
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null && break; sleep 0.1; done
+start_broker "$work/tls.conf" 127.0.0.1 "$tport"
 code=0
 "$dyno" worker --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --once >"$work/noca.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "a worker that cannot check the TLS broker's certificate exited $code, not 2"
 grep -qi "certificate" "$work/noca.log" || fail "the untrusted certificate was not said: $(cat "$work/noca.log")"
-"$dyno" worker --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --broker-ca "$work/ca.pem" --name tls --once >"$work/tlsw.log" 2>&1 &
-pids+=($!)
-tlsw=$!
-"$dyno" load --fleet "mqtts://127.0.0.1:$tport/tls" --fleet-key "$key" --fleet-ca "$work/ca.pem" --self-test \
-  --self-test-requests 2000 >"$out/selftest-tls.txt" 2>"$work/selftest-tls.log" \
-  || fail "the self-test through a TLS broker failed: $(tail -3 "$work/selftest-tls.log")"
-wait "$tlsw" || fail "the TLS worker exited non-zero"
-grep -q "^  tls: [0-9]* requests/s" "$out/selftest-tls.txt" || fail "no ceiling for the TLS worker"
+self_test_through "mqtts://127.0.0.1:$tport/tls" tls --broker-ca "$work/ca.pem" -- --fleet-ca "$work/ca.pem"
 kill "$(cat "$work/tls.pid")"
 echo "fleet-test: 0c. a TLS broker: refused on the machine's roots, served with its CA ($(secs "$t") s)" >&2
 
@@ -225,8 +232,7 @@ user root
 pid_file $work/mosquitto.pid
 log_dest file $work/mosquitto.log
 CONF
-"$mosq" -d -c "$work/mosquitto.conf"
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/$host_ip/$port") 2>/dev/null && break; sleep 0.1; done
+start_broker "$work/mosquitto.conf" "$host_ip" "$port"
 broker=mqtt://$host_ip:$port/fleet-test
 echo "fleet-test: broker $broker, $workers workers in namespaces ${tag}n1..${tag}n$workers" >&2
 
