@@ -253,12 +253,7 @@ fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>>
             let Some(op) = &series[i].op else {
                 return false;
             };
-            let named = [
-                op.op.clone(),
-                format!("{}/{}", op.op, op.param),
-                series[i].id.clone(),
-            ];
-            only.iter().any(|o| named.contains(o))
+            named_by(only, &op.op, &op.param, &series[i].id)
         })
         .collect();
     if wanted.is_empty() {
@@ -288,22 +283,22 @@ fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>>
     Ok(out)
 }
 
+/// True if `only` names an op series: by its operation (`keccak256`), its
+/// operation and parameter (`keccak256/32`) or its whole id.
+fn named_by(only: &[String], op: &str, param: &str, id: &str) -> bool {
+    let op_param = format!("{op}/{param}");
+    only.iter().any(|o| o == op || *o == op_param || o == id)
+}
+
 /// A saved run's op-isolation results cut to those `only` names, as
 /// `--only` names series (an operation, an operation and parameter, or a
 /// whole id), with their controls: `gas --blocks --from RUN --only ...`.
 pub fn keep_only_results(run: &mut dyno_format::Run, only: &[String]) -> crate::Result<()> {
     crate::choices::distinct("--only", only)?;
     let named = |r: &BenchResult| {
-        r.reprice.as_ref().is_some_and(|iso| {
-            iso.control.is_some() && {
-                let names = [
-                    iso.op.clone(),
-                    format!("{}/{}", iso.op, iso.param),
-                    r.id.clone(),
-                ];
-                only.iter().any(|o| names.contains(o))
-            }
-        })
+        r.reprice
+            .as_ref()
+            .is_some_and(|iso| iso.control.is_some() && named_by(only, &iso.op, &iso.param, &r.id))
     };
     if !run.results.iter().any(&named) {
         let mut ids = distinct(
