@@ -114,6 +114,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-7687208.md",
         "fresh, session 32's head, a clean run: every step passed but the last, the paired A/B's x2 knob inconclusive on one implementation (one pass at -0.04 as the host swung; CI plants x3 since); the main command as written 13m58s, 152 of 152 verified; CI's own fresh run of this head passed in 27m28s",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-a95f4d6.md",
+        "fresh, session 33's head, a clean run on an Intel Xeon host (the EPYC's before): every step passed, the paired A/B at x3 among them; the main command as written 7m02s, 152 of 152 verified; CI's own fresh run of this head passed in 29m50s",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
