@@ -80,7 +80,7 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
 /// `dyno gas --blocks`: measure (or read `--from`), price, print.
 fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
     let anchor = match args.anchor {
-        None => dyno_lab::reprice::ANCHOR_MGAS,
+        None => dyno_price::blocks::ANCHOR_MGAS,
         Some(dyno_format::gas::Anchor::Throughput(m)) => m,
         Some(other) => anyhow::bail!(
             "--anchor {other}: --blocks prices against a throughput (e.g. --anchor 100mgas, the repricing EIPs' anchor)"
@@ -88,7 +88,7 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
     };
     // Read --with and --compare first: a bad file should not cost a run.
     let peer = match &args.compare {
-        Some(path) => Some(dyno_lab::reprice::read_peer(path)?),
+        Some(path) => Some(dyno_price::peer::read_peer(path)?),
         None => None,
     };
     let with: Vec<Run> = args
@@ -149,7 +149,7 @@ fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
     match dyno_lab::reprice::price(lab, &run, anchor, &with) {
         Ok(mut priced) => {
             if let (Some(rows), Some(path)) = (&peer, &args.compare) {
-                dyno_lab::reprice::compare(&mut priced, rows, &path.display().to_string())?;
+                dyno_price::peer::compare(&mut priced, rows, &path.display().to_string())?;
             }
             print_stdout(&dyno_report::reprice::render(
                 &priced,

@@ -42,7 +42,7 @@ use crate::precompile::{self, Pick};
 use crate::vm::{REVM_VERSION, Vm};
 
 /// The group of every bytecode-mode id.
-pub const GROUP: &str = "precompile-bytecode";
+pub const GROUP: &str = dyno_format::gas::BYTECODE_GROUP;
 
 /// The no-op control's target: IDENTITY, called with no input.
 pub const NOOP_TARGET: Address = address!("0x0000000000000000000000000000000000000004");
@@ -92,10 +92,7 @@ pub fn expected_return(output: &[u8]) -> Vec<u8> {
     r
 }
 
-/// The parameter holding the control's times, `[{iters, ns}]`, one per
-/// time the loop timed itself (warm-up included: the last ones pair with
-/// the result's samples).
-pub const CONTROL_SAMPLES: &str = "control_samples";
+pub use dyno_format::gas::CONTROL_SAMPLES;
 
 /// A loop program in revm, run as one transaction per sample.
 pub struct LoopWorkload {

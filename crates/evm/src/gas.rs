@@ -5,6 +5,24 @@
 
 pub use dyno_spec::gas::*;
 
+/// The nominal gas of direct-mode precompile `id` under each schedule, by
+/// fork, recorded with its result at measure time
+/// ([`dyno_format::gas::NOMINAL_GAS`]); `None` for an id that is not one
+/// (an input whose price cannot be computed is left out of the map).
+pub fn nominal_gas_by_fork(
+    ctx: &dyno_workload::Ctx,
+    schedules: &[Schedule],
+    id: &str,
+) -> Option<std::collections::BTreeMap<String, u64>> {
+    let (op, input) = crate::precompile::input_of(ctx, id)?.ok()?;
+    Some(
+        schedules
+            .iter()
+            .filter_map(|s| Some((s.fork.clone(), s.nominal_gas(op, &input).ok()?)))
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,6 @@ pub mod gas;
 pub mod geth;
 pub mod opcode;
 pub mod precompile;
-pub mod pricing;
 pub mod reprice;
 pub mod tx;
 pub mod vm;

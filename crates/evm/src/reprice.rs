@@ -38,10 +38,7 @@ use crate::gas::Schedule;
 use crate::vm::Vm;
 use program::{Call, Program};
 
-/// The id group.
-pub const GROUP: &str = "reprice";
-/// The op name of the control series.
-pub const CONTROL: &str = "control";
+pub use dyno_format::reprice::{CONTROL, GROUP};
 /// Funded senders in the genesis.
 pub const SENDERS: u64 = 64;
 /// Gas a transaction may take beyond its calibrated cost.

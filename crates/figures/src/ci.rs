@@ -598,8 +598,8 @@ pub fn busy_ab_table(root: &Path) -> Result<String, FiguresError> {
             let exit = read::text(&trial.join("exit"))?;
             let mut aa = read::run(&trial.join("ab-aa.json.gz"))?;
             let mut knob = read::run(&trial.join("ab-knob.json.gz"))?;
-            dyno_lab::ab::judge(&mut aa.paired);
-            dyno_lab::ab::judge(&mut knob.paired);
+            dyno_gate::paired::judge(&mut aa.paired);
+            dyno_gate::paired::judge(&mut knob.paired);
             let flagged = aa
                 .paired
                 .iter()

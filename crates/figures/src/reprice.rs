@@ -17,18 +17,18 @@ pub const BLOCKS_RUN: &str = "docs/research/data/reprice-blocks-2026-11-29.json.
 /// The kept run of the same operations' library and bytecode ids.
 pub const LEVELS_RUN: &str = "docs/research/data/reprice-levels-2026-11-29.json.gz";
 /// The anchor the table prices at: the repricing EIPs' 100 MGas/s.
-const ANCHOR_MGAS: f64 = 100.0;
+const ANCHOR_MGAS: f64 = dyno_price::blocks::ANCHOR_MGAS;
 
 /// The two kept runs, priced.
 fn priced(root: &Path) -> Result<(Pricing, dyno_format::Run, dyno_format::Run), FiguresError> {
     let blocks = read::run(&root.join(BLOCKS_RUN))?;
     let levels = read::run(&root.join(LEVELS_RUN))?;
     let specs = root.join("specs");
-    let schedules = dyno_lab::reprice::schedule_names(&specs).map_err(|e| FiguresError::Data {
+    let schedules = dyno_price::blocks::schedule_names(&specs).map_err(|e| FiguresError::Data {
         path: specs.join(dyno_spec::reprice::SCHEDULES),
         why: e.to_string(),
     })?;
-    let pricing = dyno_lab::reprice::price_with(
+    let pricing = dyno_price::blocks::price_with(
         &schedules,
         &blocks,
         ANCHOR_MGAS,

@@ -1,5 +1,5 @@
 //! docs/state.md's table of the state suite at 10⁶ accounts, priced as
-//! `dyno gas --state --from` prices the kept run (`dyno_state::pricing`
+//! `dyno gas --state --from` prices the kept run (`dyno_price::state`
 //! against specs/gas/state/schedules.toml, 60 MGas/s, factor 2).
 
 use std::path::{Path, PathBuf};
@@ -54,12 +54,19 @@ fn priced(root: &Path) -> Result<Arc<Priced>, FiguresError> {
             path: root.join("specs/gas/state/schedules.toml"),
             why: e.to_string(),
         })?;
-    let pricing = dyno_state::pricing::price(&run, &schedules, 60.0, 2.0).map_err(|e| {
+    let accesses = dyno_spec::state_gas::load_accesses(&root.join("specs")).map_err(|e| {
         FiguresError::Data {
-            path: path.clone(),
+            path: root.join("specs/gas/state/schedules.toml"),
             why: e.to_string(),
         }
     })?;
+    let pricing =
+        dyno_price::state::price(&run, &schedules, &accesses, 60.0, 2.0).map_err(|e| {
+            FiguresError::Data {
+                path: path.clone(),
+                why: e.to_string(),
+            }
+        })?;
     let p = Arc::new(Priced { path, run, pricing });
     done.push((root.to_path_buf(), p.clone()));
     Ok(p)

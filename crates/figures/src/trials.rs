@@ -1,6 +1,6 @@
 //! docs/gate.md's table of `dyno ab` trials, from the trial series in
 //! docs/trials/: every trial's whole Result, judged by today's rules
-//! (`dyno_lab::ab::judge`: Holm's p, the verdict and the minimum detectable
+//! (`dyno_gate::paired::judge`: Holm's p, the verdict and the minimum detectable
 //! effect at the run's number of comparisons).
 
 use std::fmt::Write as _;
@@ -75,7 +75,7 @@ fn series(dir: &Path) -> Result<Vec<Trial>, FiguresError> {
         .into_iter()
         .map(|(number, path)| {
             let mut run = read::run(&path)?;
-            dyno_lab::ab::judge(&mut run.paired);
+            dyno_gate::paired::judge(&mut run.paired);
             Ok(Trial {
                 number,
                 paired: run.paired,

@@ -1,13 +1,32 @@
 //! The gas table's rows: what `dyno gas` priced, as the reports render
 //! them. The pricing itself (nominal gas from a fork's schedule, the
-//! anchors, the flags) is `dyno_evm::pricing`; the rows and their figures
-//! live here, with the rest of what results are, so that a report renders
-//! them without compiling the EVM.
+//! anchors, the flags) is `dyno_price::precompile`; the rows and their
+//! figures live here, with the rest of what results are, and the names
+//! results are found by, so that a report and the pricing read a run
+//! without compiling the EVM.
 
 use dyno_stats::Interval;
 use serde::{Deserialize, Serialize};
 
 use crate::BenchResult;
+
+/// The id that anchors calculated gas: ECRECOVER on a valid signature.
+pub const ANCHOR_ID: &str = "precompile/ecrecover/ValidKey";
+/// ECRECOVER's price, the anchor's gas.
+pub const ANCHOR_GAS: f64 = 3000.0;
+/// The group of every bytecode-mode precompile id (a STATICCALL loop).
+pub const BYTECODE_GROUP: &str = "precompile-bytecode";
+/// The bytecode loop's no-op control's id.
+pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
+/// The parameter in which a bytecode loop records its control's times,
+/// `[{iters, ns}]`, one per time the loop timed itself (warm-up included:
+/// the last ones pair with the result's samples).
+pub const CONTROL_SAMPLES: &str = "control_samples";
+/// The parameter in which a direct-mode precompile result records its
+/// input's nominal gas under every fork's schedule, at measure time
+/// (`{"osaka": 3000, "prague": 3000}`), so a report prices the run from the
+/// run alone.
+pub const NOMINAL_GAS: &str = "nominal_gas";
 
 /// A figure with its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::gas::Estimate;
 
+/// The id group of the op-isolation series (`reprice/<op>/<param>`).
+pub const GROUP: &str = "reprice";
+/// The op name of a control series.
+pub const CONTROL: &str = "control";
+
 /// One series' fits in one client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

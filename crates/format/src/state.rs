@@ -1,7 +1,7 @@
 //! The state-access gas table's rows (`dyno gas --state`): each access at
 //! each state size and cache state, its time, its calculated gas and the
 //! nominal gas of every schedule, and how its cost grows with the state.
-//! The pricing is `dyno_state::pricing`; the rows live here so that a
+//! The pricing is `dyno_price::state`; the rows live here so that a
 //! report renders them without compiling the EVM.
 
 use serde::{Deserialize, Serialize};

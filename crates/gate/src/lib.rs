@@ -25,12 +25,16 @@
 //! default), and the comparison says so ([`Comparison::normalised`]).
 //! Instruction counts (callgrind) can be compared instead of times: they
 //! are exact, so the threshold alone decides.
+//!
+//! The paired A/B verdict of `dyno ab` (two builds measured interleaved in
+//! one run) is [`paired`]'s.
 
 use dyno_format::{BenchResult, Run, VerificationStatus};
 use serde::Serialize;
 
 mod changes;
 mod machine;
+pub mod paired;
 mod verdict;
 
 pub use changes::changes;

@@ -29,6 +29,7 @@ use std::sync::atomic::Ordering;
 use dyno_adapter::{Adapter, AdapterWorkload, Checker, Launch, Pool};
 use dyno_format::destination::Destination;
 use dyno_format::paired::{Paired, Pass};
+use dyno_gate::paired::{self as verdicts, Of};
 use dyno_runner::rounds::{self, Plan, Stopped};
 use dyno_runner::slowdown::{self, Slowdown};
 use dyno_workload::{BuildError, Workload};
@@ -36,11 +37,6 @@ use dyno_workload::{BuildError, Workload};
 use crate::session::Measured;
 use crate::{Error, Lab, refuse};
 
-/// The confidence of each benchmark's interval, and the family-wise level
-/// of the any-difference test.
-pub const LEVEL: f64 = 0.95;
-/// The power the minimum detectable effect is quoted at.
-pub const POWER: f64 = 0.95;
 /// Passes per benchmark, each with fresh worker processes, unless asked
 /// for more ([`Request::passes`]).
 pub const PASSES: usize = 4;
@@ -395,110 +391,6 @@ fn plan(
     Ok(out)
 }
 
-/// The verdict of an interval of log ratios against `threshold` (a log
-/// ratio), given Holm's p of the t test.
-pub fn verdict(low: f64, high: f64, threshold: f64, p_holm: f64) -> &'static str {
-    let alpha = 1.0 - LEVEL;
-    if low > threshold && p_holm < alpha {
-        "regressed"
-    } else if high < -threshold && p_holm < alpha {
-        "improved"
-    } else if low > -threshold && high < threshold {
-        "unchanged"
-    } else {
-        "inconclusive"
-    }
-}
-
-/// A comparison with no verdict: `why`.
-fn not_compared(p: &Planned, (a, b): (&str, &str), threshold: f64, why: String) -> Paired {
-    Paired {
-        id: p.id.clone(),
-        implementation: p.implementation.clone(),
-        base: a.into(),
-        candidate: b.into(),
-        passes: Vec::new(),
-        delta: 0.0,
-        delta_low: 0.0,
-        delta_high: 0.0,
-        level: LEVEL,
-        p: 1.0,
-        p_holm: 1.0,
-        threshold,
-        min_detectable: None,
-        verdict: "not compared".into(),
-        note: Some(why),
-    }
-}
-
-/// Fill in every compared benchmark's Holm p, verdict and minimum
-/// detectable effect (which depends on how many were compared).
-pub fn judge(paired: &mut [Paired]) {
-    let compared = verdicts(paired);
-    let comparisons = compared.len();
-    for i in compared {
-        let p = &mut paired[i];
-        let stats: Vec<f64> = p.passes.iter().map(|x| x.statistic).collect();
-        if let Some(r) = dyno_stats::paired::passes(&stats, LEVEL) {
-            let mde = dyno_stats::paired::detectable(
-                (1.0 + p.threshold).ln(),
-                r.se,
-                (stats.len() - 1) as f64,
-                LEVEL,
-                POWER,
-                comparisons,
-            );
-            p.min_detectable = Some(mde.exp_m1());
-        }
-    }
-}
-
-/// Fill in every compared benchmark's Holm p and verdict; the indices of
-/// those compared.
-fn verdicts(paired: &mut [Paired]) -> Vec<usize> {
-    let compared: Vec<usize> = (0..paired.len())
-        .filter(|&i| paired[i].verdict != "not compared")
-        .collect();
-    let ps: Vec<f64> = compared.iter().map(|&i| paired[i].p).collect();
-    for (&i, adj) in compared.iter().zip(dyno_stats::twosample::holm(&ps)) {
-        let p = &mut paired[i];
-        p.p_holm = adj;
-        let t = (1.0 + p.threshold).ln();
-        p.verdict = verdict((1.0 + p.delta_low).ln(), (1.0 + p.delta_high).ln(), t, adj).into();
-    }
-    compared
-}
-
-/// The comparison of `p` from its passes so far (at least two).
-fn compared(
-    p: &Planned,
-    (a, b): (&str, &str),
-    threshold: f64,
-    passes: &[Pass],
-    note: Option<String>,
-) -> Option<Paired> {
-    let stats: Vec<f64> = passes.iter().map(|x| x.statistic).collect();
-    let r = dyno_stats::paired::passes(&stats, LEVEL)?;
-    Some(Paired {
-        id: p.id.clone(),
-        implementation: p.implementation.clone(),
-        base: a.into(),
-        candidate: b.into(),
-        passes: passes.to_vec(),
-        delta: r.estimate.exp_m1(),
-        delta_low: r.interval.lower.exp_m1(),
-        delta_high: r.interval.upper.exp_m1(),
-        level: LEVEL,
-        p: r.p,
-        p_holm: r.p,
-        threshold,
-        // With the run's number of comparisons, in `judge`.
-        min_detectable: None,
-        verdict: String::new(),
-        note,
-    })
-}
-
 /// Why a pass of a benchmark gave no rounds.
 #[derive(Debug)]
 enum Skip {
@@ -662,28 +554,33 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         })
     };
     let labels = (a0.label.clone(), b0.label.clone());
-    let tally =
-        |planned: &[Planned], dropped: &[Option<String>], data: &[Vec<Pass>]| {
-            let l = (labels.0.as_str(), labels.1.as_str());
-            planned
-                .iter()
-                .enumerate()
-                .map(|(k, p)| match &dropped[k] {
-                    Some(why) => not_compared(p, l, req.threshold, why.clone()),
-                    None => compared(p, l, req.threshold, &data[k], knob_note(&p.id))
+    let tally = |planned: &[Planned], dropped: &[Option<String>], data: &[Vec<Pass>]| {
+        planned
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let of = Of {
+                    id: &p.id,
+                    implementation: &p.implementation,
+                    base: &labels.0,
+                    candidate: &labels.1,
+                };
+                match &dropped[k] {
+                    Some(why) => verdicts::not_compared(of, req.threshold, why.clone()),
+                    None => verdicts::compared(of, req.threshold, &data[k], knob_note(&p.id))
                         .unwrap_or_else(|| Paired {
                             // Kept, so an interrupted run loses no round.
                             passes: data[k].clone(),
-                            ..not_compared(
-                                p,
-                                l,
+                            ..verdicts::not_compared(
+                                of,
                                 req.threshold,
                                 format!("{} pass(es) so far: at least 2 are needed", data[k].len()),
                             )
                         }),
-                })
-                .collect::<Vec<Paired>>()
-        };
+                }
+            })
+            .collect::<Vec<Paired>>()
+    };
     let mut data: Vec<Vec<Pass>> = vec![Vec::new(); planned.len()];
     let mut dropped: Vec<Option<String>> = vec![None; planned.len()];
     let mut failure = None;
@@ -754,12 +651,12 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             s.pool.borrow_mut().stop();
         }
         run.paired = tally(&planned, &dropped, &data);
-        judge(&mut run.paired);
+        verdicts::judge(&mut run.paired);
         saving.checkpoint(&run);
     }
     // Again: a pass cut short has rounds the last tally did not see.
     run.paired = tally(&planned, &dropped, &data);
-    judge(&mut run.paired);
+    verdicts::judge(&mut run.paired);
     let noise = probe.finish();
     if let Some(why) = noise.speed.as_ref().and_then(|s| s.swung(req.threshold)) {
         say(&format!("warning: {why}"));
@@ -781,131 +678,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_verdict_needs_the_whole_interval_beyond_the_threshold() {
-        let t = 1.05f64.ln();
-        assert_eq!(verdict(0.06, 0.3, t, 0.001), "regressed");
-        assert_eq!(
-            verdict(0.06, 0.3, t, 0.2),
-            "inconclusive",
-            "not significant"
-        );
-        assert_eq!(verdict(0.02, 0.3, t, 0.001), "inconclusive", "spans +5%");
-        assert_eq!(verdict(-0.3, -0.06, t, 0.001), "improved");
-        assert_eq!(verdict(-0.02, 0.03, t, 0.001), "unchanged");
-        assert_eq!(verdict(-0.2, 0.2, t, 0.9), "inconclusive", "too noisy");
-    }
-
-    fn paired(id: &str, low: f64, high: f64, p: f64) -> Paired {
-        Paired {
-            id: id.into(),
-            implementation: "x".into(),
-            base: "a".into(),
-            candidate: "b".into(),
-            passes: Vec::new(),
-            delta: (low + high) / 2.0,
-            delta_low: low,
-            delta_high: high,
-            level: LEVEL,
-            p,
-            p_holm: p,
-            threshold: 0.05,
-            min_detectable: Some(0.1),
-            verdict: String::new(),
-            note: None,
-        }
-    }
-
-    #[test]
-    fn holm_runs_over_the_compared_benchmarks_only() {
-        // Two clear regressions at p = 0.02 each: Holm makes them 0.04
-        // and 0.04, still below 0.05; a third benchmark at 0.02 makes
-        // the smallest 0.06, and none is flagged.
-        let mut two = vec![paired("a", 0.2, 0.3, 0.02), paired("b", 0.2, 0.3, 0.02)];
-        two.push(Paired {
-            verdict: "not compared".into(),
-            ..paired("c", 0.0, 0.0, 0.0)
-        });
-        judge(&mut two);
-        assert_eq!(two[0].verdict, "regressed");
-        assert_eq!(two[1].verdict, "regressed");
-        assert!((two[0].p_holm - 0.04).abs() < 1e-12);
-        assert_eq!(two[2].verdict, "not compared");
-        let mut three = vec![
-            paired("a", 0.2, 0.3, 0.02),
-            paired("b", 0.2, 0.3, 0.02),
-            paired("c", 0.2, 0.3, 0.02),
-        ];
-        judge(&mut three);
-        assert!(three.iter().all(|p| p.verdict == "inconclusive"));
-    }
-
-    #[test]
     fn a_pass_with_no_ratios_is_no_pass() {
         assert!(matches!(pass_statistic(&[]), Err(Skip::Failed(_))));
         assert_eq!(pass_statistic(&[0.1, 0.3, 0.2]).unwrap(), 0.2);
-    }
-
-    /// A simulated run: `comparisons` benchmarks of 4 passes, each pass's
-    /// statistic the median of 25 round ratios plus its processes' own
-    /// offset; the first benchmark's true log ratio is `effect`, the rest
-    /// are A/As.
-    fn simulated_run(
-        rng: &mut dyno_stats::SplitMix64,
-        comparisons: usize,
-        effect: f64,
-    ) -> Vec<Paired> {
-        let planned = |k: usize| Planned {
-            id: format!("bench/{k}"),
-            workload: "w".into(),
-            implementation: "x".into(),
-        };
-        (0..comparisons)
-            .map(|k| {
-                let passes: Vec<Pass> = (0..4)
-                    .map(|_| {
-                        let ratios: Vec<f64> = (0..25).map(|_| 0.04 * rng.normal()).collect();
-                        let statistic = dyno_stats::median(&ratios).unwrap()
-                            + 0.01 * rng.normal()
-                            + if k == 0 { effect } else { 0.0 };
-                        Pass {
-                            iterations: 1,
-                            order: String::new(),
-                            base_ns: Vec::new(),
-                            candidate_ns: Vec::new(),
-                            log_ratios: Vec::new(),
-                            statistic,
-                        }
-                    })
-                    .collect();
-                compared(&planned(k), ("a", "b"), 0.05, &passes, None).unwrap()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn the_reported_detectable_change_is_what_the_verdict_catches() {
-        let mut rng = dyno_stats::SplitMix64(0x0d_e7ec7);
-        for comparisons in [12, 152] {
-            // What a run reports: the median detectable change over an
-            // A/A's comparisons.
-            let mut aa = simulated_run(&mut rng, comparisons, 0.0);
-            judge(&mut aa);
-            let mut reported: Vec<f64> = aa.iter().filter_map(|p| p.min_detectable).collect();
-            reported.sort_by(f64::total_cmp);
-            let mde = reported[reported.len() / 2];
-            // A true change of that size on one benchmark, judged by the
-            // verdict over the whole run.
-            let trials = 300;
-            let caught = (0..trials)
-                .filter(|_| {
-                    let mut run = simulated_run(&mut rng, comparisons, mde.ln_1p());
-                    verdicts(&mut run);
-                    run[0].verdict == "regressed"
-                })
-                .count();
-            let rate = caught as f64 / trials as f64;
-            eprintln!("{comparisons} comparisons: detectable {mde:.4}, caught in {rate:.3}");
-            assert!(rate >= 0.90, "{comparisons} comparisons: {rate} at {mde}");
-        }
     }
 }

@@ -53,7 +53,7 @@ library_errors!(
     dyno_runner::clock::ClockTooSlow,
     dyno_gate::GateError,
     dyno_spec::gas::GasError,
-    dyno_evm::pricing::PricingError,
+    dyno_price::Error,
     dyno_load::lab::LoadError,
     dyno_workload::BuildError,
 );

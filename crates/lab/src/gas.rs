@@ -1,8 +1,8 @@
 //! The gas session: measure every precompile directly and in bytecode,
 //! beside the opcodes, then set time against a fork's gas schedule.
 
-use dyno_evm::pricing::{self, Estimate};
 use dyno_format::{BenchResult, Run};
+use dyno_price::precompile::{self as pricing, Estimate};
 pub use dyno_spec::gas::Schedule;
 
 use crate::error::Context as _;
@@ -37,8 +37,8 @@ pub struct Priced {
 
 /// Price `run`'s precompiles against `schedule`: with the nominal gas each
 /// result recorded when it was measured, else (`from_vectors`, for `dyno
-/// gas`) from the input in the vectors; a report passes `false` and reads
-/// the run alone.
+/// gas`) from the input in the vectors ([`with_nominal_gas`]); a report
+/// passes `false` and reads the run alone.
 pub fn price(
     lab: &Lab,
     run: &Run,
@@ -47,19 +47,67 @@ pub fn price(
     factor: f64,
     from_vectors: bool,
 ) -> crate::Result<Priced> {
-    let ctx = lab.paths.ctx();
-    let source = match from_vectors {
-        true => pricing::GasSource::Vectors(&ctx),
-        false => pricing::GasSource::Recorded,
+    let (results, mut left_out) = match from_vectors {
+        true => with_nominal_gas(&lab.paths.ctx(), &run.results, schedule),
+        false => (run.results.clone(), Vec::new()),
     };
-    let (rows, left_out) = pricing::price_run(&run.results, schedule, source, anchor, factor)
+    let (rows, more) = pricing::price_run(&results, &schedule.fork, anchor, factor)
         .with_context(|| format!("pricing run {}", run.run.id))?;
+    left_out.extend(more);
     Ok(Priced {
         rows,
         left_out,
-        anchor_ns: timed(&run.results, pricing::ANCHOR_ID).expect("priced rows imply an anchor"),
-        noop_ns: timed(&run.results, pricing::NOOP_ID),
+        anchor_ns: timed(&results, pricing::ANCHOR_ID).expect("priced rows imply an anchor"),
+        noop_ns: timed(&results, pricing::NOOP_ID),
     })
+}
+
+/// `results` with every direct-mode precompile result that recorded no
+/// nominal gas for `schedule`'s fork given it, priced from its input in
+/// the vectors (a run measured before results recorded their gas, or
+/// without that fork's schedule). A result whose input cannot be priced is
+/// left out and listed with the reason; one that is not a precompile input
+/// of the suite is left out silently.
+pub fn with_nominal_gas(
+    ctx: &dyno_workload::Ctx,
+    results: &[BenchResult],
+    schedule: &Schedule,
+) -> (Vec<BenchResult>, Vec<String>) {
+    let mut left_out = Vec::new();
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        let recorded = r
+            .parameters
+            .get(pricing::NOMINAL_GAS)
+            .and_then(|m| m.get(&schedule.fork))
+            .is_some();
+        if r.group() != "precompile" || !r.baseline || recorded {
+            out.push(r.clone());
+            continue;
+        }
+        let Some(found) = dyno_evm::precompile::input_of(ctx, &r.id) else {
+            continue;
+        };
+        let gas = found
+            .map_err(|e| e.to_string())
+            .and_then(|(op, input)| schedule.nominal_gas(op, &input).map_err(|e| e.to_string()));
+        match gas {
+            Ok(g) => {
+                let mut r = r.clone();
+                let by_fork = r
+                    .parameters
+                    .entry(pricing::NOMINAL_GAS.to_string())
+                    .or_insert_with(|| serde_json::json!({}));
+                if !by_fork.is_object() {
+                    *by_fork = serde_json::json!({});
+                }
+                by_fork[&schedule.fork] = serde_json::json!(g);
+                out.push(r);
+            }
+            Err(e) => left_out.push(format!("{}: {e}", r.id)),
+        }
+    }
+    (out, left_out)
 }
 
 /// Measure what `dyno gas --state` prices: the state suite at its
@@ -81,7 +129,9 @@ pub fn price_state(
 ) -> crate::Result<dyno_format::state::StatePricing> {
     let schedules =
         dyno_spec::state_gas::load(&lab.paths.specs).context("state-access schedules")?;
-    dyno_state::pricing::price(run, &schedules, throughput_mgas, factor)
+    let accesses =
+        dyno_spec::state_gas::load_accesses(&lab.paths.specs).context("state-access prices")?;
+    dyno_price::state::price(run, &schedules, &accesses, throughput_mgas, factor)
         .with_context(|| format!("pricing run {}", run.run.id))
 }
 

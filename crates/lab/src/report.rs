@@ -55,7 +55,7 @@ pub fn html(
         // to price it.
         let recorded = precompiles
             .iter()
-            .any(|r| r.parameters.contains_key(dyno_evm::pricing::NOMINAL_GAS));
+            .any(|r| r.parameters.contains_key(dyno_format::gas::NOMINAL_GAS));
         if !precompiles.is_empty() && !recorded {
             eprintln!(
                 "dyno: no gas chart for run {}: its results hold no nominal gas (measured before \

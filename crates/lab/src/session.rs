@@ -630,14 +630,10 @@ fn jobs(
                 parameters.insert("workload".into(), e.workload.clone().into());
             }
             if def.group == "precompile"
-                && let Some(gas) =
-                    dyno_evm::pricing::nominal_gas_by_fork(&ctx, &schedules, &e.workload)
+                && let Some(gas) = dyno_evm::gas::nominal_gas_by_fork(&ctx, &schedules, &e.workload)
                 && !gas.is_empty()
             {
-                parameters.insert(
-                    dyno_evm::pricing::NOMINAL_GAS.into(),
-                    serde_json::json!(gas),
-                );
+                parameters.insert(dyno_format::gas::NOMINAL_GAS.into(), serde_json::json!(gas));
             }
             Some(Job {
                 id: e.id,

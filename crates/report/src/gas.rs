@@ -1,5 +1,5 @@
 //! The `dyno gas` table, in every output format: aligned text, Markdown,
-//! CSV and JSON. The figures come from `dyno_evm::pricing` (the rows are `dyno_format::gas`); this module
+//! CSV and JSON. The figures come from `dyno_price::precompile` (the rows are `dyno_format::gas`); this module
 //! only lays them out.
 
 use std::fmt::Write as _;

@@ -64,7 +64,7 @@ pub struct RunInput<'a> {
     pub load_svgs: Vec<(String, String)>,
 }
 
-/// A run's gas table, priced by `dyno_evm::pricing::price_run`.
+/// A run's gas table, priced by `dyno_price::precompile::price_run`.
 #[derive(Debug, Clone)]
 pub struct GasInput {
     /// The priced rows.

@@ -1,6 +1,6 @@
 //! The `dyno gas --state` table, in every output format: each access at
 //! each state size and cache state against every schedule, then how each
-//! grows with the state. The figures are `dyno_state::pricing`'s (the rows
+//! grows with the state. The figures are `dyno_price::state`'s (the rows
 //! are `dyno_format::state`); this module only lays them out.
 
 use std::fmt::Write as _;

@@ -74,7 +74,7 @@ pub enum Price {
     /// The precompile's price in `specs/gas/<fork>.toml`, on the input.
     Fork,
     /// The access's price under each schedule of
-    /// `specs/gas/state/schedules.toml` (`dyno_state::pricing::nominal`).
+    /// `specs/gas/state/schedules.toml` (`dyno_price::state::nominal`).
     State,
 }
 

@@ -21,7 +21,6 @@ pub mod database;
 pub mod layout;
 #[cfg(feature = "engines")]
 pub mod mdbx;
-pub mod pricing;
 pub mod shape;
 pub mod store;
 pub mod vectors;

@@ -19,21 +19,6 @@ fn named<'a>(all: &'a [StateSchedule], name: &str) -> &'a StateSchedule {
         .unwrap_or_else(|| panic!("no schedule {name} in specs/gas/state/schedules.toml"))
 }
 
-/// A schedule's parameter by its EIP-8038 name.
-fn value(s: &StateSchedule, parameter: &str) -> Option<u64> {
-    match parameter {
-        "cold_account_access" => Some(s.cold_account_access),
-        "cold_storage_access" => Some(s.cold_storage_access),
-        "warm_access" => Some(s.warm_access),
-        "storage_write" => Some(s.storage_write),
-        "storage_clear_refund" => Some(s.storage_clear_refund),
-        "call_value" => Some(s.call_value),
-        "account_write" => s.account_write,
-        "create_access" => s.create_access,
-        _ => None,
-    }
-}
-
 #[test]
 fn eip_8038_is_revms() {
     let all = schedules();
@@ -50,7 +35,7 @@ fn eip_8038_is_revms() {
     ];
     for (parameter, want) in revm {
         assert_eq!(
-            value(s, parameter),
+            s.parameter(parameter),
             Some(want),
             "{parameter}: schedules.toml against revm"
         );
@@ -71,7 +56,7 @@ fn every_version_holds_its_copied_numbers() {
         let s = named(&all, version["schedule"].as_str().unwrap());
         for (parameter, want) in version["parameters"].as_object().unwrap() {
             assert_eq!(
-                value(s, parameter),
+                s.parameter(parameter),
                 want.as_u64(),
                 "{}: {parameter}",
                 s.name
@@ -93,7 +78,7 @@ fn the_superseded_version_is_not_revms() {
         ("storage_write", eip8038::STORAGE_WRITE),
     ]
     .into_iter()
-    .filter(|(p, want)| value(old, p) != Some(*want))
+    .filter(|(p, want)| old.parameter(p) != Some(*want))
     .map(|(p, _)| p)
     .collect();
     assert_eq!(
@@ -103,5 +88,24 @@ fn the_superseded_version_is_not_revms() {
             "cold_storage_access",
             "storage_clear_refund"
         ]
+    );
+}
+
+/// The state-access prices are one `[[access]]` entry per access kind the
+/// suite measures, in the order its tables show them.
+#[test]
+fn every_access_has_one_price_in_the_specs_in_the_suites_order() {
+    let prices = dyno_spec::state_gas::load_accesses(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs"),
+    )
+    .unwrap();
+    let priced: Vec<&str> = prices.iter().map(|p| p.name.as_str()).collect();
+    let measured: Vec<&str> = dyno_state::access::ACCESSES
+        .iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(
+        priced, measured,
+        "specs/gas/state/schedules.toml [[access]]"
     );
 }

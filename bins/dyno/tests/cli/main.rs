@@ -11,5 +11,6 @@ mod instructions;
 mod load;
 mod reference;
 mod replay;
+mod rules;
 mod run;
 mod signals;

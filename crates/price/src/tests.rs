@@ -1,7 +1,15 @@
 use dyno_format::fixture;
 use dyno_format::replay::Block;
 
-use super::*;
+use dyno_format::gas::Estimate;
+use dyno_format::reprice::{Fit, Isolation};
+use dyno_format::state::ScheduleName;
+use dyno_format::{BenchResult, Mode, Sample};
+use serde_json::json;
+
+use crate::blocks::{ANCHOR_MGAS, price_with};
+use crate::fit::{fit_results, joint_fits};
+use crate::peer::{compare, parse_peer};
 
 /// A uniform draw in [0, 1) from a SplitMix64 stream.
 fn uniform(state: &mut u64) -> f64 {

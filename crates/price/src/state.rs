@@ -3,69 +3,32 @@
 //! beside what each schedule of `specs/gas/state/schedules.toml` charges
 //! for it, and the exponent of its growth with the state's size.
 //!
-//! What an access costs under a schedule (docs/state.md, "Gas"): the access
-//! alone, not the loop around it nor the warm read some loops add to prove
-//! the access happened (together under 200 gas, revm's `loop_gas` shows
-//! them):
-//!
-//! | access | price |
-//! |---|---|
-//! | `sload-cold`, `sload-missing` | cold storage access |
-//! | `balance-*`, `extcode*-cold`, `extcode*-missing` | cold account access |
-//! | `*-warm` (SLOAD, BALANCE, SSTORE) | warm access |
-//! | `call-value-cold` | cold account access + call value − 2 300 (the unused stipend returns) |
-//! | `call-value-warm` | warm access + call value − 2 300 |
-//! | `sstore-fresh` | cold storage access + storage set (Osaka) or storage write |
-//! | `sstore-modify`, `sstore-clear` | cold storage access + storage write (the refund aside) |
-//! | `create`, `create2` | create (Osaka) or the proposal's create access |
+//! What an access costs under a schedule is data, the `[[access]]` table
+//! of that file ([`dyno_spec::state_gas::AccessPrice`]): the access alone,
+//! not the loop around it nor the warm read some loops add to prove the
+//! access happened (together under 200 gas, revm's `loop_gas` shows them).
+//! A result is read from its id alone (`state/<access>/<accounts>[-dropped]`),
+//! so a saved run prices without the suite.
 
-use dyno_format::gas::{Estimate, Pricing};
+use dyno_format::gas::{ANCHOR_GAS, ANCHOR_ID, Estimate, Pricing};
 use dyno_format::state::{Nominal, ScheduleName, StatePricing, StateRow, StateTrend};
 use dyno_format::{BenchResult, Run};
-use dyno_spec::state_gas::StateSchedule;
+use dyno_spec::state_gas::{AccessPrice, StateSchedule};
 
-use crate::access::{self, Op};
-use crate::bench::{GROUP, parse_input};
-use crate::cache::Cache;
+use crate::Error;
 
-/// The id whose time is 3 000 gas.
-pub const ANCHOR_ID: &str = "precompile/ecrecover/ValidKey";
-/// ECRECOVER's price.
-pub const ANCHOR_GAS: f64 = 3000.0;
-/// The gas stipend a value-moving CALL gives its callee.
-const STIPEND: u64 = 2300;
+/// The state suite's id group.
+pub const GROUP: &str = "state";
 
-/// Why a run cannot be priced.
-#[derive(Debug, thiserror::Error)]
-pub enum PricingError {
-    /// No ECRECOVER time to anchor calculated gas.
-    #[error("the run has no timed {ANCHOR_ID} (every dyno run records it): cannot anchor gas")]
-    NoAnchor,
-    /// No state-access result.
-    #[error(
-        "the run has no timed state/ result: run `dyno run state` (or `dyno gas --state`) first"
-    )]
-    NoState,
+/// What schedule `s` charges for access kind `name` alone, by `accesses`
+/// (the file's `[[access]]` table); `None` for a kind it does not price.
+pub fn nominal(name: &str, s: &StateSchedule, accesses: &[AccessPrice]) -> Option<u64> {
+    s.charge(accesses.iter().find(|a| a.name == name)?)
 }
 
-/// What schedule `s` charges for access kind `name` alone; `None` for a
-/// kind this module does not know.
-pub fn nominal(name: &str, s: &StateSchedule) -> Option<u64> {
-    let a = access::find(name)?;
-    let value_call = s.call_value.saturating_sub(STIPEND);
-    Some(match (a.op, a.warm) {
-        (Op::Sload | Op::Balance | Op::Sstore, true) => s.warm_access,
-        (Op::CallValue, true) => s.warm_access + value_call,
-        (Op::Sload, false) => s.cold_storage_access,
-        (Op::Balance | Op::ExtCodeSize | Op::ExtCodeHash, _) => s.cold_account_access,
-        (Op::CallValue, false) => s.cold_account_access + value_call,
-        (Op::Sstore, false) if a.name == "sstore-fresh" => {
-            s.cold_storage_access + s.storage_set.unwrap_or(s.storage_write)
-        }
-        (Op::Sstore | Op::SstoreClear, _) => s.cold_storage_access + s.storage_write,
-        (Op::Create | Op::Create2, _) => s.create.or(s.create_access)?,
-    })
-}
+/// A row's cache state: the page cache kept, or dropped before each access.
+const WARM: &str = "warm";
+const EVICTED: &str = "evicted";
 
 fn flag(calculated: f64, nominal: u64, factor: f64) -> Option<Pricing> {
     let ratio = calculated / (nominal as f64).max(1.0);
@@ -78,27 +41,22 @@ fn flag(calculated: f64, nominal: u64, factor: f64) -> Option<Pricing> {
     }
 }
 
-fn cache_name(c: Cache) -> &'static str {
-    match c {
-        Cache::Warm => "warm",
-        Cache::Dropped => "evicted",
-    }
-}
-
-/// Price every state-access result of `run` against `schedules`.
+/// Price every state-access result of `run` against `schedules`, each
+/// access by its entry in `accesses`, the rows in its order.
 pub fn price(
     run: &Run,
     schedules: &[StateSchedule],
+    accesses: &[AccessPrice],
     throughput_mgas: f64,
     factor: f64,
-) -> Result<StatePricing, PricingError> {
+) -> Result<StatePricing, Error> {
     let timed = |r: &BenchResult| Estimate::of(r);
     let anchor = run
         .results
         .iter()
         .find(|r| r.id == ANCHOR_ID)
         .and_then(timed)
-        .ok_or(PricingError::NoAnchor)?;
+        .ok_or(Error::NoStateAnchor)?;
     let mut rows = Vec::new();
     for r in &run.results {
         let mut parts = r.id.splitn(3, '/');
@@ -106,14 +64,16 @@ pub fn price(
         else {
             continue;
         };
-        let (Some((accounts, cache)), Some(ns)) = (parse_input(input), timed(r)) else {
+        let (Some((accounts, evicted)), Some(ns)) =
+            (dyno_format::state::input_parts(input), timed(r))
+        else {
             continue;
         };
         let calculated_gas = ns.ratio(anchor, ANCHOR_GAS);
         let nominal = schedules
             .iter()
             .filter_map(|s| {
-                let gas = nominal(name, s)?;
+                let gas = nominal(name, s, accesses)?;
                 Some(Nominal {
                     schedule: s.name.clone(),
                     gas,
@@ -124,7 +84,7 @@ pub fn price(
         rows.push(StateRow {
             access: name.to_string(),
             accounts,
-            cache: cache_name(cache).into(),
+            cache: if evicted { EVICTED } else { WARM }.into(),
             implementation: r.implementation.name.clone(),
             ns,
             loop_gas: r.parameters.get("gas_per_op").and_then(|v| v.as_u64()),
@@ -138,10 +98,10 @@ pub fn price(
         });
     }
     if rows.is_empty() {
-        return Err(PricingError::NoState);
+        return Err(Error::NoState);
     }
     let order = |name: &str| {
-        access::ACCESSES
+        accesses
             .iter()
             .position(|a| a.name == name)
             .unwrap_or(usize::MAX)
@@ -152,7 +112,7 @@ pub fn price(
             order(&r.access),
             r.implementation.clone(),
             r.accounts,
-            r.cache != cache_name(Cache::Warm),
+            r.cache != WARM,
         )
     });
     Ok(StatePricing {
@@ -214,9 +174,16 @@ pub fn trends(rows: &[StateRow]) -> Vec<StateTrend> {
 mod tests {
     use super::*;
 
+    fn dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs")
+    }
+
     fn schedules() -> Vec<StateSchedule> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
-        dyno_spec::state_gas::load(&dir).unwrap()
+        dyno_spec::state_gas::load(&dir()).unwrap()
+    }
+
+    fn accesses() -> Vec<AccessPrice> {
+        dyno_spec::state_gas::load_accesses(&dir()).unwrap()
     }
 
     /// Osaka's prices of the accesses agree with revm's own accounting of
@@ -243,19 +210,23 @@ mod tests {
             ("sstore-warm", 270, 64 + 106),
         ];
         for (name, gas, around) in loop_gas {
-            assert_eq!(nominal(name, osaka), Some(gas - around), "{name}");
+            assert_eq!(
+                nominal(name, osaka, &accesses()),
+                Some(gas - around),
+                "{name}"
+            );
         }
-        assert_eq!(nominal("create", osaka), Some(32_000));
+        assert_eq!(nominal("create", osaka, &accesses()), Some(32_000));
         let p = schedules()
             .into_iter()
             .find(|s| s.name == "eip-8038")
             .unwrap();
-        assert_eq!(nominal("sload-cold", &p), Some(2100));
-        assert_eq!(nominal("balance-cold", &p), Some(3000));
-        assert_eq!(nominal("call-value-cold", &p), Some(12_000));
-        assert_eq!(nominal("sstore-modify", &p), Some(12_100));
-        assert_eq!(nominal("create2", &p), Some(12_000));
-        assert_eq!(nominal("no-such-access", &p), None);
+        assert_eq!(nominal("sload-cold", &p, &accesses()), Some(2100));
+        assert_eq!(nominal("balance-cold", &p, &accesses()), Some(3000));
+        assert_eq!(nominal("call-value-cold", &p, &accesses()), Some(12_000));
+        assert_eq!(nominal("sstore-modify", &p, &accesses()), Some(12_100));
+        assert_eq!(nominal("create2", &p, &accesses()), Some(12_000));
+        assert_eq!(nominal("no-such-access", &p, &accesses()), None);
     }
 
     /// A made-up run: SLOAD costs 1, 10 and 100 µs at 10⁴, 10⁵ and 10⁶
@@ -276,7 +247,14 @@ mod tests {
                 Some(ns * 2.0),
             ));
         }
-        let priced = price(&run("r", results.clone()), &schedules(), 60.0, 2.0).unwrap();
+        let priced = price(
+            &run("r", results.clone()),
+            &schedules(),
+            &accesses(),
+            60.0,
+            2.0,
+        )
+        .unwrap();
         assert_eq!(priced.rows.len(), 6);
         let first = &priced.rows[0];
         assert_eq!((first.accounts, first.cache.as_str()), (10_000, "warm"));
@@ -306,9 +284,23 @@ mod tests {
             assert_eq!(t.sizes, [10_000, 100_000, 1_000_000]);
         }
         // Without the anchor, or without a state result: a clear error.
-        let e = price(&run("r", results[1..].to_vec()), &schedules(), 60.0, 2.0).unwrap_err();
-        assert!(matches!(e, PricingError::NoAnchor));
-        let e = price(&run("r", results[..1].to_vec()), &schedules(), 60.0, 2.0).unwrap_err();
+        let e = price(
+            &run("r", results[1..].to_vec()),
+            &schedules(),
+            &accesses(),
+            60.0,
+            2.0,
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::NoStateAnchor));
+        let e = price(
+            &run("r", results[..1].to_vec()),
+            &schedules(),
+            &accesses(),
+            60.0,
+            2.0,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("dyno run state"), "{e}");
     }
 }

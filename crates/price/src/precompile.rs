@@ -3,8 +3,8 @@
 //!
 //! For each precompile input:
 //!
-//! - **nominal gas**: the fork's schedule ([`crate::gas::Schedule`]) applied
-//!   to the input bytes;
+//! - **nominal gas**: the fork's schedule applied to the input bytes, as
+//!   the result recorded it when it was measured ([`NOMINAL_GAS`]);
 //! - **ns direct**: the direct call's time (the fit's slope where the
 //!   samples were fitted, otherwise the P50), with its 95% interval;
 //! - **ns bytecode**: one STATICCALL's cost beyond the no-op control's
@@ -29,24 +29,17 @@
 //!   below it by more than the factor (overpriced).
 
 use dyno_format::BenchResult;
+pub use dyno_format::gas::{
+    ANCHOR_GAS, ANCHOR_ID, Anchor, CONTROL_SAMPLES, Estimate, NOMINAL_GAS, NOOP_ID, Pricing, Row,
+};
 
-use crate::bytecode;
-
-/// The id that anchors calculated gas: ECRECOVER on a valid signature.
-pub const ANCHOR_ID: &str = "precompile/ecrecover/ValidKey";
-/// ECRECOVER's price, the anchor's gas.
-pub const ANCHOR_GAS: f64 = 3000.0;
-/// The no-op control's id.
-pub const NOOP_ID: &str = "precompile-bytecode/noop/identity-empty";
-
-pub use dyno_format::gas::{Anchor, Estimate, Pricing, Row};
+use crate::Error;
 
 /// A bytecode loop's cost per call beyond the no-op control's, and whether
 /// it is paired. Paired: the result recorded the control's times beside
-/// its own ([`bytecode::CONTROL_SAMPLES`], the last of which pair with its
-/// samples, the same N each); the slope is Theil-Sen's over the
-/// differences. Otherwise the loop's estimate less `noop`'s (`None`
-/// without one).
+/// its own ([`CONTROL_SAMPLES`], the last of which pair with its samples,
+/// the same N each); the slope is Theil-Sen's over the differences.
+/// Otherwise the loop's estimate less `noop`'s (`None` without one).
 pub fn bytecode_net(r: &BenchResult, noop: Option<Estimate>) -> Option<(Estimate, bool)> {
     if let Some(diffs) = paired_differences(r) {
         let x: Vec<f64> = diffs.iter().map(|d| d.0).collect();
@@ -70,7 +63,7 @@ pub fn bytecode_net(r: &BenchResult, noop: Option<Estimate>) -> Option<(Estimate
 fn paired_differences(r: &BenchResult) -> Option<Vec<(f64, f64)>> {
     let control: Vec<(u64, u64)> = r
         .parameters
-        .get(bytecode::CONTROL_SAMPLES)?
+        .get(CONTROL_SAMPLES)?
         .as_array()?
         .iter()
         .map(|s| Some((s.get("iters")?.as_u64()?, s.get("ns")?.as_u64()?)))
@@ -87,57 +80,6 @@ fn paired_differences(r: &BenchResult) -> Option<Vec<(f64, f64)>> {
             (s.iters == iters).then_some((iters as f64, s.ns as f64 - ns as f64))
         })
         .collect()
-}
-
-/// The parameter in which a direct-mode precompile result records its
-/// input's nominal gas under every fork's schedule, at measure time
-/// (`{"osaka": 3000, "prague": 3000}`), so a report prices the run from the
-/// run alone.
-pub const NOMINAL_GAS: &str = "nominal_gas";
-
-/// The nominal gas of direct-mode precompile `id` under each schedule, by
-/// fork; `None` for an id that is not one (an input whose price cannot be
-/// computed is left out of the map).
-pub fn nominal_gas_by_fork(
-    ctx: &dyno_workload::Ctx,
-    schedules: &[crate::gas::Schedule],
-    id: &str,
-) -> Option<std::collections::BTreeMap<String, u64>> {
-    let (op, input) = crate::precompile::input_of(ctx, id)?.ok()?;
-    Some(
-        schedules
-            .iter()
-            .filter_map(|s| Some((s.fork.clone(), s.nominal_gas(op, &input).ok()?)))
-            .collect(),
-    )
-}
-
-/// Where [`price_run`] finds an input's nominal gas when its result did
-/// not record it for the fork asked for.
-#[derive(Debug, Clone, Copy)]
-pub enum GasSource<'a> {
-    /// Nowhere: such a result is left out, saying why (a report reads
-    /// results only).
-    Recorded,
-    /// The input from the vectors, priced by the schedule (`dyno gas
-    /// --from` on a run measured before results recorded their gas).
-    Vectors(&'a dyno_workload::Ctx),
-}
-
-/// Why a gas table cannot be made from the results.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum PricingError {
-    /// The anchor was not measured (or failed).
-    #[error("the anchor {0} has no timing in these results; it must be measured to compute gas")]
-    NoAnchor(String),
-    /// `--anchor arith` without arithmetic opcode results.
-    #[error(
-        "the arithmetic anchor needs the opcode/arith-* results; run them too (`dyno gas` does) or choose another anchor"
-    )]
-    NoArithmetic,
-    /// A factor that cannot flag anything.
-    #[error("the mispricing factor must be above 1, got {0}")]
-    Factor(f64),
 }
 
 /// A result and the gas it should cost.
@@ -187,16 +129,17 @@ pub fn arithmetic_rate(results: &[BenchResult]) -> Option<Estimate> {
 }
 
 /// Price every direct-mode precompile result of a run (the baseline
-/// implementation's) against `schedule`, plus the opcode results, and build
-/// the table. Precompile results whose input cannot be priced are left out
-/// and listed with the reason in the second value.
+/// implementation's) against fork `fork`'s schedule, with the nominal gas
+/// each recorded when it was measured ([`NOMINAL_GAS`]), plus the opcode
+/// results, and build the table. Precompile results that recorded no
+/// price for `fork` are left out and listed with the reason in the second
+/// value.
 pub fn price_run(
     results: &[BenchResult],
-    schedule: &crate::gas::Schedule,
-    source: GasSource<'_>,
+    fork: &str,
     second: Option<Anchor>,
     factor: f64,
-) -> Result<(Vec<Row>, Vec<String>), PricingError> {
+) -> Result<(Vec<Row>, Vec<String>), Error> {
     let mut priced = Vec::new();
     let mut left_out = Vec::new();
     for r in results
@@ -206,31 +149,19 @@ pub fn price_run(
         let recorded = r
             .parameters
             .get(NOMINAL_GAS)
-            .and_then(|m| m.get(&schedule.fork))
+            .and_then(|m| m.get(fork))
             .and_then(serde_json::Value::as_u64);
-        let nominal = match (recorded, source) {
-            (Some(gas), _) => Ok(gas),
-            (None, GasSource::Recorded) => Err(format!(
-                "no nominal gas for fork {} recorded in the result (measured before dyno \
-                 recorded it, or without that fork's schedule); `dyno gas --from RUN --fork {}` \
-                 prices it from the vectors",
-                schedule.fork, schedule.fork
-            )),
-            (None, GasSource::Vectors(ctx)) => {
-                let Some(found) = crate::precompile::input_of(ctx, &r.id) else {
-                    continue;
-                };
-                found.map_err(|e| e.to_string()).and_then(|(op, input)| {
-                    schedule.nominal_gas(op, &input).map_err(|e| e.to_string())
-                })
-            }
-        };
-        match nominal {
-            Ok(nominal_gas) => priced.push(Priced {
+        match recorded {
+            Some(nominal_gas) => priced.push(Priced {
                 direct: r,
                 nominal_gas,
             }),
-            Err(e) => left_out.push(format!("{}: {e}", r.id)),
+            None => left_out.push(format!(
+                "{}: no nominal gas for fork {fork} recorded in the result (measured before \
+                 dyno recorded it, or without that fork's schedule); `dyno gas --from RUN \
+                 --fork {fork}` prices it from the vectors",
+                r.id
+            )),
         }
     }
     priced.extend(opcodes(results));
@@ -245,9 +176,9 @@ pub fn table(
     results: &[BenchResult],
     second: Option<Anchor>,
     factor: f64,
-) -> Result<Vec<Row>, PricingError> {
+) -> Result<Vec<Row>, Error> {
     if factor.is_nan() || factor <= 1.0 {
-        return Err(PricingError::Factor(factor));
+        return Err(Error::Factor(factor));
     }
     let timed = |id: &str| {
         results
@@ -255,7 +186,7 @@ pub fn table(
             .filter(|r| r.id == id && r.baseline)
             .find_map(Estimate::of)
     };
-    let anchor = timed(ANCHOR_ID).ok_or_else(|| PricingError::NoAnchor(ANCHOR_ID.into()))?;
+    let anchor = timed(ANCHOR_ID).ok_or_else(|| Error::NoAnchor(ANCHOR_ID.into()))?;
     let noop = timed(NOOP_ID);
     let net = |id: &str| {
         results
@@ -265,16 +196,14 @@ pub fn table(
     };
     let anchor_id = ANCHOR_ID.split_once('/').map_or("", |(_, rest)| rest);
     // Bytecode gas needs an ECRECOVER bytecode time clearly above zero.
-    let bytecode_anchor = net(&format!("{}/{anchor_id}", bytecode::GROUP))
+    let bytecode_anchor = net(&format!("{}/{anchor_id}", dyno_format::gas::BYTECODE_GROUP))
         .map(|(e, _)| e)
         .filter(|e| e.lower > 0.0);
     let second_rate = match second {
         None => None,
         // MGas/s = gas per µs, so gas per ns = MGas/s / 1000.
         Some(Anchor::Throughput(m)) => Some(Estimate::exact(m / 1000.0)),
-        Some(Anchor::Arithmetic) => {
-            Some(arithmetic_rate(results).ok_or(PricingError::NoArithmetic)?)
-        }
+        Some(Anchor::Arithmetic) => Some(arithmetic_rate(results).ok_or(Error::NoArithmetic)?),
     };
     let mut rows = Vec::new();
     for p in priced {
@@ -287,7 +216,7 @@ pub fn table(
             parts.next().unwrap_or_default(),
             parts.next().unwrap_or_default(),
         );
-        let bytecode_id = format!("{}/{op}/{input}", bytecode::GROUP);
+        let bytecode_id = format!("{}/{op}/{input}", dyno_format::gas::BYTECODE_GROUP);
         let bytecode = net(&bytecode_id);
         let is_anchor = p.direct.id == ANCHOR_ID;
         let calculated_gas = if is_anchor {
@@ -442,10 +371,8 @@ mod tests {
         c.extend(n.iter().map(
             |&iters| serde_json::json!({"iters": iters, "ns": (control * iters as f64) as u64}),
         ));
-        r.parameters.insert(
-            bytecode::CONTROL_SAMPLES.into(),
-            serde_json::Value::Array(c),
-        );
+        r.parameters
+            .insert(CONTROL_SAMPLES.into(), serde_json::Value::Array(c));
         r
     }
 
@@ -456,26 +383,21 @@ mod tests {
         // the no-op result, measured on its own minutes earlier, caught a
         // 2x slow spell: 300 ns.
         let mut sha = looped("precompile-bytecode/sha256/32B", 350.0, 150.0, 0);
-        let control = sha.parameters[bytecode::CONTROL_SAMPLES]
-            .as_array()
-            .unwrap()
-            .clone();
+        let control = sha.parameters[CONTROL_SAMPLES].as_array().unwrap().clone();
         let slow = 2.2;
         sha.samples[3].ns = (sha.samples[3].ns as f64 * slow) as u64;
         let mut control = control;
         control[3]["ns"] =
             (((control[3]["ns"].as_u64().unwrap() as f64) * slow).round() as u64).into();
-        sha.parameters.insert(
-            bytecode::CONTROL_SAMPLES.into(),
-            serde_json::Value::Array(control),
-        );
+        sha.parameters
+            .insert(CONTROL_SAMPLES.into(), serde_json::Value::Array(control));
         let noop_alone = Some(Estimate::exact(300.0));
         let (e, paired) = bytecode_net(&sha, noop_alone).unwrap();
         assert!(paired);
         assert!((340.0..360.0).contains(&e.value), "{e:?}");
         assert!(e.lower <= e.value && e.value <= e.upper);
         // Unpaired, the same samples against the separate no-op: 200 ns.
-        sha.parameters.remove(bytecode::CONTROL_SAMPLES);
+        sha.parameters.remove(CONTROL_SAMPLES);
         let (e, paired) = bytecode_net(&sha, noop_alone).unwrap();
         assert!(!paired);
         assert!(e.value < 250.0, "{e:?}");
@@ -563,7 +485,7 @@ mod tests {
         assert!((rows[1].second.unwrap().value - 390.0).abs() < 1e-9);
         // Without opcode results the anchor is refused with advice.
         let err = table(&priced(&run()), &run(), Some(Anchor::Arithmetic), 2.0).unwrap_err();
-        assert_eq!(err, PricingError::NoArithmetic);
+        assert_eq!(err, Error::NoArithmetic);
     }
 
     #[test]
@@ -582,11 +504,11 @@ mod tests {
         let p = priced(&results);
         assert_eq!(
             table(&p, &results[1..], None, 2.0).unwrap_err(),
-            PricingError::NoAnchor(ANCHOR_ID.into())
+            Error::NoAnchor(ANCHOR_ID.into())
         );
         assert_eq!(
             table(&p, &results, None, 1.0).unwrap_err(),
-            PricingError::Factor(1.0)
+            Error::Factor(1.0)
         );
     }
 }
