@@ -226,10 +226,18 @@ fn sources() -> Vec<String> {
         .collect()
 }
 
+/// Files copied from another project with their shape kept (each names
+/// its origin and license at its head).
+const VENDORED: &[&str] = &[
+    // revm-precompile 43.0.3's arkworks BLS12-381 code, MIT.
+    "crates/evm/src/arkworks_bls.rs",
+];
+
 /// Code dyno did not write by hand: vendored sources keep their own
 /// shape, generated files are rewritten by their generators.
 fn vendored_or_generated(path: &str) -> bool {
-    path.contains("/vendor/")
+    VENDORED.contains(&path)
+        || path.contains("/vendor/")
         || path.contains("/node_modules/")
         || path.starts_with("contracts/build/")
         || path.ends_with(".min.js")
@@ -239,30 +247,21 @@ fn vendored_or_generated(path: &str) -> bool {
 /// at most as long as it is here: a ratchet that only goes down (a file
 /// split comes off the list; none may join it or grow).
 const NOT_YET_SPLIT: &[(&str, usize)] = &[
-    ("crates/micro/src/crypto.rs", 1509),
     ("bins/dyno/src/cli.rs", 1509),
     ("crates/load/src/lab.rs", 1383),
-    ("crates/node/src/lib.rs", 1273),
     ("bins/dyno/tests/cli/bad_inputs.rs", 1220),
-    ("crates/load/src/read.rs", 1181),
-    ("crates/lab/src/conformance.rs", 1094),
-    ("crates/spec/src/gas.rs", 1093),
-    ("bins/dyno/src/doc_commands.rs", 1086),
-    ("crates/fleet/src/orchestrator.rs", 1080),
+    ("crates/node/src/lib.rs", 1114),
+    ("crates/micro/src/crypto.rs", 1086),
+    ("crates/load/src/read.rs", 1068),
+    ("crates/lab/src/conformance.rs", 1055),
     ("vectors/gen/generate.py", 1028),
-    ("crates/micro/src/rlp.rs", 1009),
     ("bins/dyno/tests/cli/run.rs", 980),
-    ("crates/load/src/txs.rs", 959),
-    ("crates/evm/src/precompile.rs", 949),
+    ("crates/fleet/src/orchestrator.rs", 957),
     ("crates/report/src/html/charts.rs", 912),
-    ("crates/evm/src/arkworks_bls.rs", 911),
     ("crates/micro/src/rlp/parity.rs", 897),
-    ("crates/evm/src/opcode.rs", 895),
     ("crates/replay/src/conformance.rs", 891),
-    ("crates/store/src/lib.rs", 874),
-    ("crates/runner/src/engine.rs", 817),
-    ("crates/lab/src/session.rs", 812),
-    ("crates/adapter/src/adapter.rs", 806),
+    ("crates/store/src/lib.rs", 858),
+    ("crates/spec/src/gas.rs", 812),
 ];
 
 /// The files over [`MAX_LINES`] that `files` lists, longest first, less

@@ -1,0 +1,105 @@
+use super::*;
+use crate::precompile::tests::ctx;
+
+fn built(id: &str) -> Box<dyn Workload> {
+    let d = defs().into_iter().find(|d| d.id() == id).expect("known id");
+    (d.build)(&ctx()).unwrap()
+}
+
+fn gas_of(id: &str) -> u64 {
+    let mut w = built(id);
+    w.verify().unwrap_or_else(|e| panic!("{id}: {e}"));
+    match w.facts().as_slice() {
+        [("gas_per_op", Param::Int(g))] => *g,
+        other => panic!("{id}: {other:?}"),
+    }
+}
+
+#[test]
+fn opcode_every_benchmark_verifies_and_knows_its_gas() {
+    let defs = defs();
+    assert!(defs.len() >= 30, "{}", defs.len());
+    for d in &defs {
+        let mut w = (d.build)(&ctx()).unwrap();
+        w.verify()
+            .unwrap_or_else(|e| panic!("{} {}: {e}", d.id(), d.implementation));
+        assert!(w.fitted());
+        assert_eq!(w.facts().len(), 1, "{}", d.id());
+    }
+}
+
+#[test]
+fn opcode_gas_per_sequence_matches_the_osaka_schedule() {
+    // DUP 3, POP 2, PUSH 3 (PUSH0 2), MLOAD/MSTORE 3, ADD 3, MUL 5,
+    // ADDMOD 8, EXP 10 + 50 per exponent byte (b is 16 bytes).
+    assert_eq!(gas_of("opcode/arith-add/a256-b128-c200"), 3 + 3 + 3 + 2);
+    assert_eq!(gas_of("opcode/arith-mul/a256-b128-c200"), 3 + 3 + 5 + 2);
+    assert_eq!(gas_of("opcode/arith-addmod/a256-b128-c200"), 9 + 8 + 2);
+    assert_eq!(
+        gas_of("opcode/arith-exp/a256-b128-c200"),
+        6 + 10 + 50 * 16 + 2
+    );
+    // KECCAK256: 30 + 6 per word, plus two pushes and a pop.
+    assert_eq!(gas_of("opcode/keccak256/1KiB"), 3 + 3 + 30 + 6 * 32 + 2);
+    // SLOAD: cold 2100, warm 100; the key bookkeeping costs the same.
+    let (cold, warm) = (gas_of("opcode/sload/cold"), gas_of("opcode/sload/warm"));
+    assert_eq!(cold - warm, 2000);
+    // LOG2 of 32 bytes: 375 + 2 x 375 + 8 x 32, plus four pushes.
+    assert_eq!(gas_of("opcode/log2/32B"), 375 + 750 + 256 + 3 * 4);
+    // SSTORE to a pre-set slot: cold 2100 + 2900, warm and dirty 100.
+    let (cold, warm) = (gas_of("opcode/sstore/cold"), gas_of("opcode/sstore/warm"));
+    assert_eq!(cold - warm, 4900);
+    // The loop's own cost is not in any sequence's gas.
+    assert_eq!(gas_of("opcode/loop/empty"), 0);
+}
+
+/// What an adapter does with an exported case: deploy `code`, call it
+/// with the word N / unroll, the word N % unroll and `data`, and
+/// compare the returned word with `output`.
+#[test]
+fn opcode_exported_cases_run_as_the_protocol_says_and_only_portable_ones_export() {
+    let unhexed = |v: &serde_json::Value| unhex(v.as_str().unwrap()).unwrap();
+    let mut exported = 0;
+    for e in entries() {
+        let Some(cases) = cases(&ctx(), &e.id()) else {
+            assert!(!e.make.portable(), "{}", e.id());
+            continue;
+        };
+        exported += 1;
+        let [case] = cases.unwrap().try_into().unwrap();
+        let mut vm = Vm::new(unhexed(&case.input["code"]));
+        let unroll = case.input["unroll"].as_u64().unwrap();
+        for n in [1, 2, unroll + 3] {
+            let mut data = U256::from(n / unroll).to_be_bytes_vec();
+            data.extend_from_slice(&U256::from(n % unroll).to_be_bytes::<32>());
+            data.extend_from_slice(&unhexed(&case.input["data"]));
+            let out = vm.call(&Bytes::from(data));
+            assert!(out.success, "{} N={n}: {:?}", e.id(), out.error);
+            assert_eq!(
+                out.output[..],
+                unhexed(&case.expected["output"])[..],
+                "{} N={n}",
+                e.id()
+            );
+        }
+    }
+    assert_eq!(exported, 17);
+    assert!(cases(&ctx(), "opcode/sload/cold").is_none());
+    assert!(cases(&ctx(), "opcode/no/such").is_none());
+}
+
+#[test]
+fn opcode_a_wrong_expectation_fails_verification() {
+    let mut b = memory("mload", 32);
+    b.expect = Expect::Word([0xee; 32]);
+    let err = OpcodeWorkload::new(&b).verify().unwrap_err();
+    assert!(
+        err.expected.contains("eeee") && !err.actual.contains("eeee"),
+        "{err}"
+    );
+    // A halting sequence is a failed transaction, never a timing.
+    let mut b = memory("mload", 32);
+    b.body = vec![op::INVALID];
+    let err = OpcodeWorkload::new(&b).verify().unwrap_err();
+    assert!(err.actual.contains("transaction failed"), "{err}");
+}
