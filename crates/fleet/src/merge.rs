@@ -181,7 +181,7 @@ mod tests {
             .map(|i| TxRecord::planned(i, Kind::Transfer, Some(i as usize % 9), Some(i / 9)))
             .collect();
         let schedule = Schedule::Fixed { rate: 500.0 };
-        dyno_load::lab::fill(&mut records, &merged.sends, &schedule);
+        dyno_load::drive::fill(&mut records, &merged.sends, &schedule);
         summary::settle(&mut records, &[], &[], &[], &Default::default());
         records
     }

@@ -321,12 +321,13 @@ pub async fn serve(
                             expect: None,
                         })
                         .collect(),
-                    _ => dyno_load::lab::self_test_bodies(2000, "dyno-fleet"),
+                    _ => dyno_load::drive::self_test_bodies(2000, "dyno-fleet"),
                 };
                 wait_until(at_wall_ns, o.skew_ns).await;
-                let rate = dyno_load::lab::self_test(&bodies, requests.max(1), connections.max(1))
-                    .await
-                    .unwrap_or(0.0);
+                let rate =
+                    dyno_load::drive::self_test(&bodies, requests.max(1), connections.max(1))
+                        .await
+                        .unwrap_or(0.0);
                 say(&format!(
                     "generator ceiling (null sink): {rate:.0} requests/s"
                 ));
@@ -586,7 +587,7 @@ async fn prepare(
             schedule,
             cap: plan.open_loop_cap.max(1),
         },
-        dyno_load::lab::signing_info(&report),
+        dyno_load::drive::signing_info(&report),
     ))
 }
 

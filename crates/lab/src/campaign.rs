@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use dyno_format::Run;
 use dyno_format::destination::Destination;
-use dyno_load::lab::{self, Options, Outcome, SignerMode, Target};
+use dyno_load::drive::{self, Options, Outcome, SignerMode, Target};
 use dyno_load::read;
 use dyno_load::schedule::Schedule;
 use dyno_load::txs::{Kind, Mix};
@@ -356,7 +356,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     if args.self_test {
         let bodies = self_test_bodies(&opts);
         let n = opts.self_test_requests.max(1000);
-        let rate = runtime.block_on(lab::self_test(&bodies, n, SELF_TEST_CONNECTIONS))?;
+        let rate = runtime.block_on(drive::self_test(&bodies, n, SELF_TEST_CONNECTIONS))?;
         return Ok(Finished::SelfTest(format!(
             "generator ceiling: {rate:.0} requests/s against the null sink ({n} requests, {SELF_TEST_CONNECTIONS} connections)\n"
         )));
@@ -385,16 +385,17 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
             continue;
         }
         let step = runtime.block_on(async {
-            let c = lab::connect(target, &opts, &say).await?;
+            let c = drive::connect(target, &opts, &say).await?;
             let result = async {
                 let reads = read_path(&c, &opts, args, &say).await?;
                 if opts.txs == 0 {
                     return Ok((Vec::new(), None, reads));
                 }
-                let p = lab::prepare(&c, &opts, fixed.as_ref().map(|(f, g)| (f, g)), &say).await?;
+                let p =
+                    drive::prepare(&c, &opts, fixed.as_ref().map(|(f, g)| (f, g)), &say).await?;
                 let pre = modes
                     .contains(&SignerMode::Client)
-                    .then(|| lab::presign(&p, &opts, &mut cache, &say));
+                    .then(|| drive::presign(&p, &opts, &mut cache, &say));
                 if self_test_rate.is_none() && opts.self_test_requests > 0 {
                     let bodies = match &pre {
                         Some(pre) => pre
@@ -408,7 +409,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                         None => self_test_bodies(&opts),
                     };
                     let rate =
-                        lab::self_test(&bodies, opts.self_test_requests, SELF_TEST_CONNECTIONS)
+                        drive::self_test(&bodies, opts.self_test_requests, SELF_TEST_CONNECTIONS)
                             .await?;
                     say(&format!(
                         "generator ceiling (null sink on loopback): {rate:.0} requests/s"
@@ -433,14 +434,14 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                             1
                         }
                     ));
-                    let session = lab::Session {
+                    let session = drive::Session {
                         opts: &opts,
                         self_test_rate,
                         interrupt: &interrupt,
                         say: &say,
                         live,
                     };
-                    let o = lab::run(&c, &p, pre.as_ref(), *mode, &session).await;
+                    let o = drive::run(&c, &p, pre.as_ref(), *mode, &session).await;
                     let cut = !o.result.complete;
                     outcomes.push(o);
                     if cut {
@@ -453,7 +454,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
                     let raw = dyno_load::chain::raw_blocks(&c.client, head).await?;
                     *recorded = Some((raw, c.info.version.clone()));
                 }
-                Ok::<_, lab::LoadError>((outcomes, Some((p.fees, p.gas.clone())), reads))
+                Ok::<_, drive::LoadError>((outcomes, Some((p.fees, p.gas.clone())), reads))
             }
             .await;
             c.stop();
@@ -620,7 +621,7 @@ pub(crate) fn conclude(
 /// The read path on one node: the eth_getLogs study (`--logs`), then the
 /// read load (`--reads`), each only if asked for.
 async fn read_path(
-    c: &lab::Connected,
+    c: &drive::Connected,
     opts: &Options,
     args: &Request,
     say: &(dyn Fn(&str) + Sync),
@@ -629,7 +630,7 @@ async fn read_path(
         Vec<dyno_format::read::LogsStudy>,
         Vec<dyno_format::read::ReadLoad>,
     ),
-    lab::LoadError,
+    drive::LoadError,
 > {
     let mut logs = Vec::new();
     let mut reads = Vec::new();
@@ -646,7 +647,7 @@ async fn read_path(
             schedule: args
                 .read_rate
                 .parse()
-                .map_err(|e| lab::LoadError::Other(format!("--read-rate: {e}")))?,
+                .map_err(|e| drive::LoadError::Other(format!("--read-rate: {e}")))?,
             requests: args.reads,
             ..read::ReadLoadOptions::default()
         };
@@ -655,7 +656,7 @@ async fn read_path(
             for name in &args.read_methods {
                 let m: read::ReadMethod = name
                     .parse()
-                    .map_err(|e| lab::LoadError::Other(format!("--read-methods: {e}")))?;
+                    .map_err(|e| drive::LoadError::Other(format!("--read-methods: {e}")))?;
                 match mix.iter_mut().find(|(x, _)| *x == m) {
                     Some((_, w)) => *w += 1,
                     None => mix.push((m, 1)),
@@ -784,5 +785,5 @@ pub(crate) fn save(run: &mut Run, out: &Path) -> crate::Result<()> {
 /// Realistic `eth_sendRawTransaction` bodies for a self-test without a
 /// node.
 fn self_test_bodies(opts: &Options) -> Vec<dyno_load::send::Outgoing> {
-    lab::self_test_bodies(opts.txs.clamp(1, 2000), &opts.seed)
+    drive::self_test_bodies(opts.txs.clamp(1, 2000), &opts.seed)
 }

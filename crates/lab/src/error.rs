@@ -54,7 +54,7 @@ library_errors!(
     dyno_gate::GateError,
     dyno_spec::gas::GasError,
     dyno_price::Error,
-    dyno_load::lab::LoadError,
+    dyno_load::drive::LoadError,
     dyno_workload::BuildError,
 );
 

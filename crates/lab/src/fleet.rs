@@ -15,7 +15,7 @@ use dyno_fleet::orchestrator::{self, Fleet, FleetOptions};
 use dyno_fleet::seal::Key;
 use dyno_fleet::wire;
 use dyno_fleet::{Broker, FleetError};
-use dyno_load::lab::{self, Phase, SignerMode};
+use dyno_load::drive::{self, Phase, SignerMode};
 use dyno_load::record::TxRecord;
 use dyno_load::txs::Kind;
 
@@ -43,7 +43,7 @@ fn fleet_error(e: FleetError) -> Error {
 }
 
 /// Refuse what a fleet run does not do, before anything starts.
-fn check(args: &Request, opts: &lab::Options) -> crate::Result<()> {
+fn check(args: &Request, opts: &drive::Options) -> crate::Result<()> {
     if args.workers == 0 {
         refuse!("--workers 0: a fleet needs at least one worker");
     }
@@ -132,14 +132,14 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
             .first()
             .cloned()
             .ok_or_else(|| Error::Refused("no node to load".into()))?;
-        let step = |e: lab::LoadError| Error::Step {
+        let step = |e: drive::LoadError| Error::Step {
             what: format!("load against {}", target.name()),
             source: Box::new(e),
         };
         let c = runtime
-            .block_on(lab::connect(&target, &opts, &say))
+            .block_on(drive::connect(&target, &opts, &say))
             .map_err(step)?;
-        if let Err(e) = lab::funder(&c, &opts) {
+        if let Err(e) = drive::funder(&c, &opts) {
             c.stop();
             return Err(step(e));
         }
@@ -271,18 +271,18 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
 /// Prepare the node, plan, hand out the shares, and run the timed phase
 /// with the fleet as its sender. Returns the outcome and the raw reports.
 async fn measure(
-    c: &lab::Connected,
-    opts: &lab::Options,
+    c: &drive::Connected,
+    opts: &drive::Options,
     args: &Request,
     fleet: &mut Fleet,
     interrupt: &Arc<std::sync::atomic::AtomicBool>,
     say: &(dyn Fn(&str) + Sync),
-) -> crate::Result<(lab::Outcome, Vec<String>)> {
-    let step = |e: lab::LoadError| Error::Step {
+) -> crate::Result<(drive::Outcome, Vec<String>)> {
+    let step = |e: drive::LoadError| Error::Step {
         what: format!("load against {}", c.info.name),
         source: Box::new(e),
     };
-    let p = lab::prepare(c, opts, None, say).await.map_err(step)?;
+    let p = drive::prepare(c, opts, None, say).await.map_err(step)?;
     let plan = dyno_load::txs::plan(opts.txs, &p.nonces, &opts.mix);
     let workers = fleet.members.len();
     let split = orchestrator::split_accounts(opts.accounts, workers).ok_or_else(|| {
@@ -368,7 +368,7 @@ async fn measure(
         .offset(total.saturating_sub(1) as u64)
         .unwrap_or(Duration::from_secs(600));
     let limit = last + opts.request_timeout + Duration::from_secs(60);
-    let session = lab::Session {
+    let session = drive::Session {
         opts,
         self_test_rate: self_test_total,
         interrupt,
@@ -390,7 +390,7 @@ async fn measure(
         let fleet = &mut *fleet;
         let merged = merged.clone();
         let owner = &owner;
-        lab::timed(
+        drive::timed(
             c,
             &p,
             records,

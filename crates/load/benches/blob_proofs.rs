@@ -2,7 +2,7 @@
 //! distinct blobs, the KZG commitment and either the blob proof (EIP-4844)
 //! or the 128 cell proofs (EIP-7594), timed one blob at a time on one
 //! thread with c-kzg over the Ethereum trusted setup (the settings loaded
-//! before timing). The load lab makes at most `lab::BLOB_SET` blobs a run
+//! before timing). The load lab makes at most `drive::BLOB_SET` blobs a run
 //! because of these figures (docs/load.md, Workloads).
 //!
 //! ```text

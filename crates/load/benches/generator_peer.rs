@@ -31,7 +31,7 @@ use dyno_rpc::{Client, ClientOptions, NullSink, SinkOptions};
 use serde_json::{Value, json};
 
 /// Requests queued per connection: the load lab's own setting.
-const PER_CONNECTION: usize = dyno_load::lab::IN_FLIGHT_PER_CONNECTION;
+const PER_CONNECTION: usize = dyno_load::drive::IN_FLIGHT_PER_CONNECTION;
 
 struct Args {
     vegeta: PathBuf,

@@ -5,7 +5,7 @@
 
 pub mod blobs;
 pub mod chain;
-pub mod lab;
+pub mod drive;
 pub mod onchain;
 pub mod output;
 pub mod procstat;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use dyno_plot::{BlockGas, BlockMark, Format, LoadPlots, NodeSeries, ThroughputPoint, TxPoint};
 
-use crate::lab::Outcome;
+use crate::drive::Outcome;
 use crate::record::{Mark, TxRecord};
 
 /// Write the records as CSV to `path` (a new file renamed into place:

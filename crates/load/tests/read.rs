@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dyno_load::lab::{self, Options, Target};
+use dyno_load::drive::{self, Options, Target};
 use dyno_load::read::{self, LogsOptions, ReadLoadOptions, ReadMethod};
 use dyno_load::txs::{self, Mix};
 use dyno_node::Kind;
@@ -59,7 +59,7 @@ fn say(m: &str) {
 async fn logs_study_and_read_load_on_geth() {
     let Some(home) = geth_home() else { return };
     let opts = options();
-    let c = lab::connect(&Target::Start(Kind::Geth, home), &opts, &say)
+    let c = drive::connect(&Target::Start(Kind::Geth, home), &opts, &say)
         .await
         .expect("geth starts");
 
@@ -133,7 +133,7 @@ async fn logs_study_and_read_load_on_geth() {
 async fn logs_study_full() {
     let Some(home) = geth_home() else { return };
     let opts = options();
-    let c = lab::connect(&Target::Start(Kind::Geth, home), &opts, &say)
+    let c = drive::connect(&Target::Start(Kind::Geth, home), &opts, &say)
         .await
         .expect("geth starts");
     let study = read::logs_study(&c, &opts, &LogsOptions::default(), &say)
