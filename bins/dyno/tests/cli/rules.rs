@@ -249,16 +249,8 @@ fn vendored_or_generated(path: &str) -> bool {
 const NOT_YET_SPLIT: &[(&str, usize)] = &[
     ("bins/dyno/src/cli.rs", 1509),
     ("bins/dyno/tests/cli/bad_inputs.rs", 1220),
-    ("crates/micro/src/crypto.rs", 1086),
-    ("crates/lab/src/conformance.rs", 1055),
     ("vectors/gen/generate.py", 1028),
     ("bins/dyno/tests/cli/run.rs", 980),
-    ("crates/fleet/src/orchestrator.rs", 957),
-    ("crates/report/src/html/charts.rs", 912),
-    ("crates/micro/src/rlp/parity.rs", 897),
-    ("crates/replay/src/conformance.rs", 891),
-    ("crates/store/src/lib.rs", 858),
-    ("crates/spec/src/gas.rs", 812),
 ];
 
 /// The files over [`MAX_LINES`] that `files` lists, longest first, less
