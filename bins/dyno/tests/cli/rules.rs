@@ -247,9 +247,7 @@ fn vendored_or_generated(path: &str) -> bool {
 /// at most as long as it is here: a ratchet that only goes down (a file
 /// split comes off the list; none may join it or grow).
 const NOT_YET_SPLIT: &[(&str, usize)] = &[
-    ("bins/dyno/tests/cli/bad_inputs.rs", 1220),
     ("vectors/gen/generate.py", 1028),
-    ("bins/dyno/tests/cli/run.rs", 980),
 ];
 
 /// The files over [`MAX_LINES`] that `files` lists, longest first, less
