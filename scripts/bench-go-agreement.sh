@@ -58,7 +58,7 @@ echo "== building dyno (release)"
 cargo build --release -q -p dyno
 dyno="$root/target/release/dyno"
 
-# The cache dyno installs adapters into (see bins/dyno/src/others.rs).
+# The cache dyno installs adapters into (see crates/lab/src/paths.rs).
 if [ -n "${DYNO_CACHE:-}" ]; then
   cache=$DYNO_CACHE
 elif [ -n "${XDG_CACHE_HOME:-}" ]; then
