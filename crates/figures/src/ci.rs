@@ -373,8 +373,8 @@ const REHEARSALS_2026_11_25: &[(&str, &str)] = &[
     ),
 ];
 
-/// docs/ci.md's table of issue 15's rehearsals.
-pub fn rehearsals_2026_11_25_table(root: &Path) -> Result<String, FiguresError> {
+/// docs/ci.md's table of the rehearsals that kept only wall times (issue 15's).
+pub fn wall_only_rehearsals_table(root: &Path) -> Result<String, FiguresError> {
     rehearsals(root, REHEARSALS_2026_11_25)
 }
 
@@ -436,7 +436,7 @@ fn clock(secs: f64) -> String {
 /// each build's wall and CPU as `time` printed them
 /// (docs/ci/raw-2026-11-25.md, its first two sections), RocksDB's build
 /// script and the next slowest units from its `--timings` TSV.
-pub fn build_2026_11_25_table(root: &Path) -> Result<String, FiguresError> {
+pub fn build_units_table(root: &Path) -> Result<String, FiguresError> {
     let raw_path = root.join("docs/ci/raw-2026-11-25.md");
     let raw = read::text(&raw_path)?;
     let mut times: Vec<[f64; 3]> = Vec::new();
