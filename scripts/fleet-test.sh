@@ -2,7 +2,7 @@
 # fleet-test.sh DYNO GETH_RUN WORKERS OUT_DIR
 #
 # One machine as several (issue 36): an MQTT broker (Debian's mosquitto) and
-# a dev geth on a bridge in this network namespace, and WORKERS `dyno worker
+# a dev geth on a bridge in this network namespace, and WORKERS `dyno join
 # --broker` processes, each in a network namespace of its own joined to the
 # bridge by a veth pair. Then, through `dyno load --fleet`:
 #
@@ -36,7 +36,7 @@
 #      name, the replay is dropped, and the run is complete with every
 #      transaction reported once, by its own worker, and included.
 #
-# Every worker and orchestrator takes the same fleet key (`dyno worker
+# Every worker and orchestrator takes the same fleet key (`dyno join
 # --new-key`); a worker sends only to a node on its --allow-node host, the
 # bridge (case 4: one whose --rpc is another node refuses its plan).
 #
@@ -114,7 +114,7 @@ self_test_through() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do wflags+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   lflags=("$@")
-  "$dyno" worker --broker "$url" --key "$key" "${wflags[@]}" --name "$name" --once >"$work/$name.log" 2>&1 &
+  "$dyno" join --broker "$url" --key "$key" "${wflags[@]}" --name "$name" --once >"$work/$name.log" 2>&1 &
   pids+=($!)
   w=$!
   "$dyno" load --fleet "$url" --fleet-key "$key" "${lflags[@]}" --self-test --self-test-requests 2000 \
@@ -135,9 +135,9 @@ DYNO_CACHE=$work/cache DYNO_MQTT_PORT=$lport "$dyno" setup -q mosquitto 2>"$work
   || fail "dyno setup mosquitto failed"
 [ -f "$work/cache/nodes/mosquitto/mosquitto.pid" ] || fail "dyno setup mosquitto started no broker"
 key=$work/fleet.key
-"$dyno" worker --new-key "$key" 2>"$work/key.log" || fail "dyno worker --new-key failed"
+"$dyno" join --new-key "$key" 2>"$work/key.log" || fail "dyno join --new-key failed"
 [ "$(stat -c %a "$key")" = 600 ] || fail "the new fleet key is mode $(stat -c %a "$key"), not 600"
-"$dyno" worker --broker "mqtt://127.0.0.1:$lport/selftest" --key "$key" --name solo --once >"$work/solo.log" 2>&1 &
+"$dyno" join --broker "mqtt://127.0.0.1:$lport/selftest" --key "$key" --name solo --once >"$work/solo.log" 2>&1 &
 pids+=($!)
 solo=$!
 "$dyno" load --fleet "mqtt://127.0.0.1:$lport/selftest" --fleet-key "$key" --self-test --self-test-requests 20000 \
@@ -166,7 +166,7 @@ start_broker "$work/auth.conf" 127.0.0.1 "$aport"
 printf 'fleet:pass:word\n' >"$work/login"
 chmod 600 "$work/login"
 code=0
-"$dyno" worker --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --once >"$work/nologin.log" 2>&1 || code=$?
+"$dyno" join --broker "mqtt://127.0.0.1:$aport/auth" --key "$key" --once >"$work/nologin.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "a worker without a login exited $code on a broker that asks for one, not 2"
 grep -q "asks for a login.*--broker-login" "$work/nologin.log" || fail "the refused login was not said: $(cat "$work/nologin.log")"
 self_test_through "mqtt://127.0.0.1:$aport/auth" authed --broker-login "$work/login" -- --fleet-login "$work/login"
@@ -198,7 +198,7 @@ log_dest file $work/tls.log
 CONF
 start_broker "$work/tls.conf" 127.0.0.1 "$tport"
 code=0
-"$dyno" worker --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --once >"$work/noca.log" 2>&1 || code=$?
+"$dyno" join --broker "mqtts://127.0.0.1:$tport/tls" --key "$key" --once >"$work/noca.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "a worker that cannot check the TLS broker's certificate exited $code, not 2"
 grep -qi "certificate" "$work/noca.log" || fail "the untrusted certificate was not said: $(cat "$work/noca.log")"
 self_test_through "mqtts://127.0.0.1:$tport/tls" tls --broker-ca "$work/ca.pem" -- --fleet-ca "$work/ca.pem"
@@ -249,7 +249,7 @@ start_worker() {
   local k=$1 name=$2 node=(--allow-node "$host_ip")
   shift 2
   [[ " $* " == *" --rpc "* ]] && node=()
-  ip netns exec "${tag}n$k" "$dyno" worker --broker "$broker" --key "$key" --name "$name" --once \
+  ip netns exec "${tag}n$k" "$dyno" join --broker "$broker" --key "$key" --name "$name" --once \
     "${node[@]}" "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
   eval "pid_$name=$!"
@@ -421,7 +421,7 @@ fleet unreachable --workers 1 --txs 10 --join-timeout 30
 [ $rc = 2 ] || fail "a worker whose node is not the plan's: the orchestrator exited $rc, not 2"
 grep -q "worker nbad: cannot keep its plan: the plan names the node .*, not this worker's own --rpc http://$host_ip:9" \
   "$work/unreachable-orchestrator.log" || fail "the refusal of a plan for another node does not name the worker and both nodes"
-if grep -q "^dyno worker: planned:" "$work/nbad.log"; then fail "worker nbad took a plan for another node"; fi
+if grep -q "^dyno join: planned:" "$work/nbad.log"; then fail "worker nbad took a plan for another node"; fi
 refused nbad 10
 echo "fleet-test: 4. a plan for another node than the worker's own refused ($(secs "$t") s)" >&2
 

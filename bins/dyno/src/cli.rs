@@ -151,9 +151,11 @@ pub(crate) enum Command {
     /// exit 1 on a regression.
     Ab(Box<AbArgs>),
     /// Serve this dyno's own benchmarks over the adapter protocol on stdin
-    /// and stdout (what `dyno ab` starts on each side); with --broker, be
-    /// a load worker of a fleet (`dyno load --fleet`).
+    /// and stdout (what `dyno ab` starts on each side).
     Worker(WorkerArgs),
+    /// Be a load worker of a fleet: wait on an MQTT broker for `dyno load
+    /// --fleet`, then send this machine's share of its load.
+    Join(JoinArgs),
     /// Bring your own implementation: write a new adapter folder from a
     /// template (`new`), or check that one speaks the protocol (`check`).
     Adapter(AdapterArgs),

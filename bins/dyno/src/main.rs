@@ -86,39 +86,49 @@ fn main() -> ExitCode {
     }
 }
 
-/// `dyno worker`: the adapter protocol on stdin and stdout, or a fleet's
-/// load worker with `--broker`.
+/// `dyno worker`: the adapter protocol on stdin and stdout. The fleet's
+/// flags it once took are refused, naming `dyno join`.
 fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
+    if args.broker.is_some() || args.new_key.is_some() {
+        let flag = if args.broker.is_some() {
+            "--broker"
+        } else {
+            "--new-key"
+        };
+        anyhow::bail!(
+            "dyno worker {flag}: a fleet's load worker is `dyno join` now, with the same flags \
+             (`dyno join {flag} ...`; `dyno join --help`)"
+        );
+    }
+    let stdin = std::io::stdin().lock();
+    dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
+    Ok(Outcome::Ok)
+}
+
+/// `dyno join`: a fleet's load worker, or a new fleet key (`--new-key`).
+fn join(lab: &Lab, args: &cli::JoinArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &args.new_key {
         dyno_lab::fleet::new_key(path)?;
         eprintln!(
-            "dyno worker: wrote a new fleet key to {} (mode 0600); copy it to every worker's machine and give it to `dyno load --fleet-key`",
+            "dyno join: wrote a new fleet key to {} (mode 0600); copy it to every worker's machine and give it to `dyno load --fleet-key`",
             path.display()
         );
         return Ok(Outcome::Ok);
     }
-    match &args.broker {
-        None => {
-            let stdin = std::io::stdin().lock();
-            dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
-        }
-        Some(broker) => {
-            let req = dyno_lab::fleet::WorkerRequest {
-                broker: broker.clone(),
-                key: args.key.clone().unwrap_or_default(),
-                login: args.broker_login.clone(),
-                ca: args.broker_ca.clone(),
-                name: args.name.clone(),
-                rpc: args.rpc.clone(),
-                allow_nodes: args.allow_node.clone(),
-                once: args.once,
-                clock_skew_ms: args.clock_skew_ms,
-                claim_version: args.claim_version.clone(),
-                quiet: args.quiet,
-            };
-            dyno_lab::fleet::serve_worker(lab, &req)?;
-        }
-    }
+    let req = dyno_lab::fleet::WorkerRequest {
+        broker: args.broker.clone().unwrap_or_default(),
+        key: args.key.clone().unwrap_or_default(),
+        login: args.broker_login.clone(),
+        ca: args.broker_ca.clone(),
+        name: args.name.clone(),
+        rpc: args.rpc.clone(),
+        allow_nodes: args.allow_node.clone(),
+        once: args.once,
+        clock_skew_ms: args.clock_skew_ms,
+        claim_version: args.claim_version.clone(),
+        quiet: args.quiet,
+    };
+    dyno_lab::fleet::serve_worker(lab, &req)?;
     Ok(Outcome::Ok)
 }
 
@@ -133,6 +143,7 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
         Command::Replay(args) => replay::replay(lab, args),
         Command::Ab(args) => ab::ab(lab, args),
         Command::Worker(args) => worker(lab, args),
+        Command::Join(args) => join(lab, args),
         Command::Adapter(args) => adapter::adapter(lab, args),
         Command::Client(args) => client::client(lab, args),
         Command::Baseline(args) => baseline::baseline(lab, args),

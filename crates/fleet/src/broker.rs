@@ -133,7 +133,7 @@ impl Broker {
                 if roots.is_empty() {
                     return Err(
                         "this machine has no CA certificates to check the broker's against: give \
-                         the broker's CA with --broker-ca FILE (dyno worker) or --fleet-ca FILE \
+                         the broker's CA with --broker-ca FILE (dyno join) or --fleet-ca FILE \
                          (dyno load)"
                             .into(),
                     );
@@ -267,7 +267,7 @@ fn refused(broker: &Broker, code: rumqttc::ConnectReturnCode) -> FleetError {
     let why = match (code, broker.login.is_some()) {
         (C::BadUserNamePassword | C::NotAuthorized, false) => {
             ": the broker asks for a login: give its USERNAME:PASSWORD in a file (chmod 600) \
-             with --broker-login FILE (dyno worker) or --fleet-login FILE (dyno load)"
+             with --broker-login FILE (dyno join) or --fleet-login FILE (dyno load)"
         }
         (C::BadUserNamePassword | C::NotAuthorized, true) => {
             ": the broker did not take the login's username and password"

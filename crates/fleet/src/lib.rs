@@ -1,5 +1,5 @@
 //! Load from several machines at once, the way Hyperledger Caliper runs
-//! it: an orchestrator (`dyno load --fleet`) and workers (`dyno worker
+//! it: an orchestrator (`dyno load --fleet`) and workers (`dyno join
 //! --broker`) that meet on an MQTT broker.
 //!
 //! The broker carries control only: who is there, the clocks, each

@@ -144,7 +144,7 @@ impl Key {
         let text = crate::login::private_text(path, 1024).map_err(|e| {
             if std::fs::metadata(path).is_err() {
                 bad(format!(
-                    "{e}; make one with `dyno worker --new-key {}`",
+                    "{e}; make one with `dyno join --new-key {}`",
                     path.display()
                 ))
             } else {

@@ -1,4 +1,4 @@
-//! `dyno worker --broker`: wait on the broker for an orchestrator, check
+//! `dyno join --broker`: wait on the broker for an orchestrator, check
 //! and pre-sign the share it plans for this worker, answer its clock
 //! pings, measure the generator's ceiling when told, send on the common
 //! schedule when told, and report every request as it completes.

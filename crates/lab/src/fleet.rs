@@ -1,4 +1,4 @@
-//! `dyno load --fleet` and `dyno worker --broker`: the load campaign sent
+//! `dyno load --fleet` and `dyno join --broker`: the load campaign sent
 //! from workers on other machines (or network namespaces), met through an
 //! MQTT broker; see `dyno_fleet`.
 //!
@@ -105,7 +105,7 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
     }
     let Some(key_path) = &args.fleet_key else {
         refuse!(
-            "--fleet needs --fleet-key FILE, the key every worker seals its messages with (make one with `dyno worker --new-key FILE` and copy it to each worker's machine)"
+            "--fleet needs --fleet-key FILE, the key every worker seals its messages with (make one with `dyno join --new-key FILE` and copy it to each worker's machine)"
         );
     };
     let key = Key::read(key_path).map_err(|e| Error::Refused(format!("--fleet-key: {e}")))?;
@@ -452,7 +452,7 @@ async fn measure(
     Ok((outcome, fleet.raw.clone()))
 }
 
-/// `dyno worker --broker URL`: serve fleet runs until released (`once`),
+/// `dyno join --broker URL`: serve fleet runs until released (`once`),
 /// interrupted, or the broker is lost.
 /// The broker's login from `path` (`flag` names it in a refusal).
 fn read_login(
@@ -496,7 +496,7 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     let quiet = o.quiet;
     let say = move |m: &str| {
         if !quiet {
-            eprintln!("dyno worker: {m}");
+            eprintln!("dyno join: {m}");
         }
     };
     let opts = dyno_fleet::worker::WorkerOptions {
@@ -520,7 +520,7 @@ pub fn serve_worker(lab: &Lab, o: &WorkerRequest) -> crate::Result<()> {
     }
 }
 
-/// `dyno worker --new-key FILE`: a new fleet key, written to a new file
+/// `dyno join --new-key FILE`: a new fleet key, written to a new file
 /// only its owner can read (an existing file is never replaced).
 pub fn new_key(path: &std::path::Path) -> crate::Result<()> {
     use std::io::Write as _;
@@ -546,7 +546,7 @@ pub fn new_key(path: &std::path::Path) -> crate::Result<()> {
     Ok(())
 }
 
-/// What `dyno worker --broker` is asked.
+/// What `dyno join --broker` is asked.
 #[derive(Debug, Clone)]
 pub struct WorkerRequest {
     /// `mqtt://HOST:PORT[/NAME]`.

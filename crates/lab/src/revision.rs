@@ -93,7 +93,7 @@ pub fn binary(
     // Before a build of many minutes: the revision must have the command
     // `dyno ab` drives each side with.
     let cli = git(&root, &["show", &format!("{commit}:bins/dyno/src/cli.rs")]).unwrap_or_default();
-    if !cli.lines().any(|l| l.trim() == "Worker,") {
+    if !has_worker(&cli) {
         refuse!(
             "{flag}: {short} has no `dyno worker` (the command `dyno ab` runs on each side), so \
              its build could not be compared; give a later revision, or build the base yourself \
@@ -187,5 +187,36 @@ fn build(work: &Path, target: &Path) -> Result<std::process::ExitStatus, String>
                 return Err(format!("waiting for cargo: {e}"));
             }
         }
+    }
+}
+
+/// Whether a revision's `bins/dyno/src/cli.rs` declares the `worker`
+/// command: a unit variant (`Worker,`, before the fleet) or one with its
+/// arguments (`Worker(WorkerArgs),`).
+fn has_worker(cli: &str) -> bool {
+    cli.lines().any(|l| {
+        let l = l.trim();
+        l == "Worker," || l.starts_with("Worker(")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regression: every revision since the fleet (issue 36) declares
+    /// `Worker(WorkerArgs),`, which the check took for no worker at all.
+    #[test]
+    fn a_worker_is_found_with_or_without_its_arguments() {
+        assert!(has_worker("enum Command {\n    Worker,\n}"));
+        assert!(has_worker("enum Command {\n    Worker(WorkerArgs),\n}"));
+        let today = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../bins/dyno/src/cli.rs"
+        ))
+        .unwrap();
+        assert!(has_worker(&today), "this tree's cli.rs");
+        assert!(!has_worker("enum Command {\n    Workers(X),\n    Run,\n}"));
+        assert!(!has_worker("// Worker, a comment"));
     }
 }

@@ -37,7 +37,7 @@ Examples:
   dyno load --rpc http://127.0.0.1:8545 --funder-key 0x...   any running node
   dyno load --self-test                 only the generator's null-sink ceiling
   dyno load --fleet mqtt://10.0.0.5:1883/lab --fleet-key fleet.key --workers 3 --rpc http://10.0.0.7:8545
-                                        from three machines running `dyno worker --broker`
+                                        from three machines running `dyno join --broker`
   dyno load --txs 0 --logs 100,1000,5000,20000 --reads 5000
                                         the read path: eth_getLogs sizes, then a read load
 
@@ -210,7 +210,7 @@ pub(crate) struct LoadArgs {
     pub(crate) record: Option<PathBuf>,
 
     /// Send from workers on other machines instead, met on this MQTT
-    /// broker (`mqtt://HOST:PORT/NAME`; start each with `dyno worker
+    /// broker (`mqtt://HOST:PORT/NAME`; start each with `dyno join
     /// --broker` and the same URL). This machine prepares the node, hands
     /// each worker the transactions of its own accounts, follows the chain
     /// and merges the workers' raw records.
@@ -220,7 +220,7 @@ pub(crate) struct LoadArgs {
     /// The fleet's key (64 hex digits, mode 0600): every message to and
     /// from the workers is sealed with it, so a broker client without it
     /// can neither command a worker nor inject a record. Every worker
-    /// takes the same file (`dyno worker --new-key FILE` makes one).
+    /// takes the same file (`dyno join --new-key FILE` makes one).
     #[arg(long, value_name = "FILE", requires = "fleet")]
     pub(crate) fleet_key: Option<PathBuf>,
 

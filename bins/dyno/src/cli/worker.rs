@@ -1,12 +1,16 @@
-//! dyno worker's flags: the adapter-protocol worker, and the fleet's load worker.
+//! dyno worker's flags (the adapter-protocol worker) and dyno join's (a fleet's load worker).
 
 use super::*;
 
 pub(crate) const WORKER_HELP: &str = "\
-Without --broker, `dyno worker` serves this dyno's own benchmarks over the adapter
-protocol on stdin and stdout (what `dyno ab` starts on each side).
+`dyno worker` serves this dyno's own benchmarks over the adapter protocol on
+stdin and stdout (docs/adapter-protocol.md): what `dyno ab` starts on each side.
+It is not meant to be run by hand. A fleet's load worker is `dyno join`.
 
-With --broker it is a load worker: it waits on the broker for `dyno load --fleet`
+Exit codes: 0 at the end of its input; 2 a protocol error.";
+
+pub(crate) const JOIN_HELP: &str = "\
+`dyno join` makes this machine a load worker of a fleet: it waits on the broker for `dyno load --fleet`
 with the same URL and key, answers its clock pings, checks and pre-signs the share
 planned for it (transactions from accounts of its own), measures its generator's
 ceiling, sends on the common schedule, and reports every request as it completes.
@@ -22,10 +26,10 @@ mode 0600), never from the URL; mqtts:// speaks TLS, the broker's certificate
 checked against --broker-ca FILE or this machine's roots.
 
 Examples:
-  dyno worker --new-key fleet.key               make a key; copy it to every machine
+  dyno join --new-key fleet.key                 make a key; copy it to every machine
   dyno setup mosquitto                          a broker on 127.0.0.1:1883
-  dyno worker --broker mqtt://10.0.0.5:1883/lab --key fleet.key --rpc http://10.0.0.7:8545
-  dyno worker --broker mqtt://10.0.0.5:1883/lab --key fleet.key --allow-node 10.0.0.5
+  dyno join --broker mqtt://10.0.0.5:1883/lab --key fleet.key --rpc http://10.0.0.7:8545
+  dyno join --broker mqtt://10.0.0.5:1883/lab --key fleet.key --allow-node 10.0.0.5
   dyno load --fleet mqtt://10.0.0.5:1883/lab --fleet-key fleet.key --workers 3 --rpc http://10.0.0.7:8545
 
 Exit codes: 0 released by the orchestrator; 2 a usage error, the broker unreachable
@@ -35,9 +39,27 @@ or lost, refused by the orchestrator, or interrupted.";
 #[derive(Debug, Clone, Args)]
 #[command(after_help = WORKER_HELP)]
 pub(crate) struct WorkerArgs {
+    /// The fleet's flags, moved to `dyno join`: refused, naming it.
+    #[arg(long, hide = true, value_name = "URL")]
+    pub(crate) broker: Option<String>,
+
+    /// Moved to `dyno join --new-key`: refused, naming it.
+    #[arg(long, hide = true, value_name = "FILE")]
+    pub(crate) new_key: Option<PathBuf>,
+}
+
+/// `dyno join`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = JOIN_HELP)]
+pub(crate) struct JoinArgs {
     /// Be a load worker on this MQTT broker (`mqtt://HOST:PORT/NAME`, or
     /// `mqtts://` for TLS).
-    #[arg(long, value_name = "URL", requires = "key")]
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "key",
+        required_unless_present = "new_key"
+    )]
     pub(crate) broker: Option<String>,
 
     /// The fleet's key file (64 hex digits, mode 0600), the same as the

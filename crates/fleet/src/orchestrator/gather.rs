@@ -15,7 +15,7 @@ impl Fleet {
         link.subscribe(&o.broker.states()).await?;
         link.subscribe(&o.broker.all_reports()).await?;
         say(&format!(
-            "waiting up to {} s for {} worker(s) on {} (start `dyno worker --broker {}` on each machine)",
+            "waiting up to {} s for {} worker(s) on {} (start `dyno join --broker {}` on each machine)",
             o.join_timeout.as_secs(),
             o.workers,
             o.broker,
@@ -45,7 +45,7 @@ impl Fleet {
             let Some(ev) = ev else {
                 let have: Vec<&str> = idle.keys().map(String::as_str).collect();
                 return Err(FleetError::Gather(format!(
-                    "only {} of {} workers joined {} within {} s{}{}; start `dyno worker --broker {}` on more machines, or ask for fewer with --workers",
+                    "only {} of {} workers joined {} within {} s{}{}; start `dyno join --broker {}` on more machines, or ask for fewer with --workers",
                     idle.len(),
                     o.workers,
                     o.broker,

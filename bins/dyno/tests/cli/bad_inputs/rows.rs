@@ -411,7 +411,7 @@ pub(crate) const ROWS: &[Row] = &[
         "credentials in the URL",
     ),
     row("load --rpc ftp://127.0.0.1:1", 2, "unsupported scheme"),
-    // dyno load --fleet and dyno worker --broker: refused before any node
+    // dyno load --fleet and dyno join --broker: refused before any node
     // starts; a broker nobody listens for is said with how to start one.
     row(
         "load --fleet mqtt://127.0.0.1:1/t --fleet-key @/fleet.key --self-test",
@@ -419,7 +419,7 @@ pub(crate) const ROWS: &[Row] = &[
         "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --name w1",
+        "join --broker mqtt://127.0.0.1:1/t --key @/fleet.key --name w1",
         2,
         "cannot reach the MQTT broker at mqtt://127.0.0.1:1/t",
     ),
@@ -430,12 +430,12 @@ pub(crate) const ROWS: &[Row] = &[
         "--fleet needs --fleet-key FILE",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1/t",
+        "join --broker mqtt://127.0.0.1:1/t",
         2,
         "the following required arguments were not provided",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1/t --key @/open.key",
+        "join --broker mqtt://127.0.0.1:1/t --key @/open.key",
         2,
         "mode 0644 lets others read or change it; run `chmod 600",
     ),
@@ -447,21 +447,37 @@ pub(crate) const ROWS: &[Row] = &[
     row(
         "load --fleet mqtt://127.0.0.1:1/t --fleet-key @/nokey --self-test",
         2,
-        "make one with `dyno worker --new-key",
+        "make one with `dyno join --new-key",
     ),
     row(
-        "worker --new-key @/fleet.key",
+        "join --new-key @/fleet.key",
         2,
         "the file exists; it is kept",
     ),
+    // The fleet's flags `dyno worker` once took: refused, naming `dyno join`.
+    row(
+        "worker --broker mqtt://127.0.0.1:1/t",
+        2,
+        "dyno worker --broker: a fleet's load worker is `dyno join` now",
+    ),
+    row(
+        "worker --new-key @/fresh.key",
+        2,
+        "dyno worker --new-key: a fleet's load worker is `dyno join` now",
+    ),
+    row(
+        "join --key @/fleet.key",
+        2,
+        "the following required arguments were not provided",
+    ),
     // A worker's node is checked when it starts, not when a plan comes.
     row(
-        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --rpc ftp://x",
+        "join --broker mqtt://127.0.0.1:1/t --key @/fleet.key --rpc ftp://x",
         2,
         "--rpc: ",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1/t --key @/fleet.key --allow-node http://10.0.0.5",
+        "join --broker mqtt://127.0.0.1:1/t --key @/fleet.key --allow-node http://10.0.0.5",
         2,
         "--allow-node \"http://10.0.0.5\": give a host",
     ),
@@ -496,7 +512,7 @@ pub(crate) const ROWS: &[Row] = &[
         "required arguments were not provided",
     ),
     row(
-        "worker --broker mqtt://127.0.0.1:1 --key @/fleet.key --name 'a b'",
+        "join --broker mqtt://127.0.0.1:1 --key @/fleet.key --name 'a b'",
         2,
         "--name \"a b\": use letters, digits",
     ),
