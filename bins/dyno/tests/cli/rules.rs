@@ -243,18 +243,9 @@ fn vendored_or_generated(path: &str) -> bool {
         || path.ends_with(".min.js")
 }
 
-/// The files still over [`MAX_LINES`] while issue 52's splits land, each
-/// at most as long as it is here: a ratchet that only goes down (a file
-/// split comes off the list; none may join it or grow).
-const NOT_YET_SPLIT: &[(&str, usize)] = &[("vectors/gen/generate.py", 1028)];
-
-/// The files over [`MAX_LINES`] that `files` lists, longest first, less
-/// those `allowed` at up to their length there.
-fn too_long(files: &[(String, usize)], allowed: &[(&str, usize)]) -> Vec<String> {
-    let mut long: Vec<&(String, usize)> = files
-        .iter()
-        .filter(|(p, n)| *n > MAX_LINES && !allowed.iter().any(|(a, max)| a == p && n <= max))
-        .collect();
+/// The files over [`MAX_LINES`] that `files` lists, longest first.
+fn too_long(files: &[(String, usize)]) -> Vec<String> {
+    let mut long: Vec<&(String, usize)> = files.iter().filter(|(_, n)| *n > MAX_LINES).collect();
     long.sort_by_key(|f| std::cmp::Reverse(f.1));
     long.iter()
         .map(|(p, n)| format!("{p}: {n} lines"))
@@ -271,7 +262,7 @@ fn no_source_file_is_over_800_lines() {
         })
         .collect();
     assert!(files.len() > 100, "{} source files found", files.len());
-    let long = too_long(&files, NOT_YET_SPLIT);
+    let long = too_long(&files);
     assert!(
         long.is_empty(),
         "over {MAX_LINES} lines (split along the file's nouns; tests go beside their module):\n{}",
@@ -286,16 +277,7 @@ fn the_length_check_can_fail() {
         ("b.rs".to_string(), MAX_LINES + 1),
         ("c.rs".to_string(), 5 * MAX_LINES),
     ];
-    assert_eq!(
-        too_long(&files, &[]),
-        ["c.rs: 4000 lines", "b.rs: 801 lines"]
-    );
-    // Allowed at its length, not a line longer.
-    assert_eq!(too_long(&files, &[("c.rs", 4000)]), ["b.rs: 801 lines"]);
-    assert_eq!(
-        too_long(&files, &[("b.rs", 800)]),
-        ["c.rs: 4000 lines", "b.rs: 801 lines"]
-    );
+    assert_eq!(too_long(&files), ["c.rs: 4000 lines", "b.rs: 801 lines"]);
     assert!(vendored_or_generated("adapters/node/vendor/x.js"));
     assert!(!vendored_or_generated("crates/lab/src/session.rs"));
 }
