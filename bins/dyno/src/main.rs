@@ -249,19 +249,16 @@ fn result_file(
     Ok(Some(dest))
 }
 
-/// A run measured by a command that prints its own view: say where its
-/// files went (unless `quiet`), save it to the history, and print `text`
-/// (its table, Markdown or JSON) on stdout.
+/// A run measured by a command that prints its own view: kept (where its
+/// files went said, saved to the history), then `text` (its table,
+/// Markdown or JSON) printed on stdout.
 fn deliver(
     lab: &Lab,
     measured: &dyno_lab::session::Measured,
     quiet: bool,
     text: &str,
 ) -> anyhow::Result<()> {
-    if !quiet {
-        measured.announce();
-    }
-    dyno_lab::history::save(&lab.paths, &measured.run, measured.file(), quiet);
+    measured.keep(&lab.paths, quiet);
     print_stdout(text)
 }
 

@@ -33,15 +33,7 @@ pub(crate) fn run(lab: &Lab, args: &RunArgs, color: ColorChoice) -> anyhow::Resu
         callgrind::count_run(lab, &mut measured.run, args.output.quiet)?;
         measured.rewrite()?;
     }
-    measured.announce();
-    // The history first: a failure to print (a full stdout) must not
-    // cost the run its place there.
-    history::save(
-        &lab.paths,
-        &measured.run,
-        measured.file(),
-        args.output.quiet,
-    );
+    measured.keep(&lab.paths, args.output.quiet);
     if measured.json != Destination::Stdout {
         let color = use_color(color, std::io::stdout().is_terminal());
         let format = args.output.format.into();

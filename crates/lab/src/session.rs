@@ -252,6 +252,16 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// Say where the run's files went and save it to the history: what
+    /// every command that measures does before it prints, so that a full
+    /// stdout cannot cost the run its place there. `quiet` silences the
+    /// history's own messages, never the line that says where the files
+    /// are.
+    pub fn keep(&self, paths: &crate::Paths, quiet: bool) {
+        self.announce();
+        crate::history::save(paths, &self.run, self.file(), quiet);
+    }
+
     /// Say on stderr where the results went.
     pub fn announce(&self) {
         match (&self.json, &self.markdown) {

@@ -75,6 +75,12 @@ fn a_base_with_a_wrong_result_is_never_timed_and_fails_the_run() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "stderr:\n{}", text(&o.stderr));
+    // -q silences progress, never the line that says where the run went.
+    assert!(
+        text(&o.stderr).contains(&format!("dyno: wrote {}", out.display())),
+        "stderr:\n{}",
+        text(&o.stderr)
+    );
     let run: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(run, read_json(&out), "stdout = the file");
     assert_schema_valid(&run);

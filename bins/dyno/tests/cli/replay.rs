@@ -186,6 +186,11 @@ fn two_clients_replay_the_same_blocks_side_by_side_under_the_fork_asked() {
         .unwrap();
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "stderr:\n{stderr}");
+    // -q silences progress, never the line that says where the run went.
+    assert!(
+        stderr.contains(&format!("dyno: wrote {}", out.display())),
+        "{stderr}"
+    );
     let md = text(&o.stdout);
     let side = md
         .split("### The clients side by side")
