@@ -1,36 +1,16 @@
 //! `dyno ab`: its flags in, its table or JSON out.
 
-use std::path::PathBuf;
-
 use dyno_lab::ab::{self, Base, Request};
 use dyno_lab::{Lab, Outcome};
 
 use crate::cli::{AbArgs, LoadFormat};
 
 pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
-    let base = match (&args.base, &args.base_adapter) {
-        (Some(path), None) => Base::Binary(path.clone()),
-        (None, None) if args.base_rev.is_some() => {
-            Base::Revision(args.base_rev.clone().unwrap_or_default())
-        }
-        (None, Some(spec)) => {
-            let (runtime, dir) = spec.split_once('=').ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--base-adapter {spec:?}: write RUNTIME=FOLDER, e.g. go=/tmp/go-old (a folder \
-                     adapters/go/setup installed into)"
-                )
-            })?;
-            Base::Adapter {
-                runtime: runtime.trim().to_string(),
-                home: PathBuf::from(dir),
-            }
-        }
-        _ => anyhow::bail!(
-            "dyno ab needs the other side: --base PATH (another dyno binary), --base-rev REV (the \
-             dyno of a git revision) or --base-adapter RUNTIME=FOLDER (another install of an \
-             adapter); see `dyno ab --help`"
-        ),
-    };
+    let base = Base::from_flags(
+        args.base.as_deref(),
+        args.base_rev.as_deref(),
+        args.base_adapter.as_deref(),
+    )?;
     let out = crate::result_file(&args.output, "dyno ab")?;
     let req = Request {
         base,

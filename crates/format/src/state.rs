@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The state suite's id group (`state/<access>/<accounts>[-dropped]`).
+pub const GROUP: &str = "state";
+
 /// The suffix of a state id's input whose samples each began with the
 /// state's pages evicted (`state/sload-cold/1000000-dropped`).
 pub const EVICTED_SUFFIX: &str = "-dropped";

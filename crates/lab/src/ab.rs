@@ -60,6 +60,39 @@ pub enum Base {
     Adapter { runtime: String, home: PathBuf },
 }
 
+impl Base {
+    /// The base side from `dyno ab`'s three flags (clap lets at most one
+    /// through): `--base PATH`, `--base-rev REV` or `--base-adapter
+    /// RUNTIME=FOLDER`; none is an error that names all three.
+    pub fn from_flags(
+        base: Option<&std::path::Path>,
+        base_rev: Option<&str>,
+        base_adapter: Option<&str>,
+    ) -> crate::Result<Base> {
+        Ok(match (base, base_rev, base_adapter) {
+            (Some(path), _, _) => Base::Binary(path.to_path_buf()),
+            (None, Some(rev), _) => Base::Revision(rev.to_string()),
+            (None, None, Some(spec)) => {
+                let Some((runtime, dir)) = spec.split_once('=') else {
+                    refuse!(
+                        "--base-adapter {spec:?}: write RUNTIME=FOLDER, e.g. go=/tmp/go-old (a \
+                         folder adapters/go/setup installed into)"
+                    );
+                };
+                Base::Adapter {
+                    runtime: runtime.trim().to_string(),
+                    home: PathBuf::from(dir),
+                }
+            }
+            (None, None, None) => refuse!(
+                "dyno ab needs the other side: --base PATH (another dyno binary), --base-rev REV \
+                 (the dyno of a git revision) or --base-adapter RUNTIME=FOLDER (another install \
+                 of an adapter); see `dyno ab --help`"
+            ),
+        })
+    }
+}
+
 /// What `dyno ab` is asked.
 #[derive(Debug, Clone)]
 pub struct Request {

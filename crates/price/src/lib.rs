@@ -58,3 +58,22 @@ pub enum Error {
     )]
     NoState,
 }
+
+/// The flag of calculated gas against nominal gas: underpriced where it
+/// exceeds the price by more than `factor`, overpriced where it falls
+/// below it by more than `factor`, else none.
+pub(crate) fn flag(
+    calculated: f64,
+    nominal: u64,
+    factor: f64,
+) -> Option<dyno_format::gas::Pricing> {
+    use dyno_format::gas::Pricing;
+    let ratio = calculated / (nominal as f64).max(1.0);
+    if ratio > factor {
+        Some(Pricing::Under)
+    } else if ratio < 1.0 / factor {
+        Some(Pricing::Over)
+    } else {
+        None
+    }
+}

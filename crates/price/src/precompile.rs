@@ -231,15 +231,7 @@ pub fn table(
                 b.ratio(a, ANCHOR_GAS)
             }
         });
-        let nominal = p.nominal_gas as f64;
-        let ratio = calculated_gas.value / nominal.max(1.0);
-        let flag = if ratio > factor {
-            Some(Pricing::Under)
-        } else if ratio < 1.0 / factor {
-            Some(Pricing::Over)
-        } else {
-            None
-        };
+        let flag = crate::flag(calculated_gas.value, p.nominal_gas, factor);
         rows.push(Row {
             kind: kind.to_string(),
             name: op.to_string(),
@@ -263,7 +255,7 @@ pub fn table(
                 upper: direct.upper * rate.upper,
             }),
             // gas / ns = Ggas/s; × 1000 = MGas/s.
-            mgas_per_s: direct.inverse(nominal * 1000.0),
+            mgas_per_s: direct.inverse(p.nominal_gas as f64 * 1000.0),
             flag,
         });
     }

@@ -10,15 +10,14 @@
 //! A result is read from its id alone (`state/<access>/<accounts>[-dropped]`),
 //! so a saved run prices without the suite.
 
-use dyno_format::gas::{ANCHOR_GAS, ANCHOR_ID, Estimate, Pricing};
+use dyno_format::gas::{ANCHOR_GAS, ANCHOR_ID, Estimate};
 use dyno_format::state::{Nominal, ScheduleName, StatePricing, StateRow, StateTrend};
 use dyno_format::{BenchResult, Run};
 use dyno_spec::state_gas::{AccessPrice, StateSchedule};
 
 use crate::Error;
 
-/// The state suite's id group.
-pub const GROUP: &str = "state";
+pub use dyno_format::state::GROUP;
 
 /// What schedule `s` charges for access kind `name` alone, by `accesses`
 /// (the file's `[[access]]` table); `None` for a kind it does not price.
@@ -29,17 +28,6 @@ pub fn nominal(name: &str, s: &StateSchedule, accesses: &[AccessPrice]) -> Optio
 /// A row's cache state: the page cache kept, or dropped before each access.
 const WARM: &str = "warm";
 const EVICTED: &str = "evicted";
-
-fn flag(calculated: f64, nominal: u64, factor: f64) -> Option<Pricing> {
-    let ratio = calculated / (nominal as f64).max(1.0);
-    if ratio > factor {
-        Some(Pricing::Under)
-    } else if ratio < 1.0 / factor {
-        Some(Pricing::Over)
-    } else {
-        None
-    }
-}
 
 /// Price every state-access result of `run` against `schedules`, each
 /// access by its entry in `accesses`, the rows in its order.
@@ -77,7 +65,7 @@ pub fn price(
                 Some(Nominal {
                     schedule: s.name.clone(),
                     gas,
-                    pricing: flag(calculated_gas.value, gas, factor),
+                    pricing: crate::flag(calculated_gas.value, gas, factor),
                 })
             })
             .collect();
@@ -173,6 +161,7 @@ pub fn trends(rows: &[StateRow]) -> Vec<StateTrend> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dyno_format::gas::Pricing;
 
     fn dir() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs")

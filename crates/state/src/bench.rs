@@ -21,7 +21,7 @@ use crate::store::{self, Open, Reader, StateStore};
 use crate::vectors;
 
 /// The group of every id here.
-pub const GROUP: &str = "state";
+pub use dyno_format::state::GROUP;
 /// The state sizes of the default run.
 pub const SIZES: [u64; 3] = [10_000, 100_000, 1_000_000];
 /// The size behind `--state-accounts` (docs/state.md): ten million.
