@@ -118,6 +118,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-a95f4d6.md",
         "fresh, session 33's head, a clean run on an Intel Xeon host (the EPYC's before): every step passed, the paired A/B at x3 among them; the main command as written 7m02s, 152 of 152 verified; CI's own fresh run of this head passed in 29m50s",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-29431cf.md",
+        "fresh, issue 52's restructure (the pricing crate, the rules test, the splits, `dyno join`), a clean run on an AMD EPYC host about 1.3x slower per CPU-second than a95f4d6's: every step passed, past the 35 minutes; the main command as written 8m15s, 152 of 152 verified",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
