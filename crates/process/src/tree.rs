@@ -190,7 +190,18 @@ pub fn kill_tree(procs: &[Proc]) {
     for p in &stopped {
         p.signal(Signal::SIGKILL);
     }
+    // A killed process is not gone at once: a large one (a client with
+    // gigabytes mapped, on a busy host) takes a while to tear down, and
+    // a caller about to exit or remove the folder it writes must not
+    // leave it running. Wait until each has ended (a zombie has), bounded.
+    let deadline = std::time::Instant::now() + KILL_WAIT;
+    while stopped.iter().any(Proc::running) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
+
+/// How long [`kill_tree`] waits for the processes it killed to end.
+pub const KILL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[cfg(test)]
 mod tests {
@@ -287,6 +298,34 @@ mod tests {
         let _ = child.wait();
         crate::group::forget(&child);
         assert!(ends(d), "the daemon outlived kill_tree");
+    }
+
+    /// kill_tree returns once what it killed has ended: a caller that
+    /// exits or removes a client's folder right after it (a second
+    /// interrupt) leaves nothing running. A SIGKILLed process ends a moment
+    /// after the signal, so without the wait this fails most times.
+    #[test]
+    fn kill_tree_returns_once_every_process_it_killed_has_ended() {
+        let _one = crate::serial();
+        for _ in 0..5 {
+            let mut cmd = Command::new("sh");
+            cmd.args(["-c", "for i in 1 2 3 4 5 6 7 8; do sleep 300 & done; wait"])
+                .stdin(Stdio::null());
+            let mut child = crate::group::spawn(&mut cmd).unwrap();
+            let leader = Proc::of(child.id()).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let mut all = vec![leader];
+            while descendants(&[leader]).len() < 8 {
+                assert!(Instant::now() < deadline, "the sleeps did not start");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            all.extend(descendants(&[leader]));
+            kill_tree(&all);
+            let left: Vec<&Proc> = all.iter().filter(|p| p.running()).collect();
+            let _ = child.wait();
+            crate::group::forget(&child);
+            assert!(left.is_empty(), "still running after kill_tree: {left:?}");
+        }
     }
 
     #[test]
