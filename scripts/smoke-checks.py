@@ -277,7 +277,7 @@ def replay(path: str) -> None:
 
 def reprice(path: str, ops_path: str, priced_path: str) -> None:
     """`dyno gas --blocks --quick --client geth,revm,ethrex`: every series of
-    specs/reprice/ops.toml replayed into each client, every block VALID,
+    specs/operations.toml replayed into each client, every block VALID,
     each fitted; its priced table (stdout) with a joint fit for every
     operation listed at two or more parameters, in each client."""
     import tomllib
@@ -288,7 +288,9 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
         problems.append(f"incomplete: {run['run']['incomplete_reason']}")
     with open(ops_path, "rb") as f:
         spec = tomllib.load(f)
-    want = {f"reprice/{o['op']}/{o['param']}" for o in spec["op"]}
+    # One row a series: each operation's [[operation.series]].
+    series = [(o["op"], s) for o in spec["operation"] for s in o.get("series", [])]
+    want = {f"reprice/{op}/{s['param']}" for op, s in series}
     layout = spec["series"]
     # --quick: each quick budget at every level, quick_repeats times.
     levels = len(layout["quick_budgets_m"]) * layout["levels"] * layout["quick_repeats"]
@@ -320,9 +322,9 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
     with open(priced_path, encoding="utf-8") as f:
         priced = json.load(f)
     units: dict[str, set] = {}
-    for o in spec["op"]:
-        if "units" in o:
-            units.setdefault(o["op"], set()).add(o["units"])
+    for op, s in series:
+        if "units" in s:
+            units.setdefault(op, set()).add(s["units"])
     multi = {op for op, u in units.items() if len(u) >= 2}
     for client in clients:
         joint = {j["op"] for j in priced.get("joint", []) if j["client"] == client}

@@ -396,10 +396,10 @@ chain_checks() {
   "$dyno" setup -q ethrex
   "$dyno" client check ethrex -q
 
-  part "op isolation: dyno gas --blocks --quick, every series of specs/reprice/ops.toml and its control into geth, revm and ethrex, each block's count checked by revm first"
+  part "op isolation: dyno gas --blocks --quick, every series of specs/operations.toml and its control into geth, revm and ethrex, each block's count checked by revm first"
   "$dyno" gas --blocks --quick --client geth,revm,ethrex --format json --no-store -q \
     --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
-  python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/reprice/ops.toml "$smoke/reprice-stdout.json"
+  python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/operations.toml "$smoke/reprice-stdout.json"
 
   part "clients side by side: one block of each 30M class into geth, ethrex and EthereumJS (under Prague, the newest fork all run), every one VALID in each"
   "$dyno" replay --client geth,ethrex,ethereumjs --set 30M --blocks 1 --warmup 0 --format json --no-store -q \

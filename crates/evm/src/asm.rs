@@ -7,6 +7,14 @@
 
 pub use revm::bytecode::opcode as op;
 
+/// The opcode revm names `name` (`"DIV"`, `"LOG2"`): its byte, and its
+/// stack inputs and outputs, from revm's own opcode table.
+pub fn opcode_named(name: &str) -> Option<op::OpCode> {
+    (0..=u8::MAX)
+        .filter_map(op::OpCode::new)
+        .find(|o| o.as_str() == name)
+}
+
 /// A program under construction.
 #[derive(Debug, Default, Clone)]
 pub struct Asm {

@@ -251,7 +251,9 @@ struct OpcodeCase {
 
 const FILE: &str = "opcode.json";
 
-fn arith(ctx: &Ctx, name: &str, what: &str) -> Result<Bench, BuildError> {
+/// An arithmetic opcode (revm's `code`) on the vectors' operands: `name`
+/// is its case in `vectors/opcode.json`.
+fn arith(ctx: &Ctx, name: &str, code: op::OpCode, what: &str) -> Result<Bench, BuildError> {
     let path = ctx.path(FILE);
     let bad = |reason: String| BuildError::vectors(&path, reason);
     let file: OpcodeFile = ctx.vector_json(FILE)?;
@@ -274,25 +276,21 @@ fn arith(ctx: &Ctx, name: &str, what: &str) -> Result<Bench, BuildError> {
         .ok()
         .and_then(|r| r.try_into().ok())
         .ok_or_else(|| bad(format!("{name}: result is not a 32-byte hex word")))?;
-    let opcode = match name {
-        "add" => op::ADD,
-        "mul" => op::MUL,
-        "sub" => op::SUB,
-        "div" => op::DIV,
-        "sdiv" => op::SDIV,
-        "mod" => op::MOD,
-        "smod" => op::SMOD,
-        "addmod" => op::ADDMOD,
-        "mulmod" => op::MULMOD,
-        "exp" => op::EXP,
-        _ => unreachable!("ARITH lists only these"),
-    };
+    let opcode = code.get();
+    let arity = code.inputs();
+    if case.arity != arity {
+        return Err(bad(format!(
+            "{name}: arity {} where revm's {} takes {arity} operands",
+            case.arity,
+            code.as_str()
+        )));
+    }
     let (a, b, c) = (operand("a")?, operand("b")?, operand("c")?);
     let setup = ops(|x| {
         x.push_bytes(&c).push_bytes(&b).push_bytes(&a);
     });
     // Stack in the loop: [n, a, b, c]; after it: [a, b, c].
-    let (body, check) = if case.arity == 3 {
+    let (body, check) = if arity == 3 {
         (
             vec![op::DUP4, op::DUP4, op::DUP4, opcode, op::POP],
             vec![op::DUP3, op::DUP3, op::DUP3, opcode],
@@ -549,27 +547,11 @@ fn empty() -> Bench {
     }
 }
 
-/// The arithmetic opcodes: `(vector name, op name in the id)`.
-const ARITH: [(&str, &str); 10] = [
-    ("add", "arith-add"),
-    ("mul", "arith-mul"),
-    ("sub", "arith-sub"),
-    ("div", "arith-div"),
-    ("sdiv", "arith-sdiv"),
-    ("mod", "arith-mod"),
-    ("smod", "arith-smod"),
-    ("addmod", "arith-addmod"),
-    ("mulmod", "arith-mulmod"),
-    ("exp", "arith-exp"),
-];
-
-const LOGS: [&str; 5] = ["log0", "log1", "log2", "log3", "log4"];
-
 /// How one benchmark's program is made.
 #[derive(Debug, Clone, Copy)]
 enum Make {
-    /// An arithmetic opcode of `vectors/opcode.json`, by its vector name.
-    Arith(&'static str),
+    /// An arithmetic opcode of `vectors/opcode.json`, by its case name.
+    Arith(&'static str, op::OpCode),
     /// KECCAK256 of this many bytes of `vectors/hash.json`.
     Keccak(usize),
     /// MLOAD, MSTORE or MCOPY of this many bytes.
@@ -589,7 +571,7 @@ enum Make {
 impl Make {
     fn bench(self, ctx: &Ctx, what: &str) -> Result<Bench, BuildError> {
         Ok(match self {
-            Self::Arith(name) => arith(ctx, name, what)?,
+            Self::Arith(name, code) => arith(ctx, name, code, what)?,
             Self::Keccak(len) => keccak(ctx, len, what)?,
             Self::Memory(kind, len) => memory(kind, len),
             Self::Storage(kind, cold) => storage(kind, cold),
@@ -606,15 +588,16 @@ impl Make {
     fn portable(self) -> bool {
         matches!(
             self,
-            Self::Arith(_) | Self::Keccak(_) | Self::Memory(..) | Self::Empty
+            Self::Arith(..) | Self::Keccak(_) | Self::Memory(..) | Self::Empty
         )
     }
 }
 
 /// One benchmark: `opcode/<op>/<input>`, the sequence as a person reads
 /// it, and how its program is made.
+#[derive(Debug)]
 struct Entry {
-    op: &'static str,
+    op: String,
     input: String,
     sequence: String,
     make: Make,
@@ -626,114 +609,171 @@ impl Entry {
     }
 }
 
-/// Every opcode benchmark, in the suite's order.
-fn entries() -> Vec<Entry> {
+/// Every opcode benchmark, in the order of the operation table dyno was
+/// built with (`specs/operations.toml`).
+fn entries() -> &'static [Entry] {
+    static ENTRIES: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        entries_of(dyno_spec::operations::builtin())
+            .unwrap_or_else(|e| panic!("specs/operations.toml, as dyno was built with it: {e}"))
+    })
+}
+
+/// A size input: `32B`, `1KiB`.
+fn bytes_of(input: &str) -> Option<usize> {
+    if let Some(k) = input.strip_suffix("KiB") {
+        return k.parse::<usize>().ok().map(|k| k * 1024);
+    }
+    input.strip_suffix('B')?.parse().ok()
+}
+
+/// The benchmarks of `table`'s loop level: each operation's program made
+/// by its kind, its opcode's byte and arity from revm.
+fn entries_of(table: &'static dyno_spec::operations::Operations) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
-    let mut add = |op: &'static str, input: &str, sequence: String, make: Make| {
-        out.push(Entry {
-            op,
-            input: input.to_string(),
-            sequence,
-            make,
-        });
-    };
-    for (name, op_name) in ARITH {
-        let seq_text = if matches!(name, "addmod" | "mulmod") {
-            format!("DUP4 DUP4 DUP4 {} POP", name.to_uppercase())
-        } else {
-            format!("DUP3 DUP3 {} POP", name.to_uppercase())
+    for o in &table.operations {
+        if o.loop_inputs.is_empty() {
+            continue;
+        }
+        let at = format!("line {}, operation {}", o.line, o.op);
+        let name = o.opcode.as_deref().unwrap_or_default();
+        let code = match o.opcode.as_deref() {
+            Some(n) => Some(
+                crate::asm::opcode_named(n)
+                    .ok_or_else(|| format!("{at}: revm has no opcode named {n:?}"))?,
+            ),
+            None => None,
         };
-        add(op_name, "a256-b128-c200", seq_text, Make::Arith(name));
-    }
-    for (input, len) in [("32B", 32usize), ("1KiB", 1024)] {
-        add(
-            "keccak256",
-            input,
-            format!("PUSH2 {len} PUSH2 0x100 KECCAK256 POP"),
-            Make::Keccak(len),
-        );
-    }
-    add(
-        "mload",
-        "word",
-        "PUSH2 0x100 MLOAD POP".into(),
-        Make::Memory("mload", 32),
-    );
-    add(
-        "mstore",
-        "word",
-        "DUP1 PUSH2 0x100 MSTORE".into(),
-        Make::Memory("mstore", 32),
-    );
-    for (input, len) in [("32B", 32usize), ("1KiB", 1024)] {
-        add(
-            "mcopy",
-            input,
-            format!("PUSH {len} PUSH 0x100 PUSH {} MCOPY", 0x100 + len),
-            Make::Memory("mcopy", len),
-        );
-    }
-    for (name, store) in [("sload", false), ("sstore", true)] {
-        for (input, cold) in [("cold", true), ("warm", false)] {
-            let core = if store {
-                "PUSH0 MLOAD DUP2 DUP2 SSTORE"
-            } else {
-                "PUSH0 MLOAD DUP1 SLOAD POP"
+        for input in &o.loop_inputs {
+            let bad = |what: &str| format!("{at}: a {} loop runs on {what}, not {input:?}", o.kind);
+            let size = || bytes_of(input).ok_or_else(|| bad("a size (`32B`, `1KiB`)"));
+            let (make, sequence) = match (o.kind.as_str(), code) {
+                ("arith", Some(code)) => {
+                    if input != "a256-b128-c200" {
+                        return Err(bad("vectors/opcode.json's operands, `a256-b128-c200`"));
+                    }
+                    if !(2..=3).contains(&code.inputs()) || code.outputs() != 1 {
+                        return Err(format!(
+                            "{at}: {name} takes {} operands and returns {}: an arith loop needs 2 or 3 and 1",
+                            code.inputs(),
+                            code.outputs()
+                        ));
+                    }
+                    let sequence = if code.inputs() == 3 {
+                        format!("DUP4 DUP4 DUP4 {name} POP")
+                    } else {
+                        format!("DUP3 DUP3 {name} POP")
+                    };
+                    (Make::Arith(o.op.as_str(), code), sequence)
+                }
+                ("keccak", _) => {
+                    let len = size()?;
+                    (
+                        Make::Keccak(len),
+                        format!("PUSH2 {len} PUSH2 0x100 KECCAK256 POP"),
+                    )
+                }
+                ("memory", _) => match name {
+                    "MLOAD" if input == "word" => {
+                        (Make::Memory("mload", 32), "PUSH2 0x100 MLOAD POP".into())
+                    }
+                    "MSTORE" if input == "word" => {
+                        (Make::Memory("mstore", 32), "DUP1 PUSH2 0x100 MSTORE".into())
+                    }
+                    "MCOPY" => {
+                        let len = size()?;
+                        (
+                            Make::Memory("mcopy", len),
+                            format!("PUSH {len} PUSH 0x100 PUSH {} MCOPY", 0x100 + len),
+                        )
+                    }
+                    "MLOAD" | "MSTORE" => return Err(bad("a `word`")),
+                    _ => return Err(format!("{at}: a memory loop is MLOAD, MSTORE or MCOPY")),
+                },
+                ("storage", _) => {
+                    let cold = match input.as_str() {
+                        "cold" => true,
+                        "warm" => false,
+                        _ => return Err(bad("`cold` or `warm`")),
+                    };
+                    let (kind, core) = match name {
+                        "SLOAD" => ("sload", "PUSH0 MLOAD DUP1 SLOAD POP"),
+                        "SSTORE" => ("sstore", "PUSH0 MLOAD DUP2 DUP2 SSTORE"),
+                        _ => return Err(format!("{at}: a storage loop is SLOAD or SSTORE")),
+                    };
+                    (
+                        Make::Storage(kind, cold),
+                        format!(
+                            "{core} PUSH1 {} ADD PUSH2 0xffff AND PUSH0 MSTORE",
+                            u8::from(cold)
+                        ),
+                    )
+                }
+                ("call", _) => {
+                    let kind = match name {
+                        "CALL" => "call",
+                        "CALLCODE" => "callcode",
+                        "DELEGATECALL" => "delegatecall",
+                        "STATICCALL" => "staticcall",
+                        _ => return Err(format!("{at}: a call loop is one of the CALL family")),
+                    };
+                    if input != "returns-word" {
+                        return Err(bad("a callee that `returns-word`"));
+                    }
+                    (Make::Call(kind), format!("(7 or 6 pushes) GAS {name} POP"))
+                }
+                ("create", _) => {
+                    if input != "1-byte-code" {
+                        return Err(bad("`1-byte-code`"));
+                    }
+                    match name {
+                        "CREATE" => (
+                            Make::Create(false),
+                            "PUSH1 9 PUSH2 0x100 PUSH0 CREATE POP".into(),
+                        ),
+                        "CREATE2" => (
+                            Make::Create(true),
+                            "GAS PUSH1 9 PUSH2 0x100 PUSH0 CREATE2 POP".into(),
+                        ),
+                        _ => return Err(format!("{at}: a create loop is CREATE or CREATE2")),
+                    }
+                }
+                ("log", Some(code)) if name.starts_with("LOG") => {
+                    if input != "32B" {
+                        return Err(bad("`32B` of data"));
+                    }
+                    // LOGn takes an offset, a size and n topics.
+                    let n = code.inputs() - 2;
+                    (
+                        Make::Log(n),
+                        format!("{n} topic pushes, PUSH1 32 PUSH2 0x100 LOG{n}"),
+                    )
+                }
+                ("loop", None) => {
+                    if input != "empty" {
+                        return Err(bad("`empty`"));
+                    }
+                    (Make::Empty, "(nothing: one turn of the loop)".into())
+                }
+                _ => return Err(format!("{at}: a {} operation has no loop here", o.kind)),
             };
-            add(
-                name,
-                input,
-                format!(
-                    "{core} PUSH1 {} ADD PUSH2 0xffff AND PUSH0 MSTORE",
-                    u8::from(cold)
-                ),
-                Make::Storage(name, cold),
-            );
+            out.push(Entry {
+                op: o.loop_op(),
+                input: input.clone(),
+                sequence,
+                make,
+            });
         }
     }
-    for name in ["call", "callcode", "delegatecall", "staticcall"] {
-        add(
-            name,
-            "returns-word",
-            format!("(7 or 6 pushes) GAS {} POP", name.to_uppercase()),
-            Make::Call(name),
-        );
-    }
-    add(
-        "create",
-        "1-byte-code",
-        "PUSH1 9 PUSH2 0x100 PUSH0 CREATE POP".into(),
-        Make::Create(false),
-    );
-    add(
-        "create2",
-        "1-byte-code",
-        "GAS PUSH1 9 PUSH2 0x100 PUSH0 CREATE2 POP".into(),
-        Make::Create(true),
-    );
-    for (n, op_name) in (0..=4u8).zip(LOGS) {
-        add(
-            op_name,
-            "32B",
-            format!("{n} topic pushes, PUSH1 32 PUSH2 0x100 LOG{n}"),
-            Make::Log(n),
-        );
-    }
-    add(
-        "loop",
-        "empty",
-        "(nothing: one turn of the loop)".into(),
-        Make::Empty,
-    );
-    out
+    Ok(out)
 }
 
 /// Every opcode benchmark.
 pub fn defs() -> Vec<BenchDef> {
-    entries().into_iter().map(def).collect()
+    entries().iter().map(def).collect()
 }
 
-fn def(e: Entry) -> BenchDef {
+fn def(e: &'static Entry) -> BenchDef {
     let what = format!("{} revm", e.id());
     let make = e.make;
     BenchDef {
@@ -741,12 +781,12 @@ fn def(e: Entry) -> BenchDef {
             .portable()
             .then_some(cases as dyno_workload::AdapterCases),
         group: GROUP,
-        op: e.op,
-        input: e.input,
+        op: &e.op,
+        input: e.input.clone(),
         implementation: "revm",
         version: REVM_VERSION,
         params: vec![
-            ("sequence", Param::Text(e.sequence)),
+            ("sequence", Param::Text(e.sequence.clone())),
             ("unroll", Param::Int(UNROLL)),
         ],
         build: Box::new(move |ctx: &Ctx| {
@@ -766,7 +806,7 @@ fn def(e: Entry) -> BenchDef {
 /// from the vectors, run once more after the loops).
 pub fn cases(ctx: &Ctx, id: &str) -> Option<Result<Vec<dyno_protocol::Case>, BuildError>> {
     let e = entries()
-        .into_iter()
+        .iter()
         .find(|e| e.make.portable() && e.id() == id)?;
     let hexed =
         |b: &[u8]| serde_json::Value::String(format!("0x{}", alloy_primitives::hex::encode(b)));

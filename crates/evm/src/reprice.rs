@@ -1,5 +1,5 @@
 //! Op-isolation blocks (`dyno gas --blocks`, issue 34): for every
-//! operation of `specs/reprice/ops.toml`, a series of blocks that repeat it a
+//! operation of `specs/operations.toml`, a series of blocks that repeat it a
 //! known number of times, the count varied over levels at each gas budget,
 //! and a control series per kind of glue that runs the same loop without
 //! it. Replayed into a client, block time against count gives the
@@ -51,7 +51,7 @@ const FIRST_CONTRACT: u64 = 0x7e_9000;
 pub struct Series {
     /// `reprice/<op>/<param>`, or `reprice/control/<glue>`.
     pub id: String,
-    /// The entry of specs/reprice/ops.toml; `None` for a control.
+    /// The entry of specs/operations.toml; `None` for a control.
     pub op: Option<Op>,
     /// The control series this one's glue is subtracted with (its index).
     pub control: Option<usize>,
@@ -160,16 +160,19 @@ pub fn series(ctx: &Ctx, list: &Reprice, fork: &Schedule) -> Result<Vec<Series>,
         let opcode = match op.kind.as_str() {
             "arith" => {
                 let name = op.opcode.as_deref().unwrap_or_default();
-                let (_, code, ternary) = program::ARITH
-                    .iter()
-                    .find(|(n, ..)| *n == name)
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "opcode {name:?}: an arith series repeats one of {}",
-                            program::ARITH.map(|a| a.0).join(", ")
-                        ))
-                    })?;
-                Some((*code, *ternary))
+                let code = crate::asm::opcode_named(name)
+                    .ok_or_else(|| bad(format!("revm has no opcode named {name:?}")))?;
+                // Two operands (the second a 128-bit word) or three (a
+                // full-width modulus), and one result: revm's own arity.
+                if !(2..=3).contains(&code.inputs()) || code.outputs() != 1 {
+                    return Err(bad(format!(
+                        "{name} takes {} operands and returns {}: an arith series repeats an \
+                         opcode of 2 or 3 operands and one result",
+                        code.inputs(),
+                        code.outputs()
+                    )));
+                }
+                Some((code.get(), code.inputs() == 3))
             }
             "keccak" if op.opcode.as_deref() == Some("KECCAK256") => None,
             "keccak" => return Err(bad("a keccak series counts KECCAK256".into())),
@@ -739,7 +742,7 @@ pub fn fork_price(s: &Series, fork: &Schedule) -> Option<u64> {
         .ok()
 }
 
-/// Read specs/reprice/ops.toml and the fork's schedule, and build the series.
+/// Read specs/operations.toml and the fork's schedule, and build the series.
 pub fn load(ctx: &Ctx, specs: &Path, fork: &str) -> Result<(Reprice, Vec<Series>), String> {
     let list = dyno_spec::reprice::load(specs).map_err(|e| e.to_string())?;
     let schedules = dyno_spec::reprice::schedules(specs).map_err(|e| e.to_string())?;

@@ -39,6 +39,7 @@ use toml::Spanned;
 mod error;
 pub mod gas;
 pub mod mixes;
+pub mod operations;
 mod plan;
 mod quantity;
 pub mod reprice;
@@ -146,6 +147,10 @@ struct RawSuite {
     default: bool,
     #[serde(default)]
     isolate: bool,
+    /// The suite's benchmarks are the operation table's loop level
+    /// (`specs/operations.toml`, `loop = [...]`), each in these
+    /// implementations.
+    operations: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 fn yes() -> bool {
@@ -279,6 +284,49 @@ impl Spec {
                 explicit: b.explicit,
             });
         }
+        if let Some(impls) = &raw.suite.operations {
+            if !raw.bench.is_empty() {
+                return Err(invalid(
+                    at(impls.span()),
+                    "suite.operations",
+                    "its benchmarks come from specs/operations.toml: list no [[bench]] too".into(),
+                ));
+            }
+            let impls: Vec<Located<String>> = impls.get_ref().iter().map(located).collect();
+            let Some(baseline) = impls.first().cloned() else {
+                return Err(invalid(
+                    at(raw.suite.group.span()),
+                    "suite.operations",
+                    "must list at least one implementation".into(),
+                ));
+            };
+            let line = baseline.line;
+            for o in &operations::builtin().operations {
+                if o.loop_inputs.is_empty() {
+                    continue;
+                }
+                benches.push(BenchSpec {
+                    op: Located {
+                        value: o.loop_op(),
+                        line,
+                    },
+                    inputs: o
+                        .loop_inputs
+                        .iter()
+                        .map(|i| Located {
+                            value: i.clone(),
+                            line,
+                        })
+                        .collect(),
+                    impls: impls.clone(),
+                    baseline: baseline.clone(),
+                    threshold: default_threshold,
+                    target: None,
+                    workload: None,
+                    explicit: false,
+                });
+            }
+        }
         Ok(Spec {
             path: path.to_path_buf(),
             group: raw.suite.group.get_ref().clone(),
@@ -375,6 +423,9 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Spec>, SpecError> {
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        // The operation table is no suite: the suites that say so
+        // (`[suite] operations`) read their benchmarks from it.
+        .filter(|p| p.file_name().is_none_or(|n| n != operations::FILE))
         .collect();
     paths.sort();
     if paths.is_empty() {

@@ -1,25 +1,20 @@
-//! The operations `dyno gas --blocks` isolates in blocks
-//! (`specs/reprice/ops.toml`) and the compute gas schedules it prices them
-//! against (`specs/gas/compute/schedules.toml`): what each series repeats,
-//! how its inputs differ call to call, and which gas parameters price one
-//! operation. Building the programs is `dyno_evm::reprice`'s; this module
-//! only reads and checks the files, every error naming file, line and key.
+//! The series `dyno gas --blocks` isolates operations in (read from the
+//! operation table, [`crate::operations`]) and the compute gas schedules it
+//! prices them against (`specs/gas/compute/schedules.toml`): what each
+//! series repeats, how its inputs differ call to call, and which gas
+//! parameters price one operation. Building the programs is
+//! `dyno_evm::reprice`'s; this module only reads and checks the files,
+//! every error naming file, line and key.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use toml::Spanned;
 
-use crate::{SpecError, line_of};
+use crate::SpecError;
 
-/// The operation list, under the specs folder.
-pub const FILE: &str = "reprice/ops.toml";
 /// The compute schedules, under the specs folder.
 pub const SCHEDULES: &str = "gas/compute/schedules.toml";
-
-/// The program kinds there are.
-pub const KINDS: [&str; 4] = ["arith", "keccak", "precompile", "state"];
 
 /// The state accesses a `state` series may repeat: the state suite's
 /// access kinds (`dyno list state`) that touch one new key a call.
@@ -125,29 +120,6 @@ pub struct Reprice {
     pub path: PathBuf,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    series: Layout,
-    op: Vec<RawOp>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOp {
-    op: Spanned<String>,
-    param: String,
-    kind: String,
-    opcode: Option<String>,
-    input: Option<String>,
-    access: Option<String>,
-    vary: Option<String>,
-    units: Option<u64>,
-    price: toml::Value,
-    library: Option<String>,
-    bytecode: Option<String>,
-}
-
 fn read(path: &Path) -> Result<String, SpecError> {
     std::fs::read_to_string(path).map_err(|e| SpecError::Io {
         path: path.to_path_buf(),
@@ -155,219 +127,9 @@ fn read(path: &Path) -> Result<String, SpecError> {
     })
 }
 
-/// `<specs_dir>/reprice/ops.toml`.
+/// Every series of `<specs_dir>/operations.toml`.
 pub fn load(specs_dir: &Path) -> Result<Reprice, SpecError> {
-    let path = specs_dir.join(FILE);
-    parse(&read(&path)?, &path)
-}
-
-/// Parse the operation list; `path` names it in errors.
-pub fn parse(text: &str, path: &Path) -> Result<Reprice, SpecError> {
-    let file: File = toml::from_str(text).map_err(|e| crate::error::from_toml(&e, text, path))?;
-    let invalid = |line: usize, key: &str, reason: String| SpecError::Invalid {
-        path: path.to_path_buf(),
-        line,
-        key: key.into(),
-        reason,
-    };
-    let l = &file.series;
-    let series_line = text.find("[series]").map_or(1, |at| line_of(text, at));
-    if l.budgets_m.is_empty() || l.quick_budgets_m.is_empty() {
-        return Err(invalid(
-            series_line,
-            "series.budgets_m",
-            "give at least one budget (and one quick budget), in millions of gas".into(),
-        ));
-    }
-    if let Some(b) = l
-        .budgets_m
-        .iter()
-        .chain(&l.quick_budgets_m)
-        .find(|&&b| b == 0 || b > l.gas_limit_m)
-    {
-        return Err(invalid(
-            series_line,
-            "series.budgets_m",
-            format!(
-                "a budget of {b}M gas: each must be above 0 and at most the genesis gas limit, gas_limit_m = {}",
-                l.gas_limit_m
-            ),
-        ));
-    }
-    if l.levels < 2 || l.repeats == 0 || l.quick_repeats == 0 {
-        return Err(invalid(
-            series_line,
-            "series.levels",
-            "a fit needs at least 2 levels and 1 repeat".into(),
-        ));
-    }
-    let mut ops: Vec<Op> = Vec::new();
-    for raw in file.op {
-        let line = line_of(text, raw.op.span().start);
-        let key = |k: &str| format!("op[op={}].{k}", raw.op.get_ref());
-        if !KINDS.contains(&raw.kind.as_str()) {
-            return Err(SpecError::Unknown {
-                path: path.to_path_buf(),
-                line,
-                what: "kind",
-                name: raw.kind.clone(),
-                suggestion: None,
-                valid: KINDS.map(String::from).to_vec(),
-            });
-        }
-        let precompile = raw.kind == "precompile";
-        if precompile != raw.input.is_some() || precompile == raw.opcode.is_some() {
-            return Err(invalid(
-                line,
-                &key("kind"),
-                "an `arith`, `keccak` or `state` series names its `opcode`, a `precompile` series its `input` (and no opcode)".into(),
-            ));
-        }
-        let state = raw.kind == "state";
-        if state != raw.access.is_some() {
-            return Err(invalid(
-                line,
-                &key("access"),
-                format!(
-                    "a `state` series, and only one, names its `access`: one of {}",
-                    ACCESSES.join(", ")
-                ),
-            ));
-        }
-        if let Some(a) = &raw.access
-            && !ACCESSES.contains(&a.as_str())
-        {
-            return Err(SpecError::Unknown {
-                path: path.to_path_buf(),
-                line,
-                what: "access",
-                name: a.clone(),
-                suggestion: crate::error::nearest(a, &ACCESSES.map(String::from)),
-                valid: ACCESSES.map(String::from).to_vec(),
-            });
-        }
-        if raw.kind == "keccak" && raw.units.is_none() {
-            return Err(invalid(
-                line,
-                &key("units"),
-                "a keccak series hashes `units` 32-byte words: give it".into(),
-            ));
-        }
-        let vary = match (&raw.vary, precompile) {
-            (None, false) => Vec::new(),
-            (Some(v), true) => parse_vary(v).map_err(|r| invalid(line, &key("vary"), r))?,
-            (None, true) => {
-                return Err(invalid(
-                    line,
-                    &key("vary"),
-                    "a precompile series says how each call's input differs: `word@N` or `chain@N`"
-                        .into(),
-                ));
-            }
-            (Some(_), false) => {
-                return Err(invalid(
-                    line,
-                    &key("vary"),
-                    "only precompile series take `vary`; an opcode's operands differ by construction".into(),
-                ));
-            }
-        };
-        let price = parse_price(&raw.price, raw.units.is_some())
-            .map_err(|r| invalid(line, &key("price"), r))?;
-        if state != (price == Price::State) {
-            return Err(invalid(
-                line,
-                &key("price"),
-                "a `state` series, and only one, is priced \"state\" (by specs/gas/state/schedules.toml)".into(),
-            ));
-        }
-        let op = Op {
-            op: raw.op.into_inner(),
-            param: raw.param,
-            kind: raw.kind,
-            opcode: raw.opcode,
-            input: raw.input,
-            access: raw.access,
-            vary,
-            units: raw.units,
-            price,
-            library: raw.library,
-            bytecode: raw.bytecode,
-            line,
-        };
-        if ops.iter().any(|o| o.id() == op.id()) {
-            return Err(invalid(line, "op", format!("{} is listed twice", op.id())));
-        }
-        if op.op == "control" {
-            return Err(invalid(
-                line,
-                "op",
-                "`control` names the control series dyno adds itself; choose another name".into(),
-            ));
-        }
-        ops.push(op);
-    }
-    if ops.is_empty() {
-        return Err(invalid(1, "op", "no [[op]]: list at least one".into()));
-    }
-    Ok(Reprice {
-        layout: file.series,
-        ops,
-        path: path.to_path_buf(),
-    })
-}
-
-fn parse_vary(text: &str) -> Result<Vec<Vary>, String> {
-    let vary: Vec<Vary> = text
-        .split_whitespace()
-        .map(|part| {
-            if part == "calldata" {
-                return Ok(Vary::Calldata);
-            }
-            let (kind, at) = part
-                .split_once('@')
-                .ok_or_else(|| format!("{part:?}: write `word@N`, `chain@N` or `calldata`"))?;
-            let at: usize = at
-                .parse()
-                .map_err(|_| format!("{part:?}: the offset must be a byte count"))?;
-            match kind {
-                "word" => Ok(Vary::Word(at)),
-                "chain" => Ok(Vary::Chain(at)),
-                _ => Err(format!("{part:?}: write `word@N` or `chain@N`")),
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    if vary.is_empty() {
-        return Err("empty: write `word@N` or `chain@N`".into());
-    }
-    Ok(vary)
-}
-
-fn parse_price(value: &toml::Value, has_units: bool) -> Result<Price, String> {
-    match value.as_str() {
-        Some("fork") => return Ok(Price::Fork),
-        Some("state") => return Ok(Price::State),
-        _ => {}
-    }
-    let terms = value
-        .as_array()
-        .ok_or("give a list of gas parameters (`KEY` or `KEY*units`), \"fork\" or \"state\"")?;
-    let terms: Vec<(String, bool)> = terms
-        .iter()
-        .map(|t| {
-            let t = t.as_str().ok_or("each term is a string")?;
-            match t.split_once('*') {
-                Some((key, "units")) if has_units => Ok((key.trim().to_string(), true)),
-                Some(_) if !has_units => Err(format!("{t:?}: `*units` needs the series' `units`")),
-                Some(_) => Err(format!("{t:?}: the only factor is `*units`")),
-                None => Ok((t.trim().to_string(), false)),
-            }
-        })
-        .collect::<Result<_, String>>()?;
-    if terms.is_empty() {
-        return Err("an empty price: give at least one gas parameter".into());
-    }
-    Ok(Price::Terms(terms))
+    crate::operations::load(specs_dir).map(|t| t.reprice)
 }
 
 /// One compute schedule: today's or a proposal's parameters.
@@ -518,47 +280,5 @@ mod tests {
             );
             assert_eq!(s[0].gas.get(name).copied(), p["current"].as_u64(), "{name}");
         }
-    }
-
-    #[test]
-    fn a_bad_entry_names_its_line_and_key() {
-        let path = Path::new("specs/reprice/ops.toml");
-        let head = "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\ngas_limit_m=100\n";
-        let bad = format!(
-            "{head}[[op]]\nop='div'\nparam='x'\nkind='precompile'\nopcode='DIV'\nprice=['OPCODE_DIV']\n"
-        );
-        let e = parse(&bad, path).unwrap_err().to_string();
-        assert!(
-            e.contains("ops.toml:9") && e.contains("op[op=div].kind"),
-            "{e}"
-        );
-        let bad = format!(
-            "{head}[[op]]\nop='e'\nparam='x'\nkind='precompile'\ninput='precompile/ecrecover/ValidKey'\nvary='word0'\nprice=['A']\n"
-        );
-        let e = parse(&bad, path).unwrap_err().to_string();
-        assert!(e.contains("word@N"), "{e}");
-        let bad = format!(
-            "{head}[[op]]\nop='e'\nparam='x'\nkind='arith'\nopcode='DIV'\nprice=['A*units']\n"
-        );
-        let e = parse(&bad, path).unwrap_err().to_string();
-        assert!(e.contains("needs the series' `units`"), "{e}");
-        let r = parse(
-            &format!("{head}[[op]]\nop='div'\nparam='x'\nkind='arith'\nopcode='DIV'\nprice=['OPCODE_DVI']\n"),
-            path,
-        )
-        .unwrap();
-        let e = r
-            .check_prices(&schedules(&specs()).unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("OPCODE_DVI") && e.contains("OPCODE_DIV"), "{e}");
-        let over = head.replace("budgets_m=[30]", "budgets_m=[300]");
-        let e = parse(
-            &format!("{over}[[op]]\nop='d'\nparam='x'\nkind='arith'\nopcode='DIV'\nprice=['A']\n"),
-            path,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("300M"), "{e}");
     }
 }

@@ -33,7 +33,7 @@ pub(crate) struct GasArgs {
 
     /// Price each operation inside a real client instead (docs/gas.md,
     /// "One operation inside a client"): op-isolation blocks from
-    /// specs/reprice/ops.toml (EIP-7904's compute set and EIP-8038's state
+    /// specs/operations.toml (EIP-7904's compute set and EIP-8038's state
     /// set, each state access on a key never touched before; each block's
     /// operation count checked by revm first), replayed into each
     /// --client, block time fitted on count the way EIP-7904 and EIP-8038

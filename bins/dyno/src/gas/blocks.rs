@@ -38,7 +38,7 @@ pub(super) fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
         None => {
             if args.output.samples.is_some() {
                 anyhow::bail!(
-                    "--samples: --blocks takes one sample per block; specs/reprice/ops.toml sets how many blocks (`repeats`)"
+                    "--samples: --blocks takes one sample per block; specs/operations.toml sets how many blocks (`repeats`)"
                 );
             }
             let out = match &args.output.out {

@@ -83,7 +83,15 @@ fn opcode_exported_cases_run_as_the_protocol_says_and_only_portable_ones_export(
             );
         }
     }
-    assert_eq!(exported, 17);
+    // What the table runs in the portable kinds, each input once.
+    let portable: usize = dyno_spec::operations::builtin()
+        .operations
+        .iter()
+        .filter(|o| matches!(o.kind.as_str(), "arith" | "keccak" | "memory" | "loop"))
+        .map(|o| o.loop_inputs.len())
+        .sum();
+    assert!(portable >= 17);
+    assert_eq!(exported, portable);
     assert!(cases(&ctx(), "opcode/sload/cold").is_none());
     assert!(cases(&ctx(), "opcode/no/such").is_none());
 }
@@ -102,4 +110,69 @@ fn opcode_a_wrong_expectation_fails_verification() {
     b.body = vec![op::INVALID];
     let err = OpcodeWorkload::new(&b).verify().unwrap_err();
     assert!(err.actual.contains("transaction failed"), "{err}");
+}
+
+/// The suite is the table's loop level, in its order, with revm's bytes:
+/// the ids the opcode suite had before the table, and a table that names
+/// an opcode revm lacks, or a loop its kind cannot run, refused naming
+/// the line and the operation.
+#[test]
+fn opcode_entries_are_the_tables_loop_level_and_a_bad_table_is_refused() {
+    let ids: Vec<String> = entries().iter().map(Entry::id).collect();
+    for id in [
+        "opcode/arith-add/a256-b128-c200",
+        "opcode/arith-addmod/a256-b128-c200",
+        "opcode/keccak256/1KiB",
+        "opcode/mcopy/32B",
+        "opcode/sstore/warm",
+        "opcode/delegatecall/returns-word",
+        "opcode/create2/1-byte-code",
+        "opcode/log4/32B",
+        "opcode/loop/empty",
+    ] {
+        assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
+    }
+    assert_eq!(ids.last().map(String::as_str), Some("opcode/loop/empty"));
+    let e = entries().iter().find(|e| e.op == "arith-mulmod").unwrap();
+    let Make::Arith(name, code) = e.make else {
+        panic!("{e:?}")
+    };
+    assert_eq!((name, code.get(), code.inputs()), ("mulmod", 0x09, 3));
+    assert_eq!(e.sequence, "DUP4 DUP4 DUP4 MULMOD POP");
+    let log = entries().iter().find(|e| e.op == "log3").unwrap();
+    assert!(matches!(log.make, Make::Log(3)), "{log:?}");
+
+    let table = |body: &str| -> &'static dyno_spec::operations::Operations {
+        let text = format!(
+            "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\ngas_limit_m=100\n\
+             [[operation]]\nop='div'\nkind='arith'\nopcode='DIV'\nprice=['OPCODE_DIV']\n[[operation.series]]\nparam='x'\n{body}"
+        );
+        Box::leak(Box::new(
+            dyno_spec::operations::parse(&text, std::path::Path::new("operations.toml")).unwrap(),
+        ))
+    };
+    let e = entries_of(table(
+        "[[operation]]\nop='shl'\nkind='arith'\nopcode='SHLL'\nloop=['a256-b128-c200']\n",
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("line 16") && e.contains("shl") && e.contains("SHLL"),
+        "{e}"
+    );
+    let e = entries_of(table(
+        "[[operation]]\nop='iszero'\nkind='arith'\nopcode='ISZERO'\nloop=['a256-b128-c200']\n",
+    ))
+    .unwrap_err();
+    assert!(e.contains("takes 1 operands"), "{e}");
+    let e = entries_of(table(
+        "[[operation]]\nop='keccak256'\nkind='keccak'\nopcode='KECCAK256'\nloop=['big']\n",
+    ))
+    .unwrap_err();
+    assert!(e.contains("a size"), "{e}");
+    let shl = entries_of(table(
+        "[[operation]]\nop='shl'\nkind='arith'\nopcode='SHL'\nloop=['a256-b128-c200']\n",
+    ))
+    .unwrap();
+    assert_eq!(shl[0].id(), "opcode/arith-shl/a256-b128-c200");
+    assert!(matches!(shl[0].make, Make::Arith("shl", c) if c.get() == 0x1b));
 }

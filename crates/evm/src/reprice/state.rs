@@ -53,7 +53,7 @@ pub enum Access {
 }
 
 impl Access {
-    /// From the state suite's name (`specs/reprice/ops.toml`'s `access`).
+    /// From the state suite's name (`specs/operations.toml`'s `access`).
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "sload-cold" => Self::SloadExisting,
