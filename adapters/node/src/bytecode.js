@@ -9,7 +9,7 @@
 // the call around the loop.
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { PRECOMPILES } from './ethereumjs.js';
+import { PRECOMPILES, precompileAddress } from './ethereumjs.js';
 import { fromHex, toHex } from 'dyno-protocol';
 
 export const GROUP = 'precompile-bytecode';
@@ -108,25 +108,25 @@ async function loopBytecode(cs, p, n) {
 /** What every kind running a program in @ethereumjs/evm says of itself. */
 export const EVM_KIND = { implementation: 'ethereumjs-evm', library: '@ethereumjs/evm', async: true };
 
-/** `deploy(target, code)` once per program: a later call with the same
- * code returns the EVM already deployed. */
-export function deployOnce(target) {
+/** `deploy(target, code)` once per program and target: a later call with
+ * the same ones returns the EVM already deployed. */
+export function deployOnce() {
   const loops = new Map();
-  return async (code) => {
-    const key = toHex(code);
+  return async (target, code) => {
+    const key = `${target}:${toHex(code)}`;
     if (!loops.has(key)) loops.set(key, await deploy(target, code));
     return loops.get(key);
   };
 }
 
-function bytecodeKind(target) {
-  // Deployed once per program (one per precompile).
-  const deployed = deployOnce(target);
+function bytecodeKind() {
+  // Deployed once per program (one per precompile), at the cases' address.
+  const deployed = deployOnce();
   let loop = null;
   return {
     ...EVM_KIND,
     init: async (cases) => {
-      loop = await deployed(loopCode(cases));
+      loop = await deployed(precompileAddress(cases), loopCode(cases));
     },
     parse: (i) => {
       // `gas` is the precompile's own price; the loop forwards all its gas,
@@ -156,11 +156,11 @@ function bytecodeKind(target) {
 /** [id, kind] pairs offered by exact id: the no-op control, IDENTITY with
  * no input. */
 export function bytecodeKinds() {
-  return [[NOOP_ID, bytecodeKind(PRECOMPILES.identity)]];
+  return [[NOOP_ID, bytecodeKind()]];
 }
 
 /** [pattern, kind] pairs: `precompile-bytecode/<op>/*` for every precompile
  * direct mode offers. */
 export function bytecodePatterns() {
-  return Object.entries(PRECOMPILES).map(([op, target]) => [`${GROUP}/${op}/*`, bytecodeKind(target)]);
+  return PRECOMPILES.map((op) => [`${GROUP}/${op}/*`, bytecodeKind()]);
 }

@@ -7,28 +7,45 @@ import { fromHex, fromHexLen, toHex } from 'dyno-protocol';
 
 export let sink;
 
-/** Precompiles checked against the fixture, by dyno op name -> address. KZG
- * point evaluation is left out: ethereumjs needs a KZG library with a
- * trusted setup injected through Common's customCrypto. */
-export const PRECOMPILES = {
-  ecrecover: '0000000000000000000000000000000000000001',
-  sha256: '0000000000000000000000000000000000000002',
-  ripemd160: '0000000000000000000000000000000000000003',
-  identity: '0000000000000000000000000000000000000004',
-  modexp: '0000000000000000000000000000000000000005',
-  'bn254-add': '0000000000000000000000000000000000000006',
-  'bn254-mul': '0000000000000000000000000000000000000007',
-  'bn254-pairing': '0000000000000000000000000000000000000008',
-  blake2f: '0000000000000000000000000000000000000009',
-  'bls12-g1add': '000000000000000000000000000000000000000b',
-  'bls12-g1msm': '000000000000000000000000000000000000000c',
-  'bls12-g2add': '000000000000000000000000000000000000000d',
-  'bls12-g2msm': '000000000000000000000000000000000000000e',
-  'bls12-pairing': '000000000000000000000000000000000000000f',
-  'bls12-map-fp-to-g1': '0000000000000000000000000000000000000010',
-  'bls12-map-fp2-to-g2': '0000000000000000000000000000000000000011',
-  p256verify: '0000000000000000000000000000000000000100',
-};
+/** The precompiles offered, by dyno op name. Each case gives the address
+ * (`address`, a number), which dyno reads from the fork's gas file
+ * (specs/gas/osaka.toml): no table of addresses is kept here. KZG point
+ * evaluation is left out: ethereumjs needs a KZG library with a trusted
+ * setup injected through Common's customCrypto. */
+export const PRECOMPILES = [
+  'ecrecover',
+  'sha256',
+  'ripemd160',
+  'identity',
+  'modexp',
+  'bn254-add',
+  'bn254-mul',
+  'bn254-pairing',
+  'blake2f',
+  'bls12-g1add',
+  'bls12-g1msm',
+  'bls12-g2add',
+  'bls12-g2msm',
+  'bls12-pairing',
+  'bls12-map-fp-to-g1',
+  'bls12-map-fp2-to-g2',
+  'p256verify',
+];
+
+/** The precompile address every case of an id gives, as 40 hex digits
+ * (no 0x). */
+export function precompileAddress(cases) {
+  const address = cases[0]?.input?.address;
+  if (!Number.isSafeInteger(address) || address <= 0) {
+    throw new TypeError("case 0: input has no precompile address (`address`, a positive integer)");
+  }
+  cases.forEach((c, i) => {
+    if (c?.input?.address !== address) {
+      throw new TypeError(`case ${i}: address differs from case 0's: one id calls one precompile`);
+    }
+  });
+  return address.toString(16).padStart(40, '0');
+}
 
 let util = null;
 let evmState = null;
@@ -121,15 +138,15 @@ async function loopPrecompileAsync(cs, p, n) {
   return p;
 }
 
-function precompileKind(op) {
-  const address = PRECOMPILES[op];
+function precompileKind() {
   let fn = null;
   let state = null;
   const kind = {
     implementation: 'ethereumjs',
     library: '@ethereumjs/evm',
     async: false,
-    init: async () => {
+    init: async (cases) => {
+      const address = precompileAddress(cases);
       state = await loadEvm();
       fn = state.evm.getPrecompile('0x' + address);
       if (typeof fn !== 'function') throw new Error(`@ethereumjs/evm has no active precompile at 0x${address}`);
@@ -162,5 +179,5 @@ export function ethereumjsKinds() {
 
 /** [pattern, kind] pairs: `precompile/<op>/*`. */
 export function ethereumjsPatterns() {
-  return Object.keys(PRECOMPILES).map((op) => [`precompile/${op}/*`, precompileKind(op)]);
+  return PRECOMPILES.map((op) => [`precompile/${op}/*`, precompileKind()]);
 }

@@ -39,7 +39,7 @@ async function loopOpcode(cs, _p, n) {
 }
 
 function opcodeKind() {
-  const deployed = deployOnce(null);
+  const deployed = deployOnce();
   let loop = null;
   return {
     ...EVM_KIND,
@@ -47,7 +47,7 @@ function opcodeKind() {
       if (cases.length !== 1) throw new TypeError(`opcode mode runs one case (one program), got ${cases.length}`);
       const code = cases[0]?.input?.code;
       if (typeof code !== 'string') throw new TypeError('case 0: input has no program (`code`)');
-      loop = await deployed(fromHex(code, 'code'));
+      loop = await deployed(null, fromHex(code, 'code'));
     },
     parse: (i) => {
       if (!Number.isSafeInteger(i.unroll) || i.unroll < 1) throw new TypeError('unroll: expected a positive integer');

@@ -8,7 +8,7 @@ import { calldata, expectedReturn } from '../src/bytecode.js';
 import { PRECOMPILES } from '../src/ethereumjs.js';
 import { Worker } from 'dyno-protocol';
 import { adapter } from '../src/adapter.js';
-import { loopCode } from './helpers.js';
+import { addressOf, loopCode } from './helpers.js';
 
 const worker = new Worker(adapter);
 after(() => worker.close());
@@ -16,13 +16,14 @@ const hello = worker.hello();
 
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');
 const NOOP_CODE = loopCode('noop');
-const NOOP = { type: 'prepare', id: 'precompile-bytecode/noop/identity-empty', implementation: 'ethereumjs-evm', cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE }, expected: { output: '0x' } }] };
+const NOOP_AT = addressOf('noop');
+const NOOP = { type: 'prepare', id: 'precompile-bytecode/noop/identity-empty', implementation: 'ethereumjs-evm', cases: [{ input: { input: '0x', gas: 15, address: NOOP_AT, code: NOOP_CODE }, expected: { output: '0x' } }] };
 const codeOf = (id) => {
   const op = id.split('/')[1];
   return op === 'kzg-point-evaluation' ? NOOP_CODE : loopCode(op);
 };
 const prepare = (id, input, output, gas = 1_000_000) =>
-  worker.handle({ type: 'prepare', id, implementation: 'ethereumjs-evm', cases: [{ input: { input, gas, code: codeOf(id) }, expected: { output } }] });
+  worker.handle({ type: 'prepare', id, implementation: 'ethereumjs-evm', cases: [{ input: { input, gas, address: addressOf(id.split('/')[1]), code: codeOf(id) }, expected: { output } }] });
 
 /** Gas of one more loop iteration of the prepared case, from ethereumjs's
  * own accounting. */
@@ -34,7 +35,7 @@ async function gasSlope() {
 
 test('hello offers bytecode mode for every direct-mode precompile, not kzg', () => {
   const pats = hello.patterns.filter((p) => p.implementation === 'ethereumjs-evm' && p.id.startsWith('precompile-bytecode/')).map((p) => p.id).sort();
-  assert.deepEqual(pats, Object.keys(PRECOMPILES).map((op) => `precompile-bytecode/${op}/*`).sort());
+  assert.deepEqual(pats, PRECOMPILES.map((op) => `precompile-bytecode/${op}/*`).sort());
   assert.ok(!pats.some((p) => p.includes('kzg')));
   assert.ok(hello.benchmarks.some((b) => b.id === NOOP.id && b.implementation === 'ethereumjs-evm' && b.library === '@ethereumjs/evm'));
   assert.equal(hello.libraries['@ethereumjs/evm'], '10.1.3');
@@ -46,10 +47,17 @@ test('the loop program comes with the cases, the same in every case', async () =
   assert.ok(NOOP_CODE.endsWith('f3'), NOOP_CODE);
   assert.equal(expectedReturn(new Uint8Array()).length, 64);
   assert.equal(hex(expectedReturn(new Uint8Array()).subarray(32)), hex(keccak_256(new Uint8Array())));
-  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15 }, expected: { output: '0x' } }] });
+  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, address: NOOP_AT }, expected: { output: '0x' } }] });
   assert.equal(none.type, 'error');
   assert.match(none.message, /code/);
-  const two = [NOOP.cases[0], { input: { input: '0x', gas: 15, code: '0x00' }, expected: { output: '0x' } }];
+  // The precompile is the case's address: none, or one that differs, is an error.
+  const nowhere = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE }, expected: { output: '0x' } }] });
+  assert.equal(nowhere.type, 'error');
+  assert.match(nowhere.message, /address/);
+  const elsewhere = await worker.handle({ ...NOOP, cases: [NOOP.cases[0], { input: { input: '0x', gas: 15, address: 2, code: NOOP_CODE }, expected: { output: '0x' } }] });
+  assert.equal(elsewhere.type, 'error');
+  assert.match(elsewhere.message, /case 1: address differs/);
+  const two = [NOOP.cases[0], { input: { input: '0x', gas: 15, address: NOOP_AT, code: '0x00' }, expected: { output: '0x' } }];
   const differs = await worker.handle({ ...NOOP, cases: two });
   assert.equal(differs.type, 'error');
   assert.match(differs.message, /case 1: code differs/);
@@ -62,7 +70,7 @@ test('the no-op control prepares, runs, and its corrupted copy mismatches', asyn
   assert.equal(run.type, 'samples');
   assert.equal(run.ns.length, 3);
   assert.ok(run.ns.every((t) => t > 0));
-  const bad = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE }, expected: { output: '0x00' } }] });
+  const bad = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, address: NOOP_AT, code: NOOP_CODE }, expected: { output: '0x00' } }] });
   assert.equal(bad.type, 'mismatch');
   assert.equal(bad.field, 'output');
   assert.match(bad.actual, /^success=0x0{63}1 keccak256\(returndata\)=0xc5d2/);
@@ -90,7 +98,7 @@ test('a precompile call that fails is a mismatch, not a timing', async () => {
 });
 
 test('bytecode mode needs an expected output, and unknown ops are errors', async () => {
-  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, code: NOOP_CODE } }] });
+  const none = await worker.handle({ ...NOOP, cases: [{ input: { input: '0x', gas: 15, address: NOOP_AT, code: NOOP_CODE } }] });
   assert.equal(none.type, 'error');
   const kzg = await prepare('precompile-bytecode/kzg-point-evaluation/x', '0x', '0x');
   assert.equal(kzg.type, 'error');
@@ -100,7 +108,7 @@ test('bytecode mode needs an expected output, and unknown ops are errors', async
 
 test('one sample is one call; the case advances per sample', async () => {
   const code = loopCode('identity');
-  const cases = ['0x01', '0x0203', '0x040506'].map((d) => ({ input: { input: d, gas: 100, code }, expected: { output: d } }));
+  const cases = ['0x01', '0x0203', '0x040506'].map((d) => ({ input: { input: d, gas: 100, address: addressOf('identity'), code }, expected: { output: d } }));
   const reply = await worker.handle({ type: 'prepare', id: 'precompile-bytecode/identity/small', implementation: 'ethereumjs-evm', cases });
   assert.equal(reply.type, 'prepared', JSON.stringify(reply));
   assert.deepEqual(reply.outputs.map((o) => o.output), ['0x01', '0x0203', '0x040506']);

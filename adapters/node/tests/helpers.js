@@ -27,15 +27,31 @@ export function seq(seed, len) {
   return out.subarray(0, len);
 }
 
+/** `field` of the first case of the first request whose id starts with
+ * `prefix` in the fixture: what dyno hands the worker. */
+function fixtureInput(prefix, field) {
+  for (const line of readFileSync(FIXTURE, 'utf8').split('\n')) {
+    if (!line.includes(`"${prefix}`)) continue;
+    const value = JSON.parse(line).cases[0]?.input?.[field];
+    if (value !== undefined) return value;
+  }
+  throw new Error(`no ${prefix}* request with a ${field} in ${FIXTURE}`);
+}
+
 /** The loop program dyno hands the worker for bytecode-mode `op`, from a
  * real prepare request in the fixture (dyno builds it; no adapter does). */
 export function loopCode(op) {
-  for (const line of readFileSync(FIXTURE, 'utf8').split('\n')) {
-    if (!line.includes(`"precompile-bytecode/${op}/`)) continue;
-    const code = JSON.parse(line).cases[0]?.input?.code;
-    if (typeof code === 'string') return code;
-  }
-  throw new Error(`no precompile-bytecode/${op} request with a code in ${FIXTURE}`);
+  const code = fixtureInput(`precompile-bytecode/${op}/`, 'code');
+  if (typeof code !== 'string') throw new Error(`precompile-bytecode/${op}: code is no string`);
+  return code;
+}
+
+/** The precompile address dyno gives `op`'s cases (it reads it from
+ * specs/gas/osaka.toml; no adapter keeps a table of them). */
+export function addressOf(op) {
+  const address = fixtureInput(op === 'noop' ? 'precompile-bytecode/noop/' : `precompile/${op}/`, 'address');
+  if (!Number.isSafeInteger(address)) throw new Error(`${op}: address is no integer`);
+  return address;
 }
 
 const hex = (b) => '0x' + Buffer.from(b).toString('hex');

@@ -9,7 +9,7 @@ import { p256, p384 } from '@noble/curves/nist.js';
 
 import { attributeGc, covers, Worker } from 'dyno-protocol';
 import { adapter } from '../src/adapter.js';
-import { corrupt, seq, vectorRequests } from './helpers.js';
+import { addressOf, corrupt, seq, vectorRequests } from './helpers.js';
 
 const worker = new Worker(adapter);
 after(() => worker.close());
@@ -191,21 +191,21 @@ describe('ethereumjs precompiles on inputs built from the repo vectors', () => {
   for (const [op, alg] of [['sha256', 'sha256'], ['ripemd160', 'ripemd160']]) {
     test(`precompile/${op}`, async () => {
       const src = requests.get(`hash/${alg}/1KiB`);
-      const cases = src.cases.map((c) => ({ input: { input: c.input.data, gas: 1_000_000 }, expected: { output: pad32(c.expected.digest) } }));
+      const cases = src.cases.map((c) => ({ input: { input: c.input.data, gas: 1_000_000, address: addressOf(op) }, expected: { output: pad32(c.expected.digest) } }));
       const reply = await worker.handle({ type: 'prepare', id: `precompile/${op}/1KiB`, implementation: 'ethereumjs', cases });
       assert.equal(reply.type, 'prepared', JSON.stringify(reply));
     });
   }
   test('precompile/identity', async () => {
     const data = '0x' + Buffer.from(seq(0x1d, 100)).toString('hex');
-    const cases = [{ input: { input: data, gas: 1_000_000 }, expected: { output: data } }];
+    const cases = [{ input: { input: data, gas: 1_000_000, address: addressOf('identity') }, expected: { output: data } }];
     const reply = await worker.handle({ type: 'prepare', id: 'precompile/identity/100B', implementation: 'ethereumjs', cases });
     assert.equal(reply.type, 'prepared', JSON.stringify(reply));
   });
   test('precompile/ecrecover', async () => {
     const vs = JSON.parse(readFileSync(new URL('../../../vectors/secp256k1.json', import.meta.url), 'utf8'));
     const cases = vs.cases.map((c) => ({
-      input: { input: c.message_hash + pad32('0x' + (27 + c.v).toString(16)).slice(2) + c.r.slice(2) + c.s.slice(2), gas: 3000 },
+      input: { input: c.message_hash + pad32('0x' + (27 + c.v).toString(16)).slice(2) + c.r.slice(2) + c.s.slice(2), gas: 3000, address: addressOf('ecrecover') },
       expected: { output: pad32(c.address) },
     }));
     const reply = await worker.handle({ type: 'prepare', id: 'precompile/ecrecover/ValidKey', implementation: 'ethereumjs', cases });
@@ -214,13 +214,13 @@ describe('ethereumjs precompiles on inputs built from the repo vectors', () => {
     assert.equal(run.ns.length, 2);
   });
   test('too little gas halts, which is a mismatch', async () => {
-    const cases = [{ input: { input: '0x616263', gas: 10 }, expected: { output: '0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' } }];
+    const cases = [{ input: { input: '0x616263', gas: 10, address: addressOf('sha256') }, expected: { output: '0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' } }];
     const reply = await worker.handle({ type: 'prepare', id: 'precompile/sha256/x', implementation: 'ethereumjs', cases });
     assert.equal(reply.type, 'mismatch');
     assert.match(reply.actual, /^halt: /);
   });
   test('an async (BLS12-381) precompile runs', async () => {
-    const cases = [{ input: { input: '0x' + '00'.repeat(256), gas: 1_000_000 }, expected: { output: '0x' + '00'.repeat(128) } }];
+    const cases = [{ input: { input: '0x' + '00'.repeat(256), gas: 1_000_000, address: addressOf('bls12-g1add') }, expected: { output: '0x' + '00'.repeat(128) } }];
     const reply = await worker.handle({ type: 'prepare', id: 'precompile/bls12-g1add/zero', implementation: 'ethereumjs', cases });
     assert.equal(reply.type, 'prepared', JSON.stringify(reply));
     const run = await worker.handle({ type: 'run', iterations: 5, samples: 3 });

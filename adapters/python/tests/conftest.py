@@ -53,16 +53,32 @@ def hash_requests(alg: str, implementation: str) -> list[dict]:
     ]
 
 
-def loop_code(op: str) -> str:
-    """The loop program dyno hands the worker for bytecode-mode `op`, from a
-    real prepare request in the fixture (dyno builds it; no adapter does)."""
+def fixture_input(op: str, field: str):
+    """`field` of the first case of the first bytecode-mode request for
+    `op` in the fixture: what dyno hands the worker."""
     for line in FIXTURE.read_text().splitlines():
         if f'"precompile-bytecode/{op}/' not in line:
             continue
-        code = json.loads(line)["cases"][0]["input"].get("code")
-        if isinstance(code, str):
-            return code
-    raise AssertionError(f"no precompile-bytecode/{op} request with a code in {FIXTURE}")
+        value = json.loads(line)["cases"][0]["input"].get(field)
+        if value is not None:
+            return value
+    raise AssertionError(f"no precompile-bytecode/{op} request with a {field} in {FIXTURE}")
+
+
+def loop_code(op: str) -> str:
+    """The loop program dyno hands the worker for bytecode-mode `op`, from a
+    real prepare request in the fixture (dyno builds it; no adapter does)."""
+    code = fixture_input(op, "code")
+    assert isinstance(code, str), code
+    return code
+
+
+def address_of(op: str) -> int:
+    """The precompile address dyno gives bytecode-mode `op`'s cases (from
+    specs/gas/osaka.toml; no adapter keeps a table of them)."""
+    address = fixture_input(op, "address")
+    assert isinstance(address, int), address
+    return address
 
 
 def prepare(id_: str, implementation: str, cases: list[dict]) -> dict:

@@ -9,6 +9,7 @@ import dyno_protocol.worker
 import pytest
 from conftest import (
     FIXTURE,
+    address_of,
     corrupt,
     hash_requests,
     loop_code,
@@ -272,8 +273,12 @@ def test_sha256_and_ripemd160_precompiles():
 
 
 def bytecode_case(data: str, output: str, op: str = "noop") -> dict:
-    code = loop_code(op if op != "p256verify" else "noop")
-    return {"input": {"input": data, "gas": 100000, "code": code}, "expected": {"output": output}}
+    known = op if op != "p256verify" else "noop"
+    code, address = loop_code(known), address_of(known)
+    return {
+        "input": {"input": data, "gas": 100000, "code": code, "address": address},
+        "expected": {"output": output},
+    }
 
 
 def test_bytecode_identity_prepare_run_and_mismatch():
@@ -342,6 +347,17 @@ def test_bytecode_needs_the_loop_program_in_every_case():
     )
     reply = handle(req, state)
     assert reply["type"] == "error" and "code differs" in reply["message"], reply
+    # The address is the case's; one that is missing or not a number is an
+    # error at prepare.
+    for address in (None, "0x04", -1):
+        case = bytecode_case("0x", "0x")
+        if address is None:
+            del case["input"]["address"]
+        else:
+            case["input"]["address"] = address
+        req = prepare("precompile-bytecode/noop/identity-empty", "py-evm", [case])
+        reply = handle(req, {})
+        assert reply["type"] == "error" and "address" in reply["message"], reply
 
 
 def test_bytecode_unoffered_op_is_an_error():
@@ -353,21 +369,20 @@ def test_bytecode_unoffered_op_is_an_error():
 def test_bytecode_loop_gas_is_the_price_plus_the_loop():
     """As bytecode.rs checks: precompiles are warm, so the loops' gas slopes
     differ only by the two calls' prices (IDENTITY with no input: 15)."""
-    from dyno_adapter.bytecode import ADDRESSES, NOOP_TARGET, LoopCall
+    from dyno_adapter.bytecode import LoopCall
 
-    def slope(target: int, data: bytes) -> int:
-        op = next((k for k, a in ADDRESSES.items() if a == target), "identity")
-        code = bytes.fromhex(loop_code("noop" if target == NOOP_TARGET else op)[2:])
-        call = LoopCall(target, code)
+    def slope(op: str, data: bytes) -> int:
+        code = bytes.fromhex(loop_code(op)[2:])
+        call = LoopCall(address_of(op), code)
         g = [call.computation(n.to_bytes(32, "big") + data).get_gas_used() for n in (2, 3)]
         return g[1] - g[0]
 
-    noop = slope(NOOP_TARGET, b"")
+    noop = slope("noop", b"")
     data = bytes(100)  # 4 words
-    assert slope(ADDRESSES["sha256"], data) == noop - 15 + 60 + 12 * 4
-    assert slope(ADDRESSES["ripemd160"], data) == noop - 15 + 600 + 120 * 4
-    assert slope(ADDRESSES["identity"], data) == noop - 15 + 15 + 3 * 4
-    assert slope(ADDRESSES["bn254-add"], bytes(128)) == noop - 15 + 150
+    assert slope("sha256", data) == noop - 15 + 60 + 12 * 4
+    assert slope("ripemd160", data) == noop - 15 + 600 + 120 * 4
+    assert slope("identity", data) == noop - 15 + 15 + 3 * 4
+    assert slope("bn254-add", bytes(128)) == noop - 15 + 150
 
 
 def test_bytecode_timed_loop_is_one_call_per_sample():

@@ -243,7 +243,7 @@ impl Workload for LoopWorkload {
 /// suite on revm's default backend, and the no-op control.
 pub fn defs() -> Vec<BenchDef> {
     let mut defs: Vec<BenchDef> = precompile::picks()
-        .map(|(op, pick)| def(op.op, op.address, pick))
+        .map(|(op, pick)| def(op.op, op.address(), pick))
         .collect();
     defs.push(noop_def());
     defs
@@ -350,7 +350,7 @@ mod tests {
         for (op, pick) in precompile::picks() {
             let (input, output) = precompile::case(&ctx, op.op, pick, "test").unwrap();
             let mut w = LoopWorkload::new(
-                revm::precompile::u64_to_address(op.address),
+                revm::precompile::u64_to_address(op.address()),
                 input.clone(),
                 &output,
             );

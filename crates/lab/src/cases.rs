@@ -141,7 +141,11 @@ mod tests {
             vectors: root().join("vectors"),
         };
         let ids = ids();
-        assert_eq!(ids.len(), 238 + 17 + 18 * 4 * 2, "{ids:?}");
+        // The opcode suite exports one id per input of each portable loop
+        // of the operation table (17 when the table came, in issue 52).
+        let opcode = ids.iter().filter(|i| i.starts_with("opcode/")).count();
+        assert!(opcode >= 17, "{opcode} opcode ids");
+        assert_eq!(ids.len(), 238 + opcode + 18 * 4 * 2, "{ids:?}");
         for id in &ids {
             assert!(
                 cases(&ctx, id).is_some(),

@@ -26,28 +26,30 @@ mod modexp;
 use file::*;
 use modexp::*;
 
-/// The precompile ids dyno knows (its names for them, not the EIPs').
-/// A schedule may name only these.
-pub const PRECOMPILES: &[&str] = &[
-    "ecrecover",
-    "sha256",
-    "ripemd160",
-    "identity",
-    "modexp",
-    "bn254-add",
-    "bn254-mul",
-    "bn254-pairing",
-    "blake2f",
-    "kzg-point-evaluation",
-    "bls12-g1add",
-    "bls12-g1msm",
-    "bls12-g2add",
-    "bls12-g2msm",
-    "bls12-pairing",
-    "bls12-map-fp-to-g1",
-    "bls12-map-fp2-to-g2",
-    "p256verify",
-];
+/// The precompiles dyno knows, by its names for them (not the EIPs'):
+/// the `precompile` operations of the operation table
+/// (`specs/operations.toml`). A schedule may name only these.
+pub fn known() -> Vec<&'static str> {
+    crate::operations::builtin()
+        .operations
+        .iter()
+        .filter_map(|o| o.precompile.as_deref())
+        .collect()
+}
+
+/// The Osaka schedule dyno was built with: the precompile suite's
+/// addresses (`specs/gas/osaka.toml`, compiled in as the operation table
+/// is, so an id means the same precompile in every run and adapter).
+pub fn built_in_osaka() -> &'static Schedule {
+    static OSAKA: std::sync::OnceLock<Schedule> = std::sync::OnceLock::new();
+    OSAKA.get_or_init(|| {
+        Schedule::parse(
+            include_str!("../../../specs/gas/osaka.toml"),
+            Path::new("specs/gas/osaka.toml"),
+        )
+        .unwrap_or_else(|e| panic!("the Osaka schedule dyno was built with: {e}"))
+    })
+}
 
 /// A schedule that cannot be read or used (a [`SpecError`] naming file,
 /// line and key), or a question it cannot answer.
@@ -254,15 +256,16 @@ impl Schedule {
         for (name, entry) in raw.precompile {
             let span = entry.span();
             let key = format!("precompile.{name}");
-            if !PRECOMPILES.contains(&name.as_str()) {
+            let known = known();
+            if !known.contains(&name.as_str()) {
                 let line = header_line(text, &name).unwrap_or_else(|| line_of(text, span.start));
                 return Err(GasError::Spec(SpecError::Invalid {
                     path: path.to_path_buf(),
                     line,
                     key,
                     reason: format!(
-                        "not a precompile dyno knows (known: {})",
-                        PRECOMPILES.join(", ")
+                        "not a precompile dyno knows (known: {}; add it to specs/operations.toml)",
+                        known.join(", ")
                     ),
                 }));
             }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -236,11 +238,9 @@ func gethDir(t *testing.T) string {
 // the op table shows here.
 func TestPrecompileGethVectors(t *testing.T) {
 	dir := filepath.Join(gethDir(t), "core", "vm", "testdata", "precompiles")
-	for _, op := range PrecompileOps() {
-		file, ok := gethVectorFiles[op]
-		if !ok {
-			continue
-		}
+	for _, op := range slices.Sorted(maps.Keys(gethVectorFiles)) {
+		file := gethVectorFiles[op]
+		addr := fixtureAddress(t, "precompile/"+op+"/")
 		t.Run(op, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(dir, file))
 			if err != nil {
@@ -255,7 +255,7 @@ func TestPrecompileGethVectors(t *testing.T) {
 			}
 			var cases []Case
 			for _, v := range vs {
-				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas}, map[string]any{"output": "0x" + v.Expected}))
+				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas, "address": addr}, map[string]any{"output": "0x" + v.Expected}))
 			}
 			mustPrepare(t, "precompile/"+op+"/any", ImplPrecomp, cases)
 		})
@@ -264,26 +264,54 @@ func TestPrecompileGethVectors(t *testing.T) {
 	data, digests := hashInputs(t, "sha256", 32)
 	_, rdigests := hashInputs(t, "ripemd160", 32)
 	var sha, ripe, id []Case
+	shaAt, ripeAt, idAt := fixtureAddress(t, "precompile/sha256/"), fixtureAddress(t, "precompile/ripemd160/"), fixtureAddress(t, "precompile/identity/")
 	for i := range data {
-		sha = append(sha, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000}, map[string]any{"output": digests[i]}))
-		ripe = append(ripe, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000}, map[string]any{"output": "0x000000000000000000000000" + rdigests[i][2:]}))
-		id = append(id, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000}, map[string]any{"output": hx(data[i])}))
+		sha = append(sha, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000, "address": shaAt}, map[string]any{"output": digests[i]}))
+		ripe = append(ripe, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000, "address": ripeAt}, map[string]any{"output": "0x000000000000000000000000" + rdigests[i][2:]}))
+		id = append(id, mkCase(map[string]any{"input": hx(data[i]), "gas": 1000, "address": idAt}, map[string]any{"output": hx(data[i])}))
 	}
 	mustPrepare(t, "precompile/sha256/32B", ImplPrecomp, sha)
 	mustPrepare(t, "precompile/ripemd160/32B", ImplPrecomp, ripe)
 	mustPrepare(t, "precompile/identity/32B", ImplPrecomp, id)
 
 	// Too little gas is an error at prepare.
-	low := []Case{mkCase(map[string]any{"input": hx(data[0]), "gas": 10}, map[string]any{"output": digests[0]})}
+	low := []Case{mkCase(map[string]any{"input": hx(data[0]), "gas": 10, "address": shaAt}, map[string]any{"output": digests[0]})}
 	if _, err := Prepare("precompile/sha256/32B", ImplPrecomp, low); err == nil {
 		t.Error("out of gas accepted")
 	}
+	// The address is the case's: another address calls another precompile
+	// (IDENTITY's output is not SHA-256's), none is an error, and so is one
+	// geth has no precompile at.
+	wrong := []Case{mkCase(map[string]any{"input": hx(data[0]), "gas": 1000, "address": idAt}, map[string]any{"output": digests[0]})}
+	p, err := Prepare("precompile/sha256/32B", ImplPrecomp, wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Check(p, wrong); m == nil {
+		t.Error("IDENTITY's output passed as SHA-256's")
+	}
+	for _, c := range []map[string]any{{"input": hx(data[0]), "gas": 1000}, {"input": hx(data[0]), "gas": 1000, "address": 0x99}} {
+		if _, err := Prepare("precompile/sha256/32B", ImplPrecomp, []Case{mkCase(c, map[string]any{"output": digests[0]})}); err == nil {
+			t.Errorf("%v accepted", c)
+		}
+	}
 }
 
-// loopCode is the loop program dyno hands the worker for bytecode-mode
-// op, read from a real prepare request in adapters/testdata/prepare.jsonl
-// (dyno builds the program; no adapter assembles one).
-func loopCode(t *testing.T, op string) string {
+// fixtureAddress is the precompile address dyno gives the cases of the
+// first id starting with prefix in adapters/testdata/prepare.jsonl (it
+// reads it from specs/gas/osaka.toml; the worker keeps no table).
+func fixtureAddress(t *testing.T, prefix string) uint64 {
+	t.Helper()
+	v, ok := fixtureInput(t, prefix, "address").(float64)
+	if !ok {
+		t.Fatalf("%s: no numeric address in the fixture", prefix)
+	}
+	return uint64(v)
+}
+
+// fixtureInput is field of the first case of the first request whose id
+// starts with prefix in adapters/testdata/prepare.jsonl.
+func fixtureInput(t *testing.T, prefix, field string) any {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "prepare.jsonl"))
 	if err != nil {
@@ -296,15 +324,27 @@ func loopCode(t *testing.T, op string) string {
 				Input map[string]any `json:"input"`
 			} `json:"cases"`
 		}
-		if json.Unmarshal(line, &req) != nil || !strings.HasPrefix(req.ID, "precompile-bytecode/"+op+"/") {
+		if json.Unmarshal(line, &req) != nil || !strings.HasPrefix(req.ID, prefix) || len(req.Cases) == 0 {
 			continue
 		}
-		if code, ok := req.Cases[0].Input["code"].(string); ok {
-			return code
+		if v, ok := req.Cases[0].Input[field]; ok {
+			return v
 		}
 	}
-	t.Fatalf("no precompile-bytecode/%s request with a code in the fixture", op)
-	return ""
+	t.Fatalf("no %s* request with a %s in the fixture", prefix, field)
+	return nil
+}
+
+// loopCode is the loop program dyno hands the worker for bytecode-mode
+// op, read from a real prepare request in adapters/testdata/prepare.jsonl
+// (dyno builds the program; no adapter assembles one).
+func loopCode(t *testing.T, op string) string {
+	t.Helper()
+	code, ok := fixtureInput(t, "precompile-bytecode/"+op+"/", "code").(string)
+	if !ok {
+		t.Fatalf("precompile-bytecode/%s: the fixture's code is no string", op)
+	}
+	return code
 }
 
 // TestBytecodeMode runs go-ethereum's vectors through the loop contract
@@ -323,7 +363,7 @@ func TestBytecodeMode(t *testing.T) {
 			}
 			var cases []Case
 			for _, v := range vs[:3] {
-				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas, "code": loopCode(t, op)}, map[string]any{"output": "0x" + v.Expected}))
+				cases = append(cases, mkCase(map[string]any{"input": "0x" + v.Input, "gas": v.Gas, "address": fixtureAddress(t, "precompile-bytecode/"+op+"/"), "code": loopCode(t, op)}, map[string]any{"output": "0x" + v.Expected}))
 			}
 			id := "precompile-bytecode/" + op + "/x"
 			p := mustPrepare(t, id, ImplEVM, cases)
@@ -343,14 +383,17 @@ func TestBytecodeMode(t *testing.T) {
 			}
 		})
 	}
-	noop := []Case{mkCase(map[string]any{"input": "0x", "code": loopCode(t, "noop")}, map[string]any{"output": "0x"})}
+	noop := []Case{mkCase(map[string]any{"input": "0x", "address": fixtureAddress(t, "precompile-bytecode/noop/"), "code": loopCode(t, "noop")}, map[string]any{"output": "0x"})}
 	mustPrepare(t, "precompile-bytecode/noop/identity-empty", ImplEVM, noop)
 	// A case without the program is an error at prepare, not a panic.
 	bare := []Case{mkCase(map[string]any{"input": "0x"}, map[string]any{"output": "0x"})}
 	if _, err := Prepare("precompile-bytecode/noop/identity-empty", ImplEVM, bare); err == nil {
 		t.Error("a case without code accepted")
 	}
-	if _, err := Prepare("precompile-bytecode/nope/x", ImplEVM, noop); err == nil {
-		t.Error("unknown op accepted")
+	// An op is whatever the case's program and address say; a case
+	// without an address is an error.
+	noAddress := []Case{mkCase(map[string]any{"input": "0x", "code": loopCode(t, "noop")}, map[string]any{"output": "0x"})}
+	if _, err := Prepare("precompile-bytecode/noop/identity-empty", ImplEVM, noAddress); err == nil {
+		t.Error("a case without an address accepted")
 	}
 }

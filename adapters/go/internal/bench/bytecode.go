@@ -62,8 +62,10 @@ func (l *bytecodeLoop) Loop(n int) {
 // builds it once, in crates/evm/src/bytecode.rs, for every adapter) and
 // checks each case with N = 2.
 func prepareBytecode(op string, cases []Case) (*Prepared, error) {
-	if _, ok := precompileAddresses[op]; !ok && op != "noop" {
-		return nil, fmt.Errorf("unknown precompile op %s", op)
+	// The precompile the program calls is the case's address (dyno's, from
+	// the fork's gas file); the worker keeps no table of its own.
+	if _, err := precompileAddress(cases); err != nil {
+		return nil, fmt.Errorf("%s: %v", op, err)
 	}
 	code, err := inputHex(cases, 0, "code")
 	if err != nil {

@@ -3,43 +3,13 @@ package bench
 import (
 	"encoding/binary"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm"
 )
 
-// precompileAddresses maps dyno's precompile op names
-// (crates/evm/src/precompile.rs) to their addresses.
-var precompileAddresses = map[string]uint64{
-	"ecrecover":            0x01,
-	"sha256":               0x02,
-	"ripemd160":            0x03,
-	"identity":             0x04,
-	"modexp":               0x05,
-	"bn254-add":            0x06,
-	"bn254-mul":            0x07,
-	"bn254-pairing":        0x08,
-	"blake2f":              0x09,
-	"kzg-point-evaluation": 0x0a,
-	"bls12-g1add":          0x0b,
-	"bls12-g1msm":          0x0c,
-	"bls12-g2add":          0x0d,
-	"bls12-g2msm":          0x0e,
-	"bls12-pairing":        0x0f,
-	"bls12-map-fp-to-g1":   0x10,
-	"bls12-map-fp2-to-g2":  0x11,
-	"p256verify":           0x100,
-}
-
 // PrecompileSet is the fork whose precompile table the worker calls.
 const PrecompileSet = "Osaka"
-
-// PrecompileOps lists the supported op names.
-func PrecompileOps() []string {
-	return slices.Sorted(maps.Keys(precompileAddresses))
-}
 
 type precompileCase struct {
 	input []byte
@@ -78,14 +48,37 @@ func addressOf(a uint64) common.Address {
 	return common.BytesToAddress(b[:])
 }
 
+// precompileAddress is the address every case of an id gives (dyno reads
+// it from the fork's gas file, specs/gas/osaka.toml; the worker keeps no
+// table of its own).
+func precompileAddress(cases []Case) (uint64, error) {
+	if len(cases) == 0 {
+		return 0, fmt.Errorf("no cases")
+	}
+	addr, err := inputUint(cases, 0, "address")
+	if err != nil {
+		return 0, err
+	}
+	for i := range cases {
+		other, err := inputUint(cases, i, "address")
+		if err != nil {
+			return 0, err
+		}
+		if other != addr {
+			return 0, fmt.Errorf("case %d: address %#x differs from case 0's %#x: one id calls one precompile", i, other, addr)
+		}
+	}
+	return addr, nil
+}
+
 func preparePrecompile(op string, cases []Case) (*Prepared, error) {
-	addr, ok := precompileAddresses[op]
-	if !ok {
-		return nil, fmt.Errorf("unknown precompile op %s", op)
+	addr, err := precompileAddress(cases)
+	if err != nil {
+		return nil, err
 	}
 	p, ok := vm.PrecompiledContractsOsaka[addressOf(addr)]
 	if !ok {
-		return nil, fmt.Errorf("go-ethereum has no %s precompile at %#x", PrecompileSet, addr)
+		return nil, fmt.Errorf("go-ethereum has no %s precompile at %#x (the case's address for %s)", PrecompileSet, addr, op)
 	}
 	cs := make([]precompileCase, len(cases))
 	for i := range cases {
