@@ -619,14 +619,6 @@ fn entries() -> &'static [Entry] {
     })
 }
 
-/// A size input: `32B`, `1KiB`.
-fn bytes_of(input: &str) -> Option<usize> {
-    if let Some(k) = input.strip_suffix("KiB") {
-        return k.parse::<usize>().ok().map(|k| k * 1024);
-    }
-    input.strip_suffix('B')?.parse().ok()
-}
-
 /// The benchmarks of `table`'s loop level: each operation's program made
 /// by its kind, its opcode's byte and arity from revm.
 fn entries_of(table: &'static dyno_spec::operations::Operations) -> Result<Vec<Entry>, String> {
@@ -646,7 +638,9 @@ fn entries_of(table: &'static dyno_spec::operations::Operations) -> Result<Vec<E
         };
         for input in &o.loop_inputs {
             let bad = |what: &str| format!("{at}: a {} loop runs on {what}, not {input:?}", o.kind);
-            let size = || bytes_of(input).ok_or_else(|| bad("a size (`32B`, `1KiB`)"));
+            let size = || {
+                dyno_spec::operations::size_of(input).ok_or_else(|| bad("a size (`32B`, `1KiB`)"))
+            };
             let (make, sequence) = match (o.kind.as_str(), code) {
                 ("arith", Some(code)) => {
                     if input != "a256-b128-c200" {

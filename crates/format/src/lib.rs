@@ -24,6 +24,7 @@ pub mod gas;
 pub mod history;
 pub mod load;
 pub mod noise;
+pub mod operation;
 pub mod paired;
 pub mod read;
 pub use dyno_redact as redact;

@@ -34,7 +34,20 @@ pub(crate) fn example() -> Run {
             runtime: "rust".into(),
         },
         baseline: true,
-        parameters: [("bytes".to_string(), serde_json::json!(32))].into(),
+        parameters: [
+            ("bytes".to_string(), serde_json::json!(32)),
+            (
+                crate::operation::KEY.to_string(),
+                crate::operation::Facts {
+                    name: "keccak256".into(),
+                    kind: "keccak".into(),
+                    units: Some(1),
+                    nominal_gas: [("osaka".to_string(), 36)].into(),
+                }
+                .to_value(),
+            ),
+        ]
+        .into(),
         unit: "ns".into(),
         mode: Some(Mode::LinearFit),
         verification: Verification {
@@ -408,4 +421,20 @@ fn a_fleet_breakdown_validates_against_the_schema_and_a_wrong_one_does_not() {
         !errors(&v, &value).is_empty(),
         "an unknown end state passed"
     );
+}
+
+/// The schema checks the recorded operation's shape: without its kind, or
+/// with a gas that is no count, a result does not validate.
+#[test]
+fn a_malformed_operation_parameter_fails_the_schema() {
+    let v = schema();
+    for bad in [
+        serde_json::json!({"name": "div"}),
+        serde_json::json!({"name": "div", "kind": "arith", "nominal_gas": {"osaka": -5}}),
+        serde_json::json!({"name": "div", "kind": "arith", "extra": 1}),
+    ] {
+        let mut run = serde_json::to_value(example()).unwrap();
+        run["results"][0]["parameters"][crate::operation::KEY] = bad.clone();
+        assert!(!errors(&v, &run).is_empty(), "{bad} validated");
+    }
 }

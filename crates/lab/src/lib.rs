@@ -27,6 +27,7 @@ pub mod gas;
 pub mod history;
 pub mod interrupt;
 pub mod inventory;
+pub mod operation;
 pub mod paths;
 mod progress;
 pub mod replay;

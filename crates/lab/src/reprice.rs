@@ -404,23 +404,34 @@ fn annotate(
             // a state access's from the state schedules (what the access
             // alone costs, dyno_price::state), the rest from the compute
             // schedules or the fork's precompile prices.
+            let mut nominal = std::collections::BTreeMap::new();
             if let Some(access) = &op.access {
                 for sch in state_schedules {
                     if let Some(g) = dyno_price::state::nominal(access, sch, accesses) {
-                        p.insert(format!("gas_{}", sch.name), json!(g));
+                        nominal.insert(sch.name.clone(), g);
                     }
                 }
                 p.insert("access".into(), json!(access));
-                continue;
-            }
-            for sch in schedules {
-                let gas = sch
-                    .price(op, &schedules[0])
-                    .or_else(|| iso::fork_price(s, fork));
-                if let Some(g) = gas {
-                    p.insert(format!("gas_{}", sch.name), json!(g));
+            } else {
+                for sch in schedules {
+                    let gas = sch
+                        .price(op, &schedules[0])
+                        .or_else(|| iso::fork_price(s, fork));
+                    if let Some(g) = gas {
+                        nominal.insert(sch.name.clone(), g);
+                    }
                 }
             }
+            for (name, g) in &nominal {
+                p.insert(format!("gas_{name}"), json!(g));
+            }
+            let facts = dyno_format::operation::Facts {
+                name: op.op.clone(),
+                kind: op.kind.clone(),
+                units: op.units,
+                nominal_gas: nominal,
+            };
+            p.insert(dyno_format::operation::KEY.into(), facts.to_value());
         }
     }
 }

@@ -106,6 +106,18 @@ pub fn select_and_measure(
     if jobs.iter().any(|j| j.id != dyno_protocol::NOOP_ID) {
         jobs.extend(reference_job(&specs, &jobs, &ctx, &lab.paths.specs));
     }
+    // Each result says what operation it times, with its nominal gas, in
+    // process or through an adapter alike.
+    let prices = crate::operation::Prices::load(&lab.paths.specs);
+    for j in &mut jobs {
+        let workload = j
+            .parameters
+            .get("workload")
+            .and_then(|w| w.as_str())
+            .unwrap_or(&j.id)
+            .to_string();
+        prices.record(&ctx, &workload, &mut j.parameters);
+    }
     let real = jobs
         .iter()
         .filter(|j| j.id != dyno_protocol::NOOP_ID)

@@ -57,8 +57,25 @@ pub struct Operation {
     pub precompile: Option<String>,
     /// The opcode suite's inputs for it: `opcode/<op>/<input>`.
     pub loop_inputs: Vec<String>,
+    /// What prices one of it, for an operation with series.
+    pub price: Option<Price>,
     /// The line of its `op` key.
     pub line: usize,
+}
+
+/// A size input of the table (`32B`, `1KiB`) in bytes.
+pub fn size_of(input: &str) -> Option<usize> {
+    if let Some(k) = input.strip_suffix("KiB") {
+        return k.parse::<usize>().ok().map(|k| k * 1024);
+    }
+    input.strip_suffix('B')?.parse().ok()
+}
+
+impl Operations {
+    /// The operation named `name`.
+    pub fn get(&self, name: &str) -> Option<&Operation> {
+        self.operations.iter().find(|o| o.op == name)
+    }
 }
 
 impl Operation {
@@ -296,7 +313,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Operations, SpecError> {
                     "a keccak series hashes `units` 32-byte words: give it".into(),
                 ));
             }
-            let price = price.clone().expect("an operation with series has a price");
+            let Some(price) = price.clone() else {
+                unreachable!("an operation with series has a price")
+            };
             if (kind == "state") != (price == Price::State) {
                 return Err(invalid(
                     line,
@@ -333,6 +352,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Operations, SpecError> {
             opcode: raw.opcode,
             precompile: raw.precompile,
             loop_inputs: raw.loop_inputs,
+            price,
             line,
         });
     }

@@ -214,14 +214,25 @@ impl ComputeSchedule {
     /// One operation's gas under this schedule, `None` for a `fork` price;
     /// a parameter this schedule leaves out takes `fallback`'s (today's).
     pub fn price(&self, op: &Op, fallback: &ComputeSchedule) -> Option<u64> {
-        let Price::Terms(terms) = &op.price else {
+        self.charge(&op.price, op.units, fallback)
+    }
+
+    /// What `price` charges under this schedule for one operation of
+    /// `units` (1 when `None`); `None` for a `fork` or `state` price.
+    pub fn charge(
+        &self,
+        price: &Price,
+        units: Option<u64>,
+        fallback: &ComputeSchedule,
+    ) -> Option<u64> {
+        let Price::Terms(terms) = price else {
             return None;
         };
         let mut gas = 0u64;
         for (key, per_unit) in terms {
             let g = self.gas.get(key).or_else(|| fallback.gas.get(key))?;
             gas += if *per_unit {
-                g * op.units.unwrap_or(1)
+                g * units.unwrap_or(1)
             } else {
                 *g
             };
