@@ -321,6 +321,7 @@ ARITHMETIC = {
     "addmod": (3, lambda a, b, c: 0 if c == 0 else (a + b) % c),
     "mulmod": (3, lambda a, b, c: 0 if c == 0 else (a * b) % c),
     "exp": (2, lambda a, b, c: pow(a, b, WORD)),
+    "shl": (2, lambda a, b, c: _word(b << a) if a < 256 else 0),
 }
 
 
