@@ -11,7 +11,7 @@ pub(crate) fn ab(lab: &Lab, args: &AbArgs) -> anyhow::Result<Outcome> {
         args.base_rev.as_deref(),
         args.base_adapter.as_deref(),
     )?;
-    let out = crate::result_file(&args.output, "dyno ab")?;
+    let out = dyno_lab::session::result_file(args.output.out.as_deref(), "dyno ab")?;
     let req = Request {
         base,
         filter: args.filter.clone(),

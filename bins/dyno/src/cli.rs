@@ -114,6 +114,16 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
+impl From<ColorChoice> for dyno_report::color::Choice {
+    fn from(c: ColorChoice) -> Self {
+        match c {
+            ColorChoice::Auto => Self::Auto,
+            ColorChoice::Always => Self::Always,
+            ColorChoice::Never => Self::Never,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// List the benchmarks the specs define: ids, implementations (baseline
@@ -183,4 +193,45 @@ pub(crate) enum Command {
     /// Internal (`run --instructions`): run one benchmark under callgrind.
     #[command(name = "__count", hide = true)]
     Count(CountArgs),
+}
+
+/// `dyno help [COMMAND] --help` means `dyno help [COMMAND]` (clap's help
+/// subcommand takes no flags of its own).
+pub(crate) fn help_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let args: Vec<_> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "help") {
+        let mut kept: Vec<_> = args[..2].to_vec();
+        kept.extend(
+            args[2..]
+                .iter()
+                .filter(|a| *a != "--help" && *a != "-h")
+                .cloned(),
+        );
+        return kept;
+    }
+    args
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::*;
+
+    #[test]
+    fn help_takes_help() {
+        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            help_args(os(&["dyno", "help", "--help"])),
+            os(&["dyno", "help"])
+        );
+        assert_eq!(
+            help_args(os(&["dyno", "help", "run", "-h"])),
+            os(&["dyno", "help", "run"])
+        );
+        assert_eq!(
+            help_args(os(&["dyno", "run", "--help"])),
+            os(&["dyno", "run", "--help"])
+        );
+    }
 }

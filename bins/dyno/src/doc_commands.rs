@@ -621,7 +621,7 @@ impl Checker {
     }
 
     fn parse_dyno(&self, args: &[String]) -> Result<(), String> {
-        let argv = crate::help_args(
+        let argv = crate::cli::help_args(
             std::iter::once("dyno".into()).chain(args.iter().map(std::ffi::OsString::from)),
         );
         match self.cli.clone().try_get_matches_from(argv) {

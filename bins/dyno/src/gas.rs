@@ -7,7 +7,7 @@
 
 use dyno_format::Run;
 use dyno_format::destination::Destination;
-use dyno_lab::{Lab, Outcome, history, session};
+use dyno_lab::{Lab, Outcome};
 
 use crate::cli::GasArgs;
 
@@ -33,22 +33,13 @@ pub(crate) fn gas(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
         Some(path) => (Run::read(path)?, Outcome::Ok),
         None => {
             let settings = crate::run::settings(args.quick, &args.output)?;
-            history::check_location(&lab.paths)?;
             if settings.out == Some(Destination::Stdout) {
                 anyhow::bail!(
                     "-o -: `dyno gas` prints its table on stdout; give -o a file for the \
                      run's JSON (or price a saved run with --from)"
                 );
             }
-            let measured = if args.state {
-                dyno_lab::gas::measure_state(lab, &settings)?
-            } else {
-                dyno_lab::gas::measure(lab, &settings)?
-            };
-            measured.keep(&lab.paths, settings.quiet);
-            let outcome = session::report_problems(&measured.run, &measured.errors, false);
-            measured.check_written()?;
-            (measured.run, outcome?)
+            dyno_lab::gas::measure_kept(lab, &settings, args.state)?
         }
     };
     match state_mgas {

@@ -43,7 +43,7 @@ const BUILD: Build = Build {
 };
 
 fn main() -> ExitCode {
-    let Cli { command, global } = Cli::parse_from(help_args(std::env::args_os()));
+    let Cli { command, global } = Cli::parse_from(cli::help_args(std::env::args_os()));
     let color = global.color;
     let result = Paths::from_flags(global.flags(), |name| std::env::var_os(name))
         .map_err(anyhow::Error::from)
@@ -89,17 +89,7 @@ fn main() -> ExitCode {
 /// `dyno worker`: the adapter protocol on stdin and stdout. The fleet's
 /// flags it once took are refused, naming `dyno join`.
 fn worker(lab: &Lab, args: &cli::WorkerArgs) -> anyhow::Result<Outcome> {
-    if args.broker.is_some() || args.new_key.is_some() {
-        let flag = if args.broker.is_some() {
-            "--broker"
-        } else {
-            "--new-key"
-        };
-        anyhow::bail!(
-            "dyno worker {flag}: a fleet's load worker is `dyno join` now, with the same flags \
-             (`dyno join {flag} ...`; `dyno join --help`)"
-        );
-    }
+    args.refuse_fleet_flags()?;
     let stdin = std::io::stdin().lock();
     dyno_lab::worker::serve(lab, stdin, std::io::stdout().lock())?;
     Ok(Outcome::Ok)
@@ -115,19 +105,7 @@ fn join(lab: &Lab, args: &cli::JoinArgs) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Ok);
     }
-    let req = dyno_lab::fleet::WorkerRequest {
-        broker: args.broker.clone().unwrap_or_default(),
-        key: args.key.clone().unwrap_or_default(),
-        login: args.broker_login.clone(),
-        ca: args.broker_ca.clone(),
-        name: args.name.clone(),
-        rpc: args.rpc.clone(),
-        allow_nodes: args.allow_node.clone(),
-        once: args.once,
-        clock_skew_ms: args.clock_skew_ms,
-        claim_version: args.claim_version.clone(),
-        quiet: args.quiet,
-    };
+    let req = args.request();
     dyno_lab::fleet::serve_worker(lab, &req)?;
     Ok(Outcome::Ok)
 }
@@ -165,23 +143,6 @@ fn dispatch(command: &Command, lab: &Lab, color: ColorChoice) -> anyhow::Result<
     }
 }
 
-/// `dyno help [COMMAND] --help` means `dyno help [COMMAND]` (clap's help
-/// subcommand takes no flags of its own).
-fn help_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let args: Vec<_> = args.into_iter().collect();
-    if args.get(1).is_some_and(|a| a == "help") {
-        let mut kept: Vec<_> = args[..2].to_vec();
-        kept.extend(
-            args[2..]
-                .iter()
-                .filter(|a| *a != "--help" && *a != "-h")
-                .cloned(),
-        );
-        return kept;
-    }
-    args
-}
-
 /// An error and its causes, one line each, leaving out a cause that the
 /// line before already says in full (an OS error the message quoted).
 fn error_lines(e: &anyhow::Error) -> Vec<String> {
@@ -203,50 +164,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Colour on stdout or stderr (`terminal`: is it one?), unless `NO_COLOR` is set or `TERM=dumb`; the flag
-/// overrides.
+/// Colour on stdout or stderr (`terminal`: is it one?): `--color`, then
+/// the environment (`NO_COLOR`, `TERM=dumb`).
 fn use_color(choice: ColorChoice, terminal: bool) -> bool {
-    color_enabled(
-        choice,
-        terminal,
-        std::env::var_os("NO_COLOR"),
-        std::env::var("TERM").ok(),
-    )
-}
-
-/// The colour decision from its inputs (testable without touching the
-/// environment). An empty `NO_COLOR` does not count, as no-color.org says.
-fn color_enabled(
-    choice: ColorChoice,
-    terminal: bool,
-    no_color: Option<std::ffi::OsString>,
-    term: Option<String>,
-) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            terminal && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
-        }
-    }
-}
-
-/// `-o` of a command that prints its own view (`dyno ab`, `dyno replay`),
-/// checked before anything runs: a file, never stdout (its JSON goes
-/// there with `--format json`). `command` names it in the message.
-fn result_file(
-    output: &cli::OutputArgs,
-    command: &str,
-) -> anyhow::Result<Option<dyno_format::destination::Destination>> {
-    use dyno_format::destination::Destination;
-    let Some(path) = &output.out else {
-        return Ok(None);
-    };
-    let dest = Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?;
-    if dest == Destination::Stdout {
-        anyhow::bail!("-o -: {command} prints its result with --format json; give -o a file name");
-    }
-    Ok(Some(dest))
+    dyno_report::color::enabled(choice.into(), terminal)
 }
 
 /// A run measured by a command that prints its own view: kept (where its
@@ -284,49 +205,5 @@ mod tests {
         assert_eq!(error_lines(&quoted), [format!("x.json: {io}")]);
         let new = anyhow::anyhow!("inner").context("outer");
         assert_eq!(error_lines(&new), ["outer", "inner"]);
-    }
-
-    #[test]
-    fn help_takes_help() {
-        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
-        assert_eq!(
-            help_args(os(&["dyno", "help", "--help"])),
-            os(&["dyno", "help"])
-        );
-        assert_eq!(
-            help_args(os(&["dyno", "help", "run", "-h"])),
-            os(&["dyno", "help", "run"])
-        );
-        assert_eq!(
-            help_args(os(&["dyno", "run", "--help"])),
-            os(&["dyno", "run", "--help"])
-        );
-    }
-
-    #[test]
-    fn colour_only_on_a_terminal_without_no_color_or_dumb_term() {
-        let auto = |terminal, no_color: Option<&str>, term: Option<&str>| {
-            color_enabled(
-                ColorChoice::Auto,
-                terminal,
-                no_color.map(Into::into),
-                term.map(Into::into),
-            )
-        };
-        assert!(auto(true, None, Some("xterm")));
-        assert!(!auto(false, None, Some("xterm")), "not a terminal");
-        assert!(!auto(true, Some("1"), Some("xterm")), "NO_COLOR set");
-        assert!(
-            auto(true, Some(""), Some("xterm")),
-            "empty NO_COLOR is unset"
-        );
-        assert!(!auto(true, None, Some("dumb")), "TERM=dumb");
-        assert!(color_enabled(
-            ColorChoice::Always,
-            false,
-            Some("1".into()),
-            None
-        ));
-        assert!(!color_enabled(ColorChoice::Never, true, None, None));
     }
 }

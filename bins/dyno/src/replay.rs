@@ -8,7 +8,7 @@ use dyno_lab::{Lab, Outcome};
 use crate::cli::{LoadFormat, ReplayArgs};
 
 pub(crate) fn replay(lab: &Lab, args: &ReplayArgs) -> anyhow::Result<Outcome> {
-    let out = crate::result_file(&args.output, "the replay")?;
+    let out = dyno_lab::session::result_file(args.output.out.as_deref(), "the replay")?;
     let req = Request {
         clients: args.client.clone(),
         client_cmd: args.client_cmd.clone(),

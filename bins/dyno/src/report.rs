@@ -1,8 +1,6 @@
 //! `dyno report`: one self-contained HTML page, a Markdown comment, or an
 //! export (CSV, JSON, Bencher's BMF, Go's benchmark text) of saved runs.
 
-use std::path::Path;
-
 use dyno_format::destination::Destination;
 use dyno_lab::{Lab, Outcome};
 use dyno_report::bmf::Bmf;
@@ -14,22 +12,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::print_stdout;
 
 pub(crate) fn report(lab: &Lab, args: &ReportArgs) -> anyhow::Result<Outcome> {
-    let dest = match &args.out {
-        Some(path) => Destination::check(path).map_err(|e| anyhow::anyhow!("-o: {e}"))?,
-        None => Destination::Stdout,
-    };
-    if let Some(out) = dest.path()
-        && let Some(what) = args
-            .runs
-            .iter()
-            .find(|w| dyno_lab::report::same_file(Path::new(w), out))
-    {
-        anyhow::bail!(
-            "-o {}: that is also the input {what}, which the report would overwrite; \
-             choose another name",
-            out.display()
-        );
-    }
+    let dest = dyno_lab::report::destination(args.out.as_deref(), &args.runs)?;
     let runs = dyno_lab::report::runs(lab, &args.runs)?;
     let exporter: Box<dyn Export> = match args.format {
         ReportFormat::Html => {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use dyno_format::{Run, VerificationStatus};
-use dyno_gate::{Comparison, Options};
+use dyno_gate::{Comparison, Options, Verdict};
 
 use crate::history;
 use crate::paths::Lab;
@@ -43,6 +43,37 @@ pub struct Checked {
     /// moved more than the threshold while the checked run measured, if it
     /// did (time only).
     pub speed_warning: Option<String>,
+}
+
+impl Checked {
+    /// How the gate ends once its table is shown: each wrong result and the
+    /// count of confirmed regressions said on stderr, then failed (exit 1)
+    /// on either; an incomplete check is an error (it did not see every
+    /// benchmark, so it has not passed); else passed.
+    pub fn verdict(&self) -> crate::Result<crate::Outcome> {
+        let Some(result) = &self.comparison else {
+            return Ok(crate::Outcome::Failed);
+        };
+        for w in &self.wrong {
+            eprintln!("dyno: WRONG result: {w}");
+        }
+        let regressed = result.count(Verdict::Regressed);
+        if regressed > 0 {
+            eprintln!("dyno: {regressed} confirmed regression(s)");
+        }
+        if regressed > 0 || !self.wrong.is_empty() {
+            return Ok(crate::Outcome::Failed);
+        }
+        if let Some(why) = &self.incomplete {
+            crate::refuse!(
+                "the check is incomplete: {why}, so {} of {} benchmarks have insufficient data; \
+                 the gate did not pass",
+                result.count(Verdict::Insufficient),
+                result.rows.len()
+            );
+        }
+        Ok(crate::Outcome::Ok)
+    }
 }
 
 /// Why the machine's speed moved more than the smallest threshold the

@@ -110,6 +110,26 @@ pub fn with_nominal_gas(
     (out, left_out)
 }
 
+/// What `dyno gas` (`state`: `--state`) prices, measured now: the run
+/// kept (where its files went said, the history saved), its wrong results
+/// and build errors reported, the files checked; with how it ended.
+pub fn measure_kept(
+    lab: &Lab,
+    how: &Settings,
+    state: bool,
+) -> crate::Result<(Run, crate::Outcome)> {
+    crate::history::check_location(&lab.paths)?;
+    let measured = if state {
+        measure_state(lab, how)?
+    } else {
+        measure(lab, how)?
+    };
+    measured.keep(&lab.paths, how.quiet);
+    let outcome = session::report_problems(&measured.run, &measured.errors, false);
+    measured.check_written()?;
+    Ok((measured.run, outcome?))
+}
+
 /// Measure what `dyno gas --state` prices: the state suite at its
 /// default sizes (ECRECOVER, the anchor, is measured by every run).
 pub fn measure_state(lab: &Lab, how: &Settings) -> crate::Result<Measured> {

@@ -8,6 +8,7 @@ use dyno_format::Run;
 use dyno_report::html::{GasInput, HtmlInput, RunInput, Trend, TrendPoint};
 
 use crate::paths::Lab;
+use crate::{Error, refuse};
 
 /// The runs named (files, ids, `latest`, `latest~N`), each with the
 /// folder its file is in (where its load plots are).
@@ -22,6 +23,29 @@ pub fn runs(lab: &Lab, named: &[String]) -> crate::Result<Vec<(Run, Option<PathB
         runs.push((run, dir));
     }
     Ok(runs)
+}
+
+/// Where `dyno report` writes (`-o`, else stdout), checked before any
+/// run is read: never over one of the `inputs` it reads.
+pub fn destination(
+    out: Option<&Path>,
+    inputs: &[String],
+) -> crate::Result<dyno_format::destination::Destination> {
+    use dyno_format::destination::Destination;
+    let dest = match out {
+        Some(path) => Destination::check(path).map_err(|e| Error::Refused(format!("-o: {e}")))?,
+        None => Destination::Stdout,
+    };
+    if let Some(out) = dest.path()
+        && let Some(what) = inputs.iter().find(|w| same_file(Path::new(w), out))
+    {
+        refuse!(
+            "-o {}: that is also the input {what}, which the report would overwrite; \
+             choose another name",
+            out.display()
+        );
+    }
+    Ok(dest)
 }
 
 /// Whether two paths name one existing file (through links and `..`).

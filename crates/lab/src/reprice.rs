@@ -460,6 +460,77 @@ pub fn price(
     )?)
 }
 
+/// `dyno gas --blocks`: a saved run (`from`, its series cut to `measure.only`)
+/// or one measured now, priced beside the runs `with` at `anchor_mgas`,
+/// and set beside a peer's table (`compare`).
+#[derive(Debug, Clone)]
+pub struct Blocks<'a> {
+    pub from: Option<&'a std::path::Path>,
+    pub measure: Request,
+    pub with: &'a [std::path::PathBuf],
+    pub compare: Option<&'a std::path::Path>,
+    pub anchor_mgas: f64,
+}
+
+/// What `dyno gas --blocks` shows and how it ended: the priced table (none
+/// when a run stopped before any series was timed), then the stop, or a
+/// file that was not written as said.
+#[derive(Debug)]
+pub struct Priced {
+    pub pricing: Option<dyno_format::reprice::Pricing>,
+    pub end: crate::Result<()>,
+}
+
+/// Read `--with` and `--compare` first (a bad file costs no run), then
+/// measure (the run kept: its files said, the history saved) or read
+/// `from`, and price.
+pub fn blocks(lab: &Lab, b: &Blocks<'_>) -> crate::Result<Priced> {
+    let peer = match b.compare {
+        Some(path) => Some(dyno_price::peer::read_peer(path)?),
+        None => None,
+    };
+    let with: Vec<dyno_format::Run> = b
+        .with
+        .iter()
+        .map(|p| {
+            dyno_format::Run::read(p)
+                .map_err(|e| Error::Refused(format!("--with {}: {e}", p.display())))
+        })
+        .collect::<crate::Result<_>>()?;
+    let (run, failure, measured) = match b.from {
+        Some(path) => {
+            let mut run = dyno_format::Run::read(path)?;
+            if !b.measure.only.is_empty() {
+                keep_only_results(&mut run, &b.measure.only)?;
+            }
+            (run, None, None)
+        }
+        None => {
+            let done = run(lab, &b.measure)?;
+            done.measured.keep(&lab.paths, b.measure.quiet);
+            (done.measured.run.clone(), done.failure, Some(done.measured))
+        }
+    };
+    let pricing = match price(lab, &run, b.anchor_mgas, &with) {
+        Ok(mut priced) => {
+            if let (Some(rows), Some(path)) = (&peer, b.compare) {
+                dyno_price::peer::compare(&mut priced, rows, &path.display().to_string())?;
+            }
+            Some(priced)
+        }
+        // A run stopped before any series was timed has nothing to price;
+        // the stop is the error worth showing.
+        Err(e) if failure.is_none() => return Err(e),
+        Err(_) => None,
+    };
+    let end = match (failure, measured) {
+        (Some(e), _) => Err(e),
+        (None, Some(m)) => m.check_written(),
+        (None, None) => Ok(()),
+    };
+    Ok(Priced { pricing, end })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 
 pub mod bmf;
 pub mod catalog;
+pub mod color;
 mod columns;
 pub mod compare;
 pub mod csv;

@@ -149,3 +149,24 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_enum, default_value_t = DeltaFormat::Table)]
     pub(crate) format: DeltaFormat,
 }
+
+impl CheckArgs {
+    /// The check these flags ask for.
+    pub(crate) fn request(&self) -> dyno_lab::check::Request<'_> {
+        dyno_lab::check::Request {
+            baseline: &self.baseline,
+            run: self.run.as_deref(),
+            opts: dyno_gate::Options {
+                alpha: self.alpha,
+                threshold: self.threshold,
+                normalize: self.normalize.into(),
+                reference: self.reference.clone(),
+                metric: self.metric.into(),
+                ..dyno_gate::Options::default()
+            },
+            remeasure: if self.no_remeasure { 0 } else { self.remeasure },
+            gap: std::time::Duration::from_secs(self.remeasure_gap),
+            quiet: self.quiet,
+        }
+    }
+}

@@ -118,3 +118,38 @@ pub(crate) struct JoinArgs {
     #[arg(long, short, requires = "broker")]
     pub(crate) quiet: bool,
 }
+
+impl JoinArgs {
+    /// The fleet worker these flags ask for.
+    pub(crate) fn request(&self) -> dyno_lab::fleet::WorkerRequest {
+        dyno_lab::fleet::WorkerRequest {
+            broker: self.broker.clone().unwrap_or_default(),
+            key: self.key.clone().unwrap_or_default(),
+            login: self.broker_login.clone(),
+            ca: self.broker_ca.clone(),
+            name: self.name.clone(),
+            rpc: self.rpc.clone(),
+            allow_nodes: self.allow_node.clone(),
+            once: self.once,
+            clock_skew_ms: self.clock_skew_ms,
+            claim_version: self.claim_version.clone(),
+            quiet: self.quiet,
+        }
+    }
+}
+
+impl WorkerArgs {
+    /// The fleet's flags `dyno worker` once took are refused, naming
+    /// `dyno join`.
+    pub(crate) fn refuse_fleet_flags(&self) -> anyhow::Result<()> {
+        let flag = match (&self.broker, &self.new_key) {
+            (Some(_), _) => "--broker",
+            (None, Some(_)) => "--new-key",
+            (None, None) => return Ok(()),
+        };
+        anyhow::bail!(
+            "dyno worker {flag}: a fleet's load worker is `dyno join` now, with the same flags \
+             (`dyno join {flag} ...`; `dyno join --help`)"
+        )
+    }
+}

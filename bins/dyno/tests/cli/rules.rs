@@ -1,6 +1,7 @@
 //! The house's rules as tests: the layering rules of docs/layout.md
 //! ("The rules") checked against the crates' real dependencies (`cargo
-//! metadata`), and no source file over 800 lines.
+//! metadata`), no source file over 800 lines, and the binary's wiring
+//! under 1 000.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -280,4 +281,66 @@ fn the_length_check_can_fail() {
     assert_eq!(too_long(&files), ["c.rs: 4000 lines", "b.rs: 801 lines"]);
     assert!(vendored_or_generated("adapters/node/vendor/x.js"));
     assert!(!vendored_or_generated("crates/lab/src/session.rs"));
+}
+
+/// The most lines the binary's wiring may take: every file of
+/// `bins/dyno/src` but the argument definitions (`cli.rs`, `cli/`) and the
+/// test-only docs check (`doc_commands`), less each file's `mod tests`
+/// at its end (docs/layout.md, "The rules").
+const MAX_BINARY_LINES: usize = 1000;
+
+/// A file's lines before its `#[cfg(test)] mod tests`.
+fn non_test_lines(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .windows(2)
+        .position(|w| w[0] == "#[cfg(test)]" && w[1].starts_with("mod tests"))
+        .unwrap_or(lines.len())
+}
+
+/// The wiring's files with their non-test lines.
+fn binary_lines(files: &[(String, String)]) -> usize {
+    files
+        .iter()
+        .filter(|(p, _)| {
+            p.starts_with("bins/dyno/src/")
+                && p.ends_with(".rs")
+                && p != "bins/dyno/src/cli.rs"
+                && !p.starts_with("bins/dyno/src/cli/")
+                && !p.starts_with("bins/dyno/src/doc_commands")
+        })
+        .map(|(_, t)| non_test_lines(t))
+        .sum()
+}
+
+#[test]
+fn the_binary_is_wiring_under_1000_lines() {
+    let files: Vec<(String, String)> = sources()
+        .into_iter()
+        .filter(|p| p.starts_with("bins/dyno/src/"))
+        .filter_map(|p| Some((p.clone(), std::fs::read_to_string(repo().join(&p)).ok()?)))
+        .collect();
+    let n = binary_lines(&files);
+    assert!(n > 300, "{n} lines: the wiring was not found");
+    assert!(
+        n < MAX_BINARY_LINES,
+        "the binary's wiring is {n} lines (at most {MAX_BINARY_LINES} besides cli.rs and cli/): \
+         move what is not argument parsing, wiring or rendering into its library"
+    );
+}
+
+#[test]
+fn the_binary_count_can_fail() {
+    let body = "fn a() {}\n".repeat(600);
+    let files = vec![
+        ("bins/dyno/src/main.rs".to_string(), body.clone()),
+        (
+            "bins/dyno/src/run.rs".to_string(),
+            format!("{body}#[cfg(test)]\nmod tests {{\n}}\n"),
+        ),
+        ("bins/dyno/src/cli.rs".to_string(), body.clone()),
+        ("bins/dyno/src/cli/run.rs".to_string(), body),
+    ];
+    assert_eq!(binary_lines(&files), 1200);
+    assert!(binary_lines(&files) >= MAX_BINARY_LINES);
 }

@@ -1,3 +1,4 @@
+use super::entries::{Make, entries_of};
 use super::*;
 use crate::precompile::tests::ctx;
 
