@@ -209,7 +209,15 @@ mod tests {
     #[test]
     fn every_direct_input_is_followed_by_its_bytecode_loop_quick_or_not() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs");
-        let specs = dyno_spec::load_dir(&dir).unwrap();
+        let paths = crate::Paths::from_flags(
+            crate::paths::Flags {
+                specs: Some(dir),
+                ..Default::default()
+            },
+            |_| None,
+        )
+        .unwrap();
+        let (specs, _) = load_specs(&paths).unwrap();
         for quick in [false, true] {
             let plan = plan(&specs, quick);
             let direct: Vec<_> = plan.iter().filter(|e| e.group == "precompile").collect();

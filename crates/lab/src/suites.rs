@@ -46,8 +46,15 @@ pub fn first_with(wanted: impl Fn(&BenchDef) -> bool) -> Vec<BenchDef> {
 /// build: an id or implementation no suite has is a spec error naming its
 /// file and line.
 pub fn load_specs(paths: &Paths) -> crate::Result<(Vec<dyno_spec::Spec>, Vec<BenchDef>)> {
-    let specs = dyno_spec::load_dir(&paths.specs)?;
+    let mut specs = dyno_spec::load_dir(&paths.specs)?;
     let catalog = catalog();
+    for spec in &mut specs {
+        spec.fill_from_registry(
+            catalog
+                .iter()
+                .map(|d| (d.group, d.op, d.input.as_str(), d.implementation)),
+        );
+    }
     let known = dyno_spec::Known::new(catalog.iter().map(|d| {
         (
             d.group.to_string(),

@@ -67,7 +67,12 @@ pub struct Spec {
     pub isolate: bool,
     /// The `[[bench]]` entries.
     pub benches: Vec<BenchSpec>,
+    /// The suite's benchmarks are every (id, implementation) the built-in
+    /// suite of its group defines (`[suite] registry = true`), filled in by
+    /// [`Spec::fill_from_registry`] from the registry the binary has.
+    pub from_registry: bool,
     group_line: usize,
+    default_threshold: f64,
 }
 
 /// One `[[bench]]` entry.
@@ -151,6 +156,10 @@ struct RawSuite {
     /// (`specs/operations.toml`, `loop = [...]`), each in these
     /// implementations.
     operations: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The suite's benchmarks are everything the built-in suite of its
+    /// group defines (each id in every implementation it has, the first
+    /// its baseline).
+    registry: Option<Spanned<bool>>,
 }
 
 fn yes() -> bool {
@@ -327,6 +336,17 @@ impl Spec {
                 });
             }
         }
+        let from_registry = raw.suite.registry.as_ref().is_some_and(|r| *r.get_ref());
+        if let Some(r) = raw.suite.registry.as_ref().filter(|_| from_registry)
+            && (!raw.bench.is_empty() || raw.suite.operations.is_some())
+        {
+            return Err(invalid(
+                at(r.span()),
+                "suite.registry",
+                "its benchmarks are the built-in suite's: list no [[bench]] and no `operations` too"
+                    .into(),
+            ));
+        }
         Ok(Spec {
             path: path.to_path_buf(),
             group: raw.suite.group.get_ref().clone(),
@@ -334,8 +354,67 @@ impl Spec {
             default: raw.suite.default,
             isolate: raw.suite.isolate,
             benches,
+            from_registry,
             group_line: at(raw.suite.group.span()),
+            default_threshold,
         })
+    }
+
+    /// A `registry` suite's benchmarks from what the built-in suites
+    /// define: `(group, op, input, implementation)` in the registry's
+    /// order. Each op's inputs with the same implementations are one bench,
+    /// its first implementation the baseline; every line is the suite's.
+    pub fn fill_from_registry<'a>(
+        &mut self,
+        defs: impl IntoIterator<Item = (&'a str, &'a str, &'a str, &'a str)>,
+    ) {
+        if !self.from_registry {
+            return;
+        }
+        // Each op with its inputs, each input with its implementations.
+        type Inputs = Vec<(String, Vec<String>)>;
+        let mut ops: Vec<(String, Inputs)> = Vec::new();
+        for (group, op, input, implementation) in defs {
+            if group != self.group {
+                continue;
+            }
+            let at = match ops.iter().position(|(o, _)| o == op) {
+                Some(k) => k,
+                None => {
+                    ops.push((op.to_string(), Vec::new()));
+                    ops.len() - 1
+                }
+            };
+            let inputs = &mut ops[at].1;
+            match inputs.iter_mut().find(|(i, _)| i == input) {
+                Some((_, impls)) => impls.push(implementation.to_string()),
+                None => inputs.push((input.to_string(), vec![implementation.to_string()])),
+            }
+        }
+        let line = self.group_line;
+        let here = |value: &str| Located {
+            value: value.to_string(),
+            line,
+        };
+        for (op, inputs) in ops {
+            let mut k = 0;
+            while k < inputs.len() {
+                let impls = &inputs[k].1;
+                let run: Vec<&(String, Vec<String>)> =
+                    inputs[k..].iter().take_while(|(_, i)| i == impls).collect();
+                self.benches.push(BenchSpec {
+                    op: here(&op),
+                    inputs: run.iter().map(|(i, _)| here(i)).collect(),
+                    impls: impls.iter().map(|i| here(i)).collect(),
+                    baseline: here(&impls[0]),
+                    threshold: self.default_threshold,
+                    target: None,
+                    workload: None,
+                    explicit: false,
+                });
+                k += run.len();
+            }
+        }
     }
 
     /// Check every group, op, input and implementation name against what can

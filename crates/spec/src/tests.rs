@@ -271,3 +271,64 @@ explicit = true
     assert_eq!(ids(Some("hash/keccak256/1MiB")), vec![big]);
     assert_eq!(ids(Some("hash/keccak256")).len(), 4, "the others as before");
 }
+
+/// A `registry` suite takes its benchmarks from the registry: each op's
+/// inputs with the same implementations one bench, the first
+/// implementation the baseline; a registry suite that lists benches too is
+/// refused naming the key.
+#[test]
+fn a_registry_suite_is_filled_from_the_built_in_suites() {
+    let path = Path::new("specs/precompile.toml");
+    let mut s = Spec::parse(
+        "[suite]\ngroup = \"precompile\"\nregistry = true\n[defaults]\nthreshold = \"10%\"\n",
+        path,
+    )
+    .unwrap();
+    assert!(s.from_registry && s.benches.is_empty());
+    s.fill_from_registry([
+        ("precompile", "ecrecover", "a", "libsecp256k1"),
+        ("precompile", "ecrecover", "a", "k256"),
+        ("precompile", "ecrecover", "b", "libsecp256k1"),
+        ("precompile", "ecrecover", "b", "k256"),
+        ("precompile", "sha256", "x", "sha2"),
+        ("precompile", "sha256", "y", "other"),
+        ("hash", "keccak256", "32B", "tiny-keccak"),
+    ]);
+    let got: Vec<(String, Vec<String>, Vec<String>, String)> = s
+        .benches
+        .iter()
+        .map(|b| {
+            (
+                b.op.value.clone(),
+                b.inputs.iter().map(|i| i.value.clone()).collect(),
+                b.impls.iter().map(|i| i.value.clone()).collect(),
+                b.baseline.value.clone(),
+            )
+        })
+        .collect();
+    let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        got,
+        [
+            (
+                "ecrecover".into(),
+                v(&["a", "b"]),
+                v(&["libsecp256k1", "k256"]),
+                "libsecp256k1".into()
+            ),
+            ("sha256".into(), v(&["x"]), v(&["sha2"]), "sha2".into()),
+            ("sha256".into(), v(&["y"]), v(&["other"]), "other".into()),
+        ]
+    );
+    assert!(s.benches.iter().all(|b| (b.threshold - 0.10).abs() < 1e-12));
+    let e = Spec::parse(
+        "[suite]\ngroup = \"precompile\"\nregistry = true\n[[bench]]\nop = \"x\"\ninputs = [\"a\"]\nimpls = [\"b\"]\n",
+        path,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("precompile.toml:3") && e.contains("suite.registry"),
+        "{e}"
+    );
+}
