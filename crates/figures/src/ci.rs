@@ -122,6 +122,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-29431cf.md",
         "fresh, issue 52's restructure (the pricing crate, the rules test, the splits, `dyno join`), a clean run on an AMD EPYC host about 1.3x slower per CPU-second than a95f4d6's: every step passed, past the 35 minutes; the main command as written 8m15s, 152 of 152 verified",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-b878f2f.md",
+        "fresh, issue 52's operation table, addresses from the fork file, results with their operation, the thin binary; a clean run: failed after 26m24s on one test (a second Ctrl-C before the first one's checkpoint, fixed after it); the main command as written 8m26s, 152 of 152 verified",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.

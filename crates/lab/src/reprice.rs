@@ -198,18 +198,17 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         };
         // Every CHECKPOINT_EVERY, the blocks timed so far go to the file,
         // marked incomplete: a second Ctrl-C (which exits at once) or a
-        // crash keeps them. And at once after a first Ctrl-C, so a second
-        // one, however soon, keeps every block timed before it.
+        // crash keeps them. And whenever dyno says how far it got (each
+        // quarter), so the file holds what the line says; and at once
+        // after a first Ctrl-C, once the block in flight is timed.
         let mut saved_at = Instant::now();
         let mut saved_interrupted = false;
         let r = drive::replay(spec, &set, limits, &interrupt, |n, _, so_far| {
-            if let Some(bar) = &bar {
-                bar.set_position(n as u64);
-            } else if n < total && n * 4 / total != (n - 1) * 4 / total {
-                say(&format!("{name}: {n}/{total} blocks"));
-            }
+            let quarter = n < total && n * 4 / total != (n - 1) * 4 / total;
             let interrupted = interrupt.load(Ordering::Relaxed) && !saved_interrupted;
-            if (interrupted || saved_at.elapsed() >= CHECKPOINT_EVERY) && n < total {
+            let checkpoint =
+                (interrupted || quarter || saved_at.elapsed() >= CHECKPOINT_EVERY) && n < total;
+            if checkpoint {
                 saved_at = Instant::now();
                 saved_interrupted |= interrupted;
                 let mut partial = run.clone();
@@ -219,6 +218,12 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
                     "a checkpoint during the replay into {name}: {n} of {total} blocks timed"
                 ));
                 saving.checkpoint(&partial);
+            }
+            // Said after the checkpoint: the line's count is on disk.
+            if let Some(bar) = &bar {
+                bar.set_position(n as u64);
+            } else if quarter {
+                say(&format!("{name}: {n}/{total} blocks"));
             }
         });
         if let Some(bar) = bar {
