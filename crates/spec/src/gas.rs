@@ -236,10 +236,7 @@ impl Schedule {
 
     /// Load and check one schedule file.
     pub fn load(path: &Path) -> Result<Self, GasError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Io {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+        let text = crate::read(path)?;
         Self::parse(&text, path)
     }
 

@@ -186,6 +186,14 @@ struct RawBench {
     explicit: bool,
 }
 
+/// A spec file's text, or an error naming it.
+pub(crate) fn read(path: &Path) -> Result<String, SpecError> {
+    std::fs::read_to_string(path).map_err(|e| SpecError::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
 /// Line number (1-based) of a byte offset.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
@@ -194,10 +202,7 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
 impl Spec {
     /// Load and shape-check one spec file.
     pub fn load(path: &Path) -> Result<Self, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Io {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+        let text = crate::read(path)?;
         Self::parse(&text, path)
     }
 

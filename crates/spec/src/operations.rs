@@ -143,10 +143,7 @@ pub fn builtin() -> &'static Operations {
 /// `<specs_dir>/operations.toml`.
 pub fn load(specs_dir: &Path) -> Result<Operations, SpecError> {
     let path = specs_dir.join(FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| SpecError::Io {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let text = crate::read(&path)?;
     parse(&text, &path)
 }
 

@@ -120,13 +120,6 @@ pub struct Reprice {
     pub path: PathBuf,
 }
 
-fn read(path: &Path) -> Result<String, SpecError> {
-    std::fs::read_to_string(path).map_err(|e| SpecError::Io {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
-}
-
 /// Every series of `<specs_dir>/operations.toml`.
 pub fn load(specs_dir: &Path) -> Result<Reprice, SpecError> {
     crate::operations::load(specs_dir).map(|t| t.reprice)
@@ -153,7 +146,7 @@ struct SchedulesFile {
 /// is in force and names every parameter.
 pub fn schedules(specs_dir: &Path) -> Result<Vec<ComputeSchedule>, SpecError> {
     let path = specs_dir.join(SCHEDULES);
-    parse_schedules(&read(&path)?, &path)
+    parse_schedules(&crate::read(&path)?, &path)
 }
 
 /// Parse the schedules; `path` names the file in errors.

@@ -141,10 +141,7 @@ struct File {
 /// in file order (the order tables show them).
 pub fn load_accesses(specs_dir: &Path) -> Result<Vec<AccessPrice>, SpecError> {
     let path = specs_dir.join(FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| SpecError::Io {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let text = crate::read(&path)?;
     parse_accesses(&text, &path)
 }
 
@@ -207,10 +204,7 @@ pub fn parse_accesses(text: &str, path: &Path) -> Result<Vec<AccessPrice>, SpecE
 /// order; the first is the one in force.
 pub fn load(specs_dir: &Path) -> Result<Vec<StateSchedule>, SpecError> {
     let path = specs_dir.join(FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| SpecError::Io {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let text = crate::read(&path)?;
     parse(&text, &path)
 }
 
