@@ -11,7 +11,6 @@
 
 use dyno_workload::BenchDef;
 
-mod arkworks;
 mod arkworks_bls;
 pub mod asm;
 pub mod block;

@@ -12,27 +12,24 @@
 //! Implementations, named by the backend that does the work:
 //!
 //! - The Osaka precompile table (`Precompiles::new(OSAKA)`) with the
-//!   features dyno builds: `libsecp256k1` (ecrecover), `sha2`, `ripemd`,
-//!   `revm` (identity, blake2f: revm's own code), `aurora-engine-modexp`,
-//!   `substrate-bn` (bn254, the `bn` feature), `c-kzg`, `blst` (BLS12-381)
-//!   and `p256`.
+//!   features reth builds revm with (decision D38, from reth 2.5.1's
+//!   manifests: `crates/ethereum/node` turns on `secp256k1`, `blst`,
+//!   `c-kzg` and `p256-aws-lc-rs`, `bin/reth`'s defaults `asm-keccak`
+//!   and `gmp`, the last left out): `libsecp256k1` (ecrecover), `sha2`,
+//!   `ripemd`, `revm` (identity, blake2f: revm's own code),
+//!   `aurora-engine-modexp` (modexp: revm's default without `gmp`),
+//!   `arkworks` (bn254: revm's default without its `bn` feature), `c-kzg`,
+//!   `blst` (BLS12-381) and `aws-lc-rs` (p256verify).
 //! - The alternative backends revm-precompile 43 exposes as callable
 //!   functions, wrapped with the same input handling as revm's precompile:
 //!   `k256` for ecrecover, `blst` and `arkworks` for the KZG point
 //!   evaluation.
-//! - `arkworks` for bn254 add, mul and pairing: revm's arkworks BN254 code
-//!   is `pub(crate)`, so it is vendored from revm-precompile 43.0.3 (MIT)
-//!   in [`crate::arkworks`] with the input handling of revm's `run_add`,
-//!   `run_mul` and `run_pair` at Istanbul gas, and runs on the same ark
-//!   crates revm links.
-//! - `arkworks` for the seven BLS12-381 (EIP-2537) precompiles: revm's
-//!   arkworks BLS12-381 code is `pub(crate)` too, so it is vendored from
-//!   revm-precompile 43.0.3 (MIT) in `crate::arkworks_bls` with the input
-//!   handling of revm's `g1_add`, `g1_msm`, `g2_add`, `g2_msm`, `pairing`,
-//!   `map_fp_to_g1` and `map_fp2_to_g2` and revm's own EIP-2537 gas.
-//!
-//! gmp modexp and aws-lc-rs p256 are cargo-feature selected and have no
-//! vendored copy, so they are not compared here.
+//! - Vendored from revm-precompile 43.0.3 (MIT), each with revm's own
+//!   input handling at Osaka's gas, one file per backend under
+//!   `precompile/`: `substrate-bn` for bn254 add, mul and pairing (revm's
+//!   code behind its `bn` feature), the `p256` crate for p256verify
+//!   (revm's without `p256-aws-lc-rs`), and `arkworks` for the seven
+//!   BLS12-381 (EIP-2537) precompiles (`crate::arkworks_bls`).
 //!
 //! Every call gets a generous gas limit; the timed operation is the call
 //! alone, on input bytes prepared by the builder.
@@ -47,7 +44,6 @@ use revm_precompile::{
     u64_to_address,
 };
 
-use crate::arkworks::{bn254_add_arkworks, bn254_mul_arkworks, bn254_pairing_arkworks};
 use crate::arkworks_bls::{
     bls12_g1_add_arkworks, bls12_g1_msm_arkworks, bls12_g2_add_arkworks, bls12_g2_msm_arkworks,
     bls12_map_fp_to_g1_arkworks, bls12_map_fp2_to_g2_arkworks, bls12_pairing_arkworks,
@@ -299,22 +295,22 @@ const OPS: &[Op] = &[
     },
     Op {
         op: "bn254-add",
-        default: "substrate-bn",
-        alternatives: &[("arkworks", bn254_add_arkworks)],
+        default: "arkworks",
+        alternatives: &[("substrate-bn", substrate_bn::bn254_add_substrate)],
         source: Source::Geth("bn256Add.json"),
         picks: &[pick("chfast1", 128, 150), pick("chfast2", 128, 150)],
     },
     Op {
         op: "bn254-mul",
-        default: "substrate-bn",
-        alternatives: &[("arkworks", bn254_mul_arkworks)],
+        default: "arkworks",
+        alternatives: &[("substrate-bn", substrate_bn::bn254_mul_substrate)],
         source: Source::Geth("bn256ScalarMul.json"),
         picks: &[pick("chfast1", 96, 6000), pick("chfast2", 96, 6000)],
     },
     Op {
         op: "bn254-pairing",
-        default: "substrate-bn",
-        alternatives: &[("arkworks", bn254_pairing_arkworks)],
+        default: "arkworks",
+        alternatives: &[("substrate-bn", substrate_bn::bn254_pairing_substrate)],
         source: Source::Geth("bn256Pairing.json"),
         picks: &[
             pick("empty_data", 0, 45000),
@@ -426,8 +422,8 @@ const OPS: &[Op] = &[
     },
     Op {
         op: "p256verify",
-        default: "p256",
-        alternatives: &[],
+        default: "aws-lc-rs",
+        alternatives: &[("p256", p256_crate::p256verify_p256)],
         source: Source::Geth("p256Verify.json"),
         picks: &[
             pick("CallP256Verify", 160, 6900),
@@ -659,5 +655,7 @@ fn hash_cases(ctx: &Ctx, alg: &str, len: u64, what: &str) -> Result<Vec<Pair>, B
         .collect())
 }
 
+mod p256_crate;
+mod substrate_bn;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -126,6 +126,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-b878f2f.md",
         "fresh, issue 52's operation table, addresses from the fork file, results with their operation, the thin binary; a clean run: failed after 26m24s on one test (a second Ctrl-C before the first one's checkpoint, fixed after it); the main command as written 8m26s, 152 of 152 verified",
     ),
+    (
+        "rehearsal-fresh-2026-12-02-cf5d699.md",
+        "fresh, issue 52's head with the checkpoint fix, a clean run on the AMD EPYC host: every step passed, past the 35 minutes as 29431cf's on the same host (a95f4d6's Xeon took 30m01s); the main command as written 8m47s, 152 of 152 verified",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.

@@ -123,5 +123,6 @@ pub fn logs_table(root: &Path) -> Result<String, FiguresError> {
          every response verified).\n",
         study.node.name, study.node.version, study.repeats
     ));
+    read::with_noise(&mut out, &[(&run, "the run")]);
     Ok(out)
 }

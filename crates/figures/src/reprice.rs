@@ -193,6 +193,10 @@ pub fn attribution_table(root: &Path) -> Result<String, FiguresError> {
         ANCHOR_MGAS / 1000.0,
         p.rows.iter().filter(|r| r.level == "block").count(),
     ));
+    read::with_noise(
+        &mut out,
+        &[(&blocks, "the blocks' run"), (&levels, "the levels' run")],
+    );
     Ok(out)
 }
 
@@ -230,11 +234,6 @@ pub fn joint_table(root: &Path) -> Result<String, FiguresError> {
     ));
     header.extend(p.schedules.iter().map(|s| s.name.clone()));
     let mut out = head(&header);
-    let est = |c: &dyno_format::reprice::Coefficient| dyno_format::gas::Estimate {
-        value: c.value,
-        lower: c.lower,
-        upper: c.upper,
-    };
     for j in rows {
         let mut cells = vec![
             format!("`{}`", j.op),
@@ -253,8 +252,8 @@ pub fn joint_table(root: &Path) -> Result<String, FiguresError> {
                 .collect::<Vec<_>>()
                 .join(", "),
             j.n.to_string(),
-            duration_ci(&est(&j.per_op_ns)),
-            duration_ci(&est(&j.per_unit_ns)),
+            dyno_report::units::coefficient(&j.per_op_ns),
+            dyno_report::units::coefficient(&j.per_unit_ns),
             format!("{:.2}", j.r_squared),
             if j.kept { "kept" } else { "**fails**" }.into(),
             format!(
@@ -280,5 +279,6 @@ pub fn joint_table(root: &Path) -> Result<String, FiguresError> {
          (`-` where they do not lie on one line, as MODEXP's three do not; through two prices there always is one).\n",
         command(&blocks),
     ));
+    read::with_noise(&mut out, &[(&blocks, "the blocks' run")]);
     Ok(out)
 }

@@ -72,6 +72,7 @@ fn p50_p99(
          `{}`): the P50 and P99 of each result's samples.\n",
         command(&run)
     ));
+    read::with_noise(&mut out, &[(&run, "the run")]);
     Ok(out)
 }
 
@@ -188,18 +189,7 @@ pub fn memory_table(root: &Path) -> Result<String, FiguresError> {
         });
     }
     let when = run.run.started_at.get(..10).unwrap_or("");
-    let speed = run
-        .noise
-        .as_ref()
-        .and_then(|n| n.speed.as_ref())
-        .map_or_else(String::new, |s| {
-            format!(
-                " The machine's speed over the run (dyno's noise probe): a fixed reference workload's time \
-                 spread {:.0}% (P5 to P95 over {} one-second windows, the scenarios running beside it) and \
-                 drifted {:+.1}%.",
-                s.spread_pct, s.windows, s.drift_pct
-            )
-        });
+    let speed = read::noise_note(&run, "the run");
     let incomplete = if !run.run.complete {
         " The run is marked incomplete: a scenario it did not finish is missing."
     } else {

@@ -34,15 +34,26 @@ pub struct Noise {
     pub timer_late_us_p50: Option<f64>,
     pub timer_late_us_p99: Option<f64>,
     /// The machine's own speed through the run: a fixed register-only
-    /// reference workload timed once a second (the best of its repeats in
-    /// a 2 ms window), which shows what steal does not (a busy sibling
-    /// hardware thread, the frequency, the host's contention). How many
-    /// windows, their median time (ns), their spread ((P95 - P5) / P50,
-    /// percent) and their drift (the last quarter's median against the
-    /// first quarter's, percent; positive: slower by the end). Absent in
-    /// files before issue 33.
+    /// reference workload timed once a second (the median of its repeats
+    /// in a 10 ms window, [`Speed::window_ms`]), which shows what steal
+    /// does not (a busy sibling hardware thread, the frequency, the host's
+    /// contention). How many windows, their median time (ns), their spread
+    /// ((P95 - P5) / P50, percent) and their drift (the last quarter's
+    /// median against the first quarter's, percent; positive: slower by
+    /// the end). Absent in files before issue 33.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
+    /// How much of its windows the probe's thread spent ready to run but
+    /// waiting for a CPU (the kernel's run-queue time for it,
+    /// `/proc/thread-self/schedstat`), in percent: the mean over the
+    /// windows and the highest. What a benchmark's thread loses to other
+    /// threads of this machine (the measured client's own among them),
+    /// which neither steal nor the speed shows. Absent before issue 53
+    /// and where the kernel keeps no schedstat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_max_pct: Option<f64>,
 }
 
 /// The reference workload's time through a run ([`Noise::speed`]).
@@ -53,6 +64,13 @@ pub struct Speed {
     pub reference_ns: f64,
     pub spread_pct: f64,
     pub drift_pct: f64,
+    /// How long each window timed the reference (ms), each window's time
+    /// the median of its repeats, so that a window the thread was taken
+    /// off the CPU in reads the core's speed and not the wait. Absent in
+    /// files before issue 53, whose windows were 2 ms and took the best
+    /// repeat: one preempted window set a short run's P95.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_ms: Option<f64>,
 }
 
 impl Speed {
@@ -74,6 +92,7 @@ impl Speed {
             reference_ns: p50,
             spread_pct: 100.0 * (p95 - p5) / p50,
             drift_pct: 100.0 * (last / first - 1.0),
+            window_ms: None,
         })
     }
 
@@ -85,7 +104,7 @@ impl Speed {
         (spread > limit || drift.abs() > limit).then(|| {
             format!(
                 "the machine's own speed moved more than the ±{limit:.0}% asked for: a fixed reference \
-                 workload's time spread {spread:.1}% (P5 to P95 over {} one-second windows) and drifted \
+                 workload's time spread {spread:.1}% (P5 to P95 over {} windows, one a second) and drifted \
                  {drift:+.1}% from the first quarter of the run to the last; the host changed this machine's \
                  speed while it measured, and figures from it are less certain than their intervals say",
                 self.windows

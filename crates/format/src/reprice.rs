@@ -46,6 +46,22 @@ pub struct Coefficient {
     pub p: f64,
 }
 
+impl Coefficient {
+    /// Held at 0 by the non-negativity constraint: no estimate of its
+    /// own, so its "interval" [0, 0] says nothing of its spread.
+    pub fn held(&self) -> bool {
+        self.value == 0.0 && self.lower == 0.0 && self.upper == 0.0 && self.p == 1.0
+    }
+
+    pub fn estimate(&self) -> crate::gas::Estimate {
+        crate::gas::Estimate {
+            value: self.value,
+            lower: self.lower,
+            upper: self.upper,
+        }
+    }
+}
+
 /// Block time on operation count, one measure of time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -266,4 +266,31 @@ mod tests {
             assert!(rate >= 0.90, "{comparisons} comparisons: {rate} at {mde}");
         }
     }
+
+    /// A lone comparison's own figure: its error estimated from its 4
+    /// passes alone (3 degrees of freedom), so the change it reports is
+    /// caught less often than the 95% a run's median figure is, averaged
+    /// over what its own A/A may report. docs/gate.md quotes this rate.
+    #[test]
+    fn a_single_comparisons_own_detectable_change_is_caught_four_times_in_five() {
+        let mut rng = dyno_stats::SplitMix64(0x51_9e1e);
+        let (draws, trials) = (200, 25);
+        let mut caught = 0;
+        for _ in 0..draws {
+            let mut aa = simulated_run(&mut rng, 1, 0.0);
+            judge(&mut aa);
+            let mde = aa[0].min_detectable.expect("a figure");
+            caught += (0..trials)
+                .filter(|_| {
+                    let mut run = simulated_run(&mut rng, 1, mde.ln_1p());
+                    verdicts(&mut run);
+                    run[0].verdict == "regressed"
+                })
+                .count();
+        }
+        let rate = caught as f64 / (draws * trials) as f64;
+        eprintln!("1 comparison, its own figure: caught in {rate:.3}");
+        // Far below 95%: what the figure of a lone result promises.
+        assert!((0.7..0.9).contains(&rate), "{rate}");
+    }
 }

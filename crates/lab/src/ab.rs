@@ -561,8 +561,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     let planned = plan(&specs, req, &a0, &b0)?;
     crate::history::check_location(&lab.paths)?;
     let interrupt = crate::interrupt::flag()?;
-    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
-    let probe = dyno_runner::noise::Probe::start();
+    let (mut run, mut saving, probe) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let passes = req.passes;
     let total = Plan::new(req.quick);
     let plan = Plan {
@@ -690,11 +689,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     // Again: a pass cut short has rounds the last tally did not see.
     run.paired = tally(&planned, &dropped, &data);
     verdicts::judge(&mut run.paired);
-    let noise = probe.finish();
+    let noise = crate::session::keep_noise(&mut run, probe, true);
     if let Some(why) = noise.speed.as_ref().and_then(|s| s.swung(req.threshold)) {
         say(&format!("warning: {why}"));
     }
-    run.noise = Some(noise);
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the comparisons done");
     let failed = wrong || run.paired.iter().any(|p| p.verdict == "regressed");

@@ -376,6 +376,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
     let mut failure: Option<Error> = None;
     let mut wrong = false;
     let mut recorded: Option<(Vec<alloy_primitives::Bytes>, String)> = None;
+    let probe = dyno_runner::noise::Probe::start();
     for target in &targets {
         if interrupt.load(Ordering::Relaxed) {
             break;
@@ -510,6 +511,7 @@ pub fn run(lab: &Lab, args: &Request) -> crate::Result<Finished> {
         }
     }
     let interrupted = interrupt.load(Ordering::Relaxed);
+    crate::session::keep_noise(&mut run, probe, quiet);
     conclude(lab, run, &out, failure, interrupted, quiet, wrong)
 }
 

@@ -219,6 +219,7 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         refuse!("no node to load");
     };
 
+    let probe = dyno_runner::noise::Probe::start();
     let step = runtime.block_on(async {
         let result = measure(&c, &opts, args, &mut fleet, &interrupt, &say).await;
         c.stop();
@@ -264,6 +265,7 @@ pub fn orchestrate(lab: &Lab, args: &Request, url: &str) -> crate::Result<Finish
         }
         Err(e) => failure = Some(e),
     }
+    crate::session::keep_noise(&mut run, probe, quiet);
     let interrupted = interrupt.load(Ordering::Relaxed);
     campaign::conclude(lab, run, &out, failure, interrupted, quiet, wrong)
 }

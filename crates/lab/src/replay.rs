@@ -170,7 +170,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         ));
     }
 
-    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
+    let (mut run, mut saving, probe) = crate::session::open_run(lab, req.quick, req.out.clone())?;
 
     let contracts = dyno_evm::block::genesis::Contracts::load(&lab.paths.ctx())
         .map_err(|e| Error::Refused(format!("the replay's blocks: {e}")))?;
@@ -259,6 +259,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         };
         run.comparisons = compare(&run, &clients[0].0, &clients[1].0, judge);
     }
+    crate::session::keep_noise(&mut run, probe, req.quiet);
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
     let measured = saving.finish(run, Vec::new());

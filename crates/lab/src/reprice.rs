@@ -154,7 +154,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         .map(|(p, b)| (b.header.hash_slow().to_string(), p.count))
         .collect();
 
-    let (mut run, mut saving) = crate::session::open_run(lab, req.quick, req.out.clone())?;
+    let (mut run, mut saving, probe) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let limits = Limits {
         call: req.call_timeout,
         ..Limits::default()
@@ -241,6 +241,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
             break;
         }
     }
+    crate::session::keep_noise(&mut run, probe, req.quiet);
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
     let measured = saving.finish(run, Vec::new());

@@ -370,33 +370,44 @@ fn measure_with(
         }
     });
     progress.finish();
+    keep_noise(&mut run, probe, how.quiet);
+    Ok(saving.finish(run, errors))
+}
+
+/// Stop the noise probe, keep what it saw in the run, and warn on stderr
+/// when the machine was busy.
+pub(crate) fn keep_noise(
+    run: &mut Run,
+    probe: dyno_runner::noise::Probe,
+    quiet: bool,
+) -> &dyno_format::noise::Noise {
     let noise = probe.finish();
-    if dyno_runner::noise::noisy(&noise) && !how.quiet {
+    if dyno_runner::noise::noisy(&noise) && !quiet {
         eprintln!(
             "dyno: warning: the machine was busy: {}; times from it are less steady \
              (`dyno ab` compares two builds in the same minutes)",
             dyno_report::paired::noise_line(&noise)
         );
     }
-    run.noise = Some(noise);
-    Ok(saving.finish(run, errors))
+    run.noise.insert(noise)
 }
 
 /// A new run for a command that measures in its own way (`dyno ab`, `dyno
-/// replay`): the clock calibrated, the environment captured, no harness
-/// measurement; and where it will be saved.
+/// replay`, `dyno gas --blocks`): the clock calibrated, the environment
+/// captured, no harness measurement; where it will be saved; and the noise
+/// probe, started (its end is [`keep_noise`]).
 pub(crate) fn open_run(
     lab: &Lab,
     quick: bool,
     out: Option<Destination>,
-) -> crate::Result<(Run, Saving)> {
+) -> crate::Result<(Run, Saving, dyno_runner::noise::Probe)> {
     let clock = dyno_runner::clock::calibrate();
     let settings = dyno_runner::settings(quick, None, &clock);
     let environment = dyno_runner::env::capture(clock, lab.build.rustc);
     let mut run = dyno_runner::new_run(lab.build.invocation(), settings, environment);
     run.harness = None;
     let saving = Saving::new(out, &run.run.id)?;
-    Ok((run, saving))
+    Ok((run, saving, dyno_runner::noise::Probe::start()))
 }
 
 /// Mark `run` finished: complete unless `failure` or an interrupt stopped

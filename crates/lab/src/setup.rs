@@ -104,7 +104,7 @@ pub fn noise(total: std::time::Duration) -> String {
     let mut out = dyno_report::paired::noise_line(&n);
     out.push('\n');
     out.push_str(&format!(
-        "speed: a fixed loop's fastest time in each of {} windows of 100 ms: P5 {}, P50 {}, P95 {}, slowest window {:.2}x the fastest\n",
+        "speed: a fixed loop's median time in each of {} windows of 100 ms: P5 {}, P50 {}, P95 {}, slowest window {:.2}x the fastest\n",
         speeds.len(),
         dyno_report::units::duration(at(5.0)),
         dyno_report::units::duration(at(50.0)),

@@ -215,8 +215,9 @@ pub(crate) fn distinct<'a>(names: impl Iterator<Item = &'a String>) -> Vec<Strin
 /// their direct implementations, most specific first: geth's precompiles
 /// (`geth-precompile`) and its Keccak (`geth`), ethereumjs's, py-evm's
 /// (coincurve, py_ecc, cryptography, pycryptodome). revm calls the
-/// suites' baselines (libsecp256k1, substrate-bn, blst, c-kzg, p256: its
-/// own backends), the first library of a row.
+/// suites' baselines (libsecp256k1, arkworks, blst, c-kzg, aws-lc-rs: its
+/// own backends as reth builds it, decision D38), the first library of a
+/// row.
 const LIBRARIES: [(&str, &[&str]); 4] = [
     ("geth", &["geth-precompile", "geth"]),
     ("ethereumjs", &["ethereumjs", "noble"]),

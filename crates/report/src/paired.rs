@@ -123,8 +123,14 @@ pub fn noise_line(n: &Noise) -> String {
             s.windows, s.spread_pct, s.drift_pct
         )
     });
+    let waited = match (n.waited_pct, n.waited_max_pct) {
+        (Some(w), Some(m)) => {
+            format!("; a thread of dyno's waited {w:.1}% of the time for a CPU (max {m:.1}%)")
+        }
+        _ => String::new(),
+    };
     format!(
-        "noise over {:.0} s: {steal}{load}{governor}{timer}{speed}",
+        "noise over {:.0} s: {steal}{load}{governor}{timer}{speed}{waited}",
         n.seconds
     )
 }
@@ -283,10 +289,17 @@ mod tests {
                 reference_ns: 21_000.0,
                 spread_pct: 2.0,
                 drift_pct: 1.0,
+                window_ms: Some(10.0),
             }),
+            waited_pct: Some(1.0),
+            waited_max_pct: Some(4.0),
         });
         let t = table(&run);
         assert!(t.contains("spread 2.0%, drift +1.0%"), "{t}");
+        assert!(
+            t.contains("waited 1.0% of the time for a CPU (max 4.0%)"),
+            "{t}"
+        );
         assert!(!t.contains("warning"), "a steady machine: {t}");
         // A machine whose speed moved more than the threshold says so.
         if let Some(n) = run.noise.as_mut() {

@@ -131,11 +131,6 @@ fn joint(p: &Pricing) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     .to_vec();
     header.push(format!("gas @ {}: base + per unit", sig3(p.anchor_mgas)));
     header.extend(p.schedules.iter().map(|s| s.name.clone()));
-    let est = |c: &dyno_format::reprice::Coefficient| dyno_format::gas::Estimate {
-        value: c.value,
-        lower: c.lower,
-        upper: c.upper,
-    };
     let rows =
         p.joint
             .iter()
@@ -150,8 +145,8 @@ fn joint(p: &Pricing) -> Option<(Vec<String>, Vec<Vec<String>>)> {
                         .map(|(_, u)| u.to_string())
                         .collect::<Vec<_>>()
                         .join(","),
-                    time(&est(&j.per_op_ns)),
-                    time(&est(&j.per_unit_ns)),
+                    crate::units::coefficient(&j.per_op_ns),
+                    crate::units::coefficient(&j.per_unit_ns),
                     format!("{:.3}", j.r_squared),
                     format!("{:.1e}", j.per_unit_ns.p),
                     if j.kept { "kept" } else { "fails" }.into(),

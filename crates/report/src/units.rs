@@ -11,6 +11,17 @@ pub fn duration_ci(e: &dyno_format::gas::Estimate) -> String {
     )
 }
 
+/// A fit's coefficient in ns with its interval, or `0 (held at the
+/// bound)` for one non-negative least squares held at zero (its [0, 0] is
+/// no interval).
+pub fn coefficient(c: &dyno_format::reprice::Coefficient) -> String {
+    if c.held() {
+        "0 (held at the bound)".into()
+    } else {
+        duration_ci(&c.estimate())
+    }
+}
+
 /// A duration given in nanoseconds: `12.3 ns`, `4.56 µs`, `1.23 ms`, `2.00 s`.
 pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {

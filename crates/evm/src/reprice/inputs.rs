@@ -194,8 +194,8 @@ mod tests {
     use super::*;
     use revm_precompile::{PrecompileSpecId, PrecompileStatus, Precompiles, u64_to_address};
 
-    /// revm's precompile (libraries dyno did not write: substrate-bn,
-    /// blst, c-kzg) on a made input: its output.
+    /// revm's precompile (libraries dyno did not write: arkworks, blst,
+    /// c-kzg) on a made input: its output.
     fn run(address: u64, input: &[u8]) -> Vec<u8> {
         let p = Precompiles::new(PrecompileSpecId::OSAKA);
         let out = p

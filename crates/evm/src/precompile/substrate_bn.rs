@@ -1,22 +1,22 @@
-//! BN254 (alt_bn128) precompiles on arkworks, vendored so the precompile
-//! suite can time them beside the `substrate-bn` backend dyno's build of
-//! revm-precompile uses.
+//! BN254 (alt_bn128) precompiles on `substrate-bn`, vendored so the
+//! precompile suite can time them beside the arkworks backend revm's own
+//! build uses, as reth builds it (revm-precompile without its `bn`
+//! feature; decision D38).
 //!
-//! Origin: revm-precompile 43.0.3 (bluealloy/revm), `src/bn254/arkworks.rs`
-//! (the curve code, whose functions are `pub(crate)` there) and
-//! `src/bn254.rs` (`run_add`, `run_mul`, `run_pair`: padding, gas checks,
-//! pair length validation, output encoding). MIT License, Copyright (c)
-//! 2021-2026 draganrakita. The logic is copied unchanged; only visibility,
-//! error paths (`revm_precompile::PrecompileHalt`) and the Istanbul gas
-//! costs (taken from `revm_precompile::bn254`) are wired to this crate.
+//! Origin: revm-precompile 43.0.3 (bluealloy/revm), `src/bn254/substrate.rs`
+//! (the curve code, `pub(crate)` there and compiled only with the `bn`
+//! feature) and `src/bn254.rs` (`run_add`, `run_mul`, `run_pair`: padding,
+//! gas checks, pair length validation, output encoding; revm's own call
+//! its `crypto()` provider, which is the arkworks one here). MIT License,
+//! Copyright (c) 2021-2026 draganrakita. The logic is copied unchanged;
+//! only visibility, error paths (`revm_precompile::PrecompileHalt`) and
+//! the Istanbul gas costs (taken from `revm_precompile::bn254`) are wired
+//! to this crate.
 //!
-//! Uses ark-bn254, ark-ec, ark-ff and ark-serialize at the versions
-//! revm-precompile 43.0.3 depends on (0.6).
+//! Uses substrate-bn at the version revm-precompile 43.0.3 depends on (0.6).
 
-use ark_bn254::{Bn254, Fq, Fq2, Fr, G1Affine, G1Projective, G2Affine};
-use ark_ec::{AffineRepr, CurveGroup, pairing::Pairing};
-use ark_ff::{One, PrimeField, Zero};
-use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+use ::substrate_bn as bn;
+use bn::{AffineG1, AffineG2, Fq, Fq2, G1, G2, Group, Gt};
 use revm_precompile::bn254::{add, mul, pair};
 use revm_precompile::utilities::{bool_to_bytes32, right_pad};
 use revm_precompile::{EthPrecompileOutput, EthPrecompileResult, PrecompileHalt};
@@ -62,7 +62,7 @@ const MUL_INPUT_LEN: usize = G1_LEN + SCALAR_LEN;
 const PAIR_ELEMENT_LEN: usize = G1_LEN + G2_LEN;
 
 // ---------------------------------------------------------------------------
-// Curve code: revm-precompile 43.0.3 `src/bn254/arkworks.rs`.
+// Curve code: revm-precompile 43.0.3 `src/bn254/substrate.rs`.
 // ---------------------------------------------------------------------------
 
 /// Reads a single `Fq` field element from the input slice.
@@ -75,17 +75,9 @@ const PAIR_ELEMENT_LEN: usize = G1_LEN + G2_LEN;
 ///
 /// Panics if the input is not at least 32 bytes long.
 #[inline]
-fn read_fq(input_be: &[u8; FQ_LEN]) -> Result<Fq, PrecompileHalt> {
-    let mut input_le = [0u8; FQ_LEN];
-    input_le.copy_from_slice(input_be);
-
-    // Reverse in-place to convert from big-endian to little-endian.
-    input_le.reverse();
-
-    Fq::deserialize_uncompressed(&input_le[..])
-        .map_err(|_| PrecompileHalt::Bn254FieldPointNotAMember)
+fn read_fq(input: &[u8]) -> Result<Fq, PrecompileHalt> {
+    Fq::from_slice(&input[..FQ_LEN]).map_err(|_| PrecompileHalt::Bn254FieldPointNotAMember)
 }
-
 /// Reads a Fq2 (quadratic extension field element) from the input slice.
 ///
 /// Parses two consecutive Fq field elements as the real and imaginary parts
@@ -98,13 +90,8 @@ fn read_fq(input_be: &[u8; FQ_LEN]) -> Result<Fq, PrecompileHalt> {
 /// Panics if the input is not at least 64 bytes long.
 #[inline]
 fn read_fq2(input: &[u8]) -> Result<Fq2, PrecompileHalt> {
-    let input: &[u8; FQ2_LEN] = input[..FQ2_LEN]
-        .try_into()
-        .expect("input must be at least FQ2_LEN bytes");
-    let (y, x) = input.split_at(FQ_LEN);
-    let y = read_fq(y.try_into().expect("split must yield FQ_LEN bytes"))?;
-    let x = read_fq(x.try_into().expect("split must yield FQ_LEN bytes"))?;
-
+    let y = read_fq(&input[..FQ_LEN])?;
+    let x = read_fq(&input[FQ_LEN..2 * FQ_LEN])?;
     Ok(Fq2::new(x, y))
 }
 
@@ -118,16 +105,13 @@ fn read_fq2(input: &[u8]) -> Result<Fq2, PrecompileHalt> {
 /// In particular, when we convert from `AffineG1` to `G1`, the point
 /// will be (0,0,1) instead of (0,1,0)
 #[inline]
-fn new_g1_point(px: Fq, py: Fq) -> Result<G1Affine, PrecompileHalt> {
-    if px.is_zero() && py.is_zero() {
-        Ok(G1Affine::zero())
+fn new_g1_point(px: Fq, py: Fq) -> Result<G1, PrecompileHalt> {
+    if px == Fq::zero() && py == Fq::zero() {
+        Ok(G1::zero())
     } else {
-        // We cannot use `G1Affine::new` because that triggers an assert if the point is not on the curve.
-        let point = G1Affine::new_unchecked(px, py);
-        if !point.is_on_curve() || !point.is_in_correct_subgroup_assuming_on_curve() {
-            return Err(PrecompileHalt::Bn254AffineGFailedToCreate);
-        }
-        Ok(point)
+        AffineG1::new(px, py)
+            .map(Into::into)
+            .map_err(|_| PrecompileHalt::Bn254AffineGFailedToCreate)
     }
 }
 
@@ -143,16 +127,11 @@ fn new_g1_point(px: Fq, py: Fq) -> Result<G1Affine, PrecompileHalt> {
 /// In particular, when we convert from `AffineG2` to `G2`, the point
 /// will be (0,0,1) instead of (0,1,0)
 #[inline]
-fn new_g2_point(x: Fq2, y: Fq2) -> Result<G2Affine, PrecompileHalt> {
+fn new_g2_point(x: Fq2, y: Fq2) -> Result<G2, PrecompileHalt> {
     let point = if x.is_zero() && y.is_zero() {
-        G2Affine::zero()
+        G2::zero()
     } else {
-        // We cannot use `G1Affine::new` because that triggers an assert if the point is not on the curve.
-        let point = G2Affine::new_unchecked(x, y);
-        if !point.is_on_curve() || !point.is_in_correct_subgroup_assuming_on_curve() {
-            return Err(PrecompileHalt::Bn254AffineGFailedToCreate);
-        }
-        point
+        G2::from(AffineG2::new(x, y).map_err(|_| PrecompileHalt::Bn254AffineGFailedToCreate)?)
     };
 
     Ok(point)
@@ -167,13 +146,9 @@ fn new_g2_point(x: Fq2, y: Fq2) -> Result<G2Affine, PrecompileHalt> {
 ///
 /// Panics if the input is not at least 64 bytes long.
 #[inline]
-fn read_g1_point(input: &[u8]) -> Result<G1Affine, PrecompileHalt> {
-    let input: &[u8; G1_LEN] = input[..G1_LEN]
-        .try_into()
-        .expect("input must be at least G1_LEN bytes");
-    let (px, py) = input.split_at(FQ_LEN);
-    let px = read_fq(px.try_into().expect("split must yield FQ_LEN bytes"))?;
-    let py = read_fq(py.try_into().expect("split must yield FQ_LEN bytes"))?;
+fn read_g1_point(input: &[u8]) -> Result<G1, PrecompileHalt> {
+    let px = read_fq(&input[0..FQ_LEN])?;
+    let py = read_fq(&input[FQ_LEN..2 * FQ_LEN])?;
     new_g1_point(px, py)
 }
 
@@ -185,27 +160,19 @@ fn read_g1_point(input: &[u8]) -> Result<G1Affine, PrecompileHalt> {
 /// Note: If the point is the point at infinity, this function returns
 /// all zeroes.
 #[inline]
-fn encode_g1_point(point: G1Affine) -> [u8; G1_LEN] {
+fn encode_g1_point(point: G1) -> [u8; G1_LEN] {
     let mut output = [0u8; G1_LEN];
-    let Some((x, y)) = point.xy() else {
-        return output;
-    };
 
-    let mut x_bytes = [0u8; FQ_LEN];
-    x.serialize_uncompressed(&mut x_bytes[..])
-        .expect("Failed to serialize x coordinate");
-
-    let mut y_bytes = [0u8; FQ_LEN];
-    y.serialize_uncompressed(&mut y_bytes[..])
-        .expect("Failed to serialize x coordinate");
-
-    // Convert to big endian by reversing the bytes.
-    x_bytes.reverse();
-    y_bytes.reverse();
-
-    // Place x in the first half, y in the second half.
-    output[0..FQ_LEN].copy_from_slice(&x_bytes);
-    output[FQ_LEN..(FQ_LEN * 2)].copy_from_slice(&y_bytes);
+    if let Some(point_affine) = AffineG1::from_jacobian(point) {
+        point_affine
+            .x()
+            .to_big_endian(&mut output[..FQ_LEN])
+            .unwrap();
+        point_affine
+            .y()
+            .to_big_endian(&mut output[FQ_LEN..])
+            .unwrap();
+    }
 
     output
 }
@@ -219,13 +186,9 @@ fn encode_g1_point(point: G1Affine) -> [u8; G1_LEN] {
 ///
 /// Panics if the input is not at least 128 bytes long.
 #[inline]
-fn read_g2_point(input: &[u8]) -> Result<G2Affine, PrecompileHalt> {
-    let input: &[u8; G2_LEN] = input[..G2_LEN]
-        .try_into()
-        .expect("input must be at least G2_LEN bytes");
-    let (ba, bb) = input.split_at(FQ2_LEN);
-    let ba = read_fq2(ba)?;
-    let bb = read_fq2(bb)?;
+fn read_g2_point(input: &[u8]) -> Result<G2, PrecompileHalt> {
+    let ba = read_fq2(&input[0..FQ2_LEN])?;
+    let bb = read_fq2(&input[FQ2_LEN..2 * FQ2_LEN])?;
     new_g2_point(ba, bb)
 }
 
@@ -237,9 +200,15 @@ fn read_g2_point(input: &[u8]) -> Result<G2Affine, PrecompileHalt> {
 ///
 /// If `input.len()` is not equal to [`SCALAR_LEN`].
 #[inline]
-fn read_scalar(input: &[u8]) -> Fr {
-    let input: &[u8; SCALAR_LEN] = input.try_into().expect("input must be SCALAR_LEN bytes");
-    Fr::from_be_bytes_mod_order(input)
+fn read_scalar(input: &[u8]) -> bn::Fr {
+    assert_eq!(
+        input.len(),
+        SCALAR_LEN,
+        "unexpected scalar length. got {}, expected {SCALAR_LEN}",
+        input.len()
+    );
+    // `Fr::from_slice` can only fail when the length is not `SCALAR_LEN`.
+    bn::Fr::from_slice(input).unwrap()
 }
 
 /// Performs point addition on two G1 points.
@@ -247,13 +216,8 @@ fn read_scalar(input: &[u8]) -> Fr {
 fn g1_point_add(p1_bytes: &[u8], p2_bytes: &[u8]) -> Result<[u8; 64], PrecompileHalt> {
     let p1 = read_g1_point(p1_bytes)?;
     let p2 = read_g1_point(p2_bytes)?;
-
-    let p1_jacobian: G1Projective = p1.into();
-
-    let p3 = p1_jacobian + p2;
-    let output = encode_g1_point(p3.into_affine());
-
-    Ok(output)
+    let result = p1 + p2;
+    Ok(encode_g1_point(result))
 }
 
 /// Performs a G1 scalar multiplication.
@@ -261,13 +225,8 @@ fn g1_point_add(p1_bytes: &[u8], p2_bytes: &[u8]) -> Result<[u8; 64], Precompile
 fn g1_point_mul(point_bytes: &[u8], fr_bytes: &[u8]) -> Result<[u8; 64], PrecompileHalt> {
     let p = read_g1_point(point_bytes)?;
     let fr = read_scalar(fr_bytes);
-
-    let big_int = fr.into_bigint();
-    let result = p.mul_bigint(big_int);
-
-    let output = encode_g1_point(result.into_affine());
-
-    Ok(output)
+    let result = p * fr;
+    Ok(encode_g1_point(result))
 }
 
 /// pairing_check performs a pairing check on a list of G1 and G2 point pairs and
@@ -277,8 +236,7 @@ fn g1_point_mul(point_bytes: &[u8], fr_bytes: &[u8]) -> Result<[u8; 64], Precomp
 /// This is different to EIP2537 which disallows the empty input.
 #[inline]
 fn pairing_check(pairs: &[(&[u8], &[u8])]) -> Result<bool, PrecompileHalt> {
-    let mut g1_points = Vec::with_capacity(pairs.len());
-    let mut g2_points = Vec::with_capacity(pairs.len());
+    let mut parsed_pairs = Vec::with_capacity(pairs.len());
 
     for (g1_bytes, g2_bytes) in pairs {
         let g1 = read_g1_point(g1_bytes)?;
@@ -286,17 +244,15 @@ fn pairing_check(pairs: &[(&[u8], &[u8])]) -> Result<bool, PrecompileHalt> {
 
         // Skip pairs where either point is at infinity
         if !g1.is_zero() && !g2.is_zero() {
-            g1_points.push(g1);
-            g2_points.push(g2);
+            parsed_pairs.push((g1, g2));
         }
     }
 
-    if g1_points.is_empty() {
+    if parsed_pairs.is_empty() {
         return Ok(true);
     }
 
-    let pairing_result = Bn254::multi_pairing(&g1_points, &g2_points);
-    Ok(pairing_result.0.is_one())
+    Ok(bn::pairing_batch(&parsed_pairs) == Gt::one())
 }
 
 // ---------------------------------------------------------------------------
@@ -366,21 +322,21 @@ fn run_pair(
     ))
 }
 
-/// ECADD (0x06) at Istanbul gas (150) on arkworks, as revm's
+/// ECADD (0x06) at Istanbul gas (150) on substrate-bn, as revm's
 /// `bn254::add::ISTANBUL` does on its selected backend.
-pub(crate) fn bn254_add_arkworks(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+pub(crate) fn bn254_add_substrate(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
     run_add(input, add::ISTANBUL_ADD_GAS_COST, gas_limit)
 }
 
-/// ECMUL (0x07) at Istanbul gas (6000) on arkworks, as revm's
+/// ECMUL (0x07) at Istanbul gas (6000) on substrate-bn, as revm's
 /// `bn254::mul::ISTANBUL` does on its selected backend.
-pub(crate) fn bn254_mul_arkworks(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+pub(crate) fn bn254_mul_substrate(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
     run_mul(input, mul::ISTANBUL_MUL_GAS_COST, gas_limit)
 }
 
-/// ECPAIRING (0x08) at Istanbul gas (45000 + 34000 per pair) on arkworks,
+/// ECPAIRING (0x08) at Istanbul gas (45000 + 34000 per pair) on substrate-bn,
 /// as revm's `bn254::pair::ISTANBUL` does on its selected backend.
-pub(crate) fn bn254_pairing_arkworks(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
+pub(crate) fn bn254_pairing_substrate(input: &[u8], gas_limit: u64) -> EthPrecompileResult {
     run_pair(
         input,
         pair::ISTANBUL_PAIR_PER_POINT,
@@ -395,7 +351,7 @@ mod tests {
 
     /// The Istanbul costs the brief names, as revm defines them.
     #[test]
-    fn arkworks_istanbul_costs() {
+    fn substrate_istanbul_costs() {
         assert_eq!(add::ISTANBUL_ADD_GAS_COST, 150);
         assert_eq!(mul::ISTANBUL_MUL_GAS_COST, 6_000);
         assert_eq!(pair::ISTANBUL_PAIR_BASE, 45_000);
@@ -403,29 +359,29 @@ mod tests {
     }
 
     #[test]
-    fn arkworks_gas_limits_and_lengths() {
+    fn substrate_gas_limits_and_lengths() {
         assert!(matches!(
-            bn254_add_arkworks(&[], 149),
+            bn254_add_substrate(&[], 149),
             Err(PrecompileHalt::OutOfGas)
         ));
-        let out = bn254_add_arkworks(&[], 150).unwrap();
+        let out = bn254_add_substrate(&[], 150).unwrap();
         assert_eq!((out.gas_used, &out.bytes[..]), (150, &[0u8; 64][..]));
         assert!(matches!(
-            bn254_mul_arkworks(&[], 5_999),
+            bn254_mul_substrate(&[], 5_999),
             Err(PrecompileHalt::OutOfGas)
         ));
-        let out = bn254_pairing_arkworks(&[], 45_000).unwrap();
+        let out = bn254_pairing_substrate(&[], 45_000).unwrap();
         assert_eq!(out.bytes, bool_to_bytes32(true));
         assert!(matches!(
-            bn254_pairing_arkworks(&[0u8; 192], 78_999),
+            bn254_pairing_substrate(&[0u8; 192], 78_999),
             Err(PrecompileHalt::OutOfGas)
         ));
         assert!(matches!(
-            bn254_pairing_arkworks(&[0u8; 100], 1 << 40),
+            bn254_pairing_substrate(&[0u8; 100], 1 << 40),
             Err(PrecompileHalt::Bn254PairLength)
         ));
         assert!(matches!(
-            bn254_add_arkworks(&[0x11u8; 128], 1 << 40),
+            bn254_add_substrate(&[0x11u8; 128], 1 << 40),
             Err(PrecompileHalt::Bn254AffineGFailedToCreate)
         ));
     }
