@@ -276,7 +276,7 @@ def replay(path: str) -> None:
 
 
 def reprice(path: str, ops_path: str, priced_path: str) -> None:
-    """`dyno gas --blocks --quick --client geth,revm,ethrex`: every series of
+    """`dyno gas --blocks --quick --client geth,geth:bare,revm,ethrex`: every series of
     specs/operations.toml replayed into each client, every block VALID,
     each fitted; its priced table (stdout) with a joint fit for every
     operation listed at two or more parameters, in each client."""
@@ -294,7 +294,7 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
     layout = spec["series"]
     # --quick: each quick budget at every level, quick_repeats times.
     levels = len(layout["quick_budgets_m"]) * layout["levels"] * layout["quick_repeats"]
-    clients = ["geth", "revm", "ethrex"]
+    clients = ["geth", "geth:bare", "revm", "ethrex"]
     for client in clients:
         mine = [r for r in run["results"] if r["implementation"]["name"] == client]
         seen = {r["id"] for r in mine if "control" in r["reprice"]}
@@ -305,7 +305,7 @@ def reprice(path: str, ops_path: str, priced_path: str) -> None:
             # geth's log gives its own execution and total time; revm and
             # ethrex have only dyno's.
             expected = {"new_payload"} | (
-                {"client_execution", "client_total"} if client == "geth" else set()
+                {"client_execution", "client_total"} if client.startswith("geth") else set()
             )
             if r["verification"]["status"] != "passed" or len(r["blocks"]) != levels:
                 problems.append(

@@ -396,8 +396,8 @@ chain_checks() {
   "$dyno" setup -q ethrex
   "$dyno" client check ethrex -q
 
-  part "op isolation: dyno gas --blocks --quick, every series of specs/operations.toml and its control into geth, revm and ethrex, each block's count checked by revm first"
-  "$dyno" gas --blocks --quick --client geth,revm,ethrex --format json --no-store -q \
+  part "op isolation: dyno gas --blocks --quick, every series of specs/operations.toml and its control into geth (as shipped and with its caches off), revm and ethrex, each block's count checked by revm first"
+  "$dyno" gas --blocks --quick --client geth,geth:bare,revm,ethrex --format json --no-store -q \
     --out "$smoke/reprice.json" >"$smoke/reprice-stdout.json"
   python3 scripts/smoke-checks.py reprice "$smoke/reprice.json" specs/operations.toml "$smoke/reprice-stdout.json"
 
@@ -407,7 +407,7 @@ chain_checks() {
   sed -n '/^### The clients side by side/,/^### The client processes/p' "$smoke/clients.md" >&2
   python3 scripts/smoke-checks.py clients "$smoke/clients-stdout.json" geth ethrex ethereumjs
 }
-job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, a fleet of two namespaced workers, client check (geth, EthereumJS, ethrex), op isolation (geth, revm, ethrex), the three clients side by side" chain_checks
+job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, a fleet of two namespaced workers, client check (geth, EthereumJS, ethrex), op isolation (geth, geth:bare, revm, ethrex), the three clients side by side" chain_checks
 
 step "cargo test (with the db engines)"
 env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"

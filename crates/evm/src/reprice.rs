@@ -449,6 +449,8 @@ pub struct Planned {
     pub level: u64,
     /// Counted, or a warm-up block.
     pub measured: bool,
+    /// The round it belongs to (1, 2, ...); 0 for a warm-up block.
+    pub round: u32,
     /// Loop turns of each transaction.
     pub turns: Vec<u64>,
     /// The operations the block runs: what the count check must find.
@@ -479,7 +481,7 @@ fn mix(state: &mut u64) -> u64 {
 
 /// Every block to make, in order: one warm-up block per series (at the
 /// first budget's lowest level), then every (series, budget, level,
-/// repeat) once, shuffled.
+/// repeat) once, shuffled: one round of every level.
 pub fn plan(
     series: &[Series],
     budgets_m: &[u64],
@@ -487,7 +489,47 @@ pub fn plan(
     repeats: u64,
     gas_limit: u64,
 ) -> Vec<Planned> {
-    let block = |i: usize, budget_m: u64, level: u64, measured: bool| {
+    let shape = Shape {
+        budgets_m: budgets_m.to_vec(),
+        levels,
+        repeats,
+        round_levels: levels,
+        rounds: 1,
+    };
+    plan_rounds(series, &shape, gas_limit)
+}
+
+/// How a run's blocks are laid out: a full run's or `--quick`'s
+/// ([`layout`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    pub budgets_m: Vec<u64>,
+    pub levels: u64,
+    pub repeats: u64,
+    /// The levels of each budget a round holds (a divisor of `levels`).
+    pub round_levels: u64,
+    /// The rounds to plan.
+    pub rounds: u64,
+}
+
+impl Shape {
+    /// The levels round `round` (1, 2, ...) holds of every budget: the
+    /// next `round_levels` of them, cycling.
+    pub fn levels_of(&self, round: u64) -> std::ops::RangeInclusive<u64> {
+        let cycle = (self.levels / self.round_levels).max(1);
+        let first = ((round - 1) % cycle) * self.round_levels + 1;
+        first..=first + self.round_levels - 1
+    }
+}
+
+/// Every block to make, in order: one warm-up block per series (at the
+/// first budget's lowest level, round 0), then round by round every
+/// series at the round's levels of every budget, `repeats` times, each
+/// round shuffled on its own so that each series sits beside every other,
+/// its anchor among them, in every round.
+pub fn plan_rounds(series: &[Series], shape: &Shape, gas_limit: u64) -> Vec<Planned> {
+    let levels = shape.levels;
+    let block = |i: usize, budget_m: u64, level: u64, round: u32| {
         let s = &series[i];
         let turns = turns_for(s, budget_m * 1_000_000 * level / levels, gas_limit);
         let count = turns.iter().sum::<u64>() * s.program.per_turn;
@@ -495,31 +537,34 @@ pub fn plan(
             series: i,
             budget_m,
             level,
-            measured,
+            measured: round > 0,
+            round,
             turns,
             count,
         }
     };
-    let mut warm: Vec<Planned> = (0..series.len())
-        .map(|i| block(i, budgets_m[0], 1, false))
+    let mut all: Vec<Planned> = (0..series.len())
+        .map(|i| block(i, shape.budgets_m[0], 1, 0))
         .collect();
-    let mut measured = Vec::new();
-    for i in 0..series.len() {
-        for &b in budgets_m {
-            for level in 1..=levels {
-                for _ in 0..repeats {
-                    measured.push(block(i, b, level, true));
+    let mut state = 0x5eed_0034;
+    for round in 1..=shape.rounds {
+        let mut measured = Vec::new();
+        for i in 0..series.len() {
+            for &b in &shape.budgets_m {
+                for level in shape.levels_of(round) {
+                    for _ in 0..shape.repeats {
+                        measured.push(block(i, b, level, round as u32));
+                    }
                 }
             }
         }
+        for k in (1..measured.len()).rev() {
+            let j = (mix(&mut state) % (k as u64 + 1)) as usize;
+            measured.swap(k, j);
+        }
+        all.extend(measured);
     }
-    let mut state = 0x5eed_0034;
-    for k in (1..measured.len()).rev() {
-        let j = (mix(&mut state) % (k as u64 + 1)) as usize;
-        measured.swap(k, j);
-    }
-    warm.extend(measured);
-    warm
+    all
 }
 
 /// The genesis and the blocks, each checked by count before it is kept.
@@ -530,12 +575,25 @@ pub struct Made {
     pub blocks: Vec<(Planned, Block)>,
 }
 
-/// The layout `--quick` or a full run uses.
-pub fn layout(l: &Layout, quick: bool) -> (Vec<u64>, u64) {
-    if quick {
-        (l.quick_budgets_m.clone(), l.quick_repeats)
+/// The layout `--quick` or a full run uses; `rounds` (`--rounds`) in
+/// place of the list's most rounds.
+pub fn layout(l: &Layout, quick: bool, rounds: Option<u64>) -> Shape {
+    let (budgets_m, repeats, round_levels, most) = if quick {
+        (
+            l.quick_budgets_m.clone(),
+            l.quick_repeats,
+            l.quick_round_levels,
+            l.quick_rounds,
+        )
     } else {
-        (l.budgets_m.clone(), l.repeats)
+        (l.budgets_m.clone(), l.repeats, l.round_levels, l.rounds)
+    };
+    Shape {
+        budgets_m,
+        levels: l.levels,
+        repeats,
+        round_levels,
+        rounds: rounds.unwrap_or(most),
     }
 }
 

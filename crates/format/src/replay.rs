@@ -36,6 +36,10 @@ pub struct Block {
     /// by hash; absent if the client logged none for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_log: Option<serde_json::Value>,
+    /// The round of `dyno gas --blocks` it was sent in (1, 2, ...); absent
+    /// for a warm-up block and outside `gas --blocks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
 }
 
 impl Block {

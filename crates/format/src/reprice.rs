@@ -33,6 +33,47 @@ pub struct Isolation {
     pub control: Option<String>,
     /// One fit per measure of block time.
     pub fits: Vec<Fit>,
+    /// Its per-operation time as a ratio to its anchor's, round by round
+    /// (absent for a control, for the anchor itself, and in a run made
+    /// before rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<AnchorRatio>,
+}
+
+/// The id of the series every op-isolation series is set beside, in the
+/// same client and the same round: ECRECOVER, the field's unit.
+pub const ANCHOR_SERIES: &str = "reprice/ecrecover/valid";
+
+/// The half-width, relative to the ratio, of the 95% interval a ratio must
+/// reach for `dyno gas --blocks` to stop adding rounds.
+pub const ANCHOR_TARGET: f64 = 0.05;
+
+/// A series' per-operation time over its anchor's, each measured in the
+/// same client in the same round, on dyno's newPayload time, each less
+/// its own control's glue: the figure that reproduces when the machine's
+/// speed does not (a slower host slows both).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnchorRatio {
+    /// The anchor's id ([`ANCHOR_SERIES`]).
+    pub anchor: String,
+    /// The ratio in each round, in round order: the series' least-squares
+    /// slope of the round's blocks less its control's, over the anchor's
+    /// the same way. A round where either net slope is not above 0 gives
+    /// no ratio and is left out.
+    pub rounds: Vec<f64>,
+    /// Their mean.
+    pub ratio: f64,
+    /// The 95% t-interval of the mean across rounds; `None` with fewer
+    /// than 2 rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<[f64; 2]>,
+    /// The series' own net slope (ns per operation) in each round, beside
+    /// the ratio: what the host's speed moves.
+    pub per_op_ns: Vec<f64>,
+    /// Whether the interval's half-width is within [`ANCHOR_TARGET`] of
+    /// the ratio.
+    pub reached: bool,
 }
 
 /// A non-negative coefficient with its interval and p.
@@ -226,4 +267,8 @@ pub struct Row {
     /// directly: how much of the cost at this level is not the library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_library: Option<f64>,
+    /// A block row on dyno's newPayload time: its ratio to ECRECOVER in
+    /// the same client, round by round ([`AnchorRatio`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<AnchorRatio>,
 }

@@ -86,6 +86,7 @@ pub(crate) fn example() -> Run {
             transactions: 112,
             new_payload_ns: 61_000_000,
             forkchoice_ns: 900_000,
+            round: None,
             client_log: Some(serde_json::json!({
                 "timing": {"execution_ms": 40.5, "total_ms": 58.25}
             })),
@@ -95,6 +96,7 @@ pub(crate) fn example() -> Run {
             param: "valid".into(),
             units: Some(1),
             control: Some("reprice/control/precompile".into()),
+            anchor: None,
             fits: vec![crate::reprice::Fit {
                 time: "new_payload".into(),
                 n: 30,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 pub use dyno_evm::block::fork::Fork;
 use dyno_replay::blocks;
-use dyno_replay::client::{Builtin, ClientSpec};
+use dyno_replay::client::{Builtin, Caches, ClientSpec};
 use dyno_replay::conformance::{self, Report};
 
 use crate::{Error, Lab, refuse};
@@ -63,7 +63,19 @@ fn resolve(
             cmdline: cmdline.clone(),
         });
     }
+    // `geth:bare`: the client with its result cache and prefetcher off.
+    let (name, caches) = match name.strip_suffix(Caches::OFF_SUFFIX) {
+        Some(client) => (client, Caches::Off),
+        None => (name, Caches::Shipped),
+    };
     if name == "revm" {
+        if caches == Caches::Off {
+            refuse!(
+                "{flag} revm{}: revm in dyno's process has no result cache and no prefetcher, \
+                 so `revm` is already the operation's own cost; name it `revm`",
+                Caches::OFF_SUFFIX
+            );
+        }
         return Ok(ClientSpec::Revm);
     }
     // `geth`, another geth build with its own folder in nodes/
@@ -82,6 +94,15 @@ fn resolve(
             names(lab).join(", ")
         );
     }
+    if let (Caches::Off, Some(client)) = (caches, builtin)
+        && client.caches_off().is_none()
+    {
+        refuse!(
+            "{flag} {name}{}: {name} has no result cache or prefetcher to turn off, so `{name}` \
+             is already the operation's own cost; name it `{name}` (docs/clients.md)",
+            Caches::OFF_SUFFIX
+        );
+    }
     let home = lab.paths.cache.join("nodes").join(name);
     if !home.join("run").is_file() {
         let other = if has_cmd {
@@ -95,8 +116,12 @@ fn resolve(
         );
     }
     Ok(match builtin {
-        Some(client) => ClientSpec::Builtin { client, home },
-        None => ClientSpec::Geth { home },
+        Some(client) => ClientSpec::Builtin {
+            client,
+            home,
+            caches,
+        },
+        None => ClientSpec::Geth { home, caches },
     })
 }
 

@@ -390,7 +390,7 @@ pub(crate) fn progress_bar(total: usize, quiet: bool) -> Option<indicatif::Progr
 }
 
 /// The record of one client start: its process's use and its metrics.
-fn client_run(
+pub(crate) fn client_run(
     implementation: &str,
     set: &BlockSet,
     run: u32,

@@ -22,7 +22,8 @@ use dyno_format::destination::Destination;
 use dyno_format::reprice::Isolation;
 use dyno_format::{BenchResult, Implementation};
 use dyno_replay::blocks::{BlockSet, Planned};
-use dyno_replay::drive::{self, Limits};
+use dyno_replay::client::ClientSpec;
+use dyno_replay::drive::{Driver, Limits, Replayed};
 use serde_json::json;
 
 use crate::replay::Finished;
@@ -40,13 +41,22 @@ pub struct Request {
     /// parameter (`keccak256/32`) or a whole id (empty: all).
     pub only: Vec<String>,
     pub quick: bool,
+    /// The most rounds (`--rounds`; the list's `rounds` without it).
+    pub rounds: Option<u64>,
+    /// No round starts after this long (`--time-limit`).
+    pub time_limit: Option<Duration>,
     pub call_timeout: Duration,
     pub out: Option<Destination>,
     pub quiet: bool,
 }
 
-/// The clients measured when none are named.
-pub const DEFAULT_CLIENTS: [&str; 2] = ["geth", "revm"];
+/// The fewest rounds before the target may stop a run: an interval
+/// across 2 rounds is too wide to trust.
+pub const MIN_ROUNDS: usize = 3;
+
+/// The clients measured when none are named: geth as it ships and with
+/// its caches off ([`dyno_replay::client::Caches`]), and revm.
+pub const DEFAULT_CLIENTS: [&str; 3] = ["geth", "geth:bare", "revm"];
 /// Build the series, make the blocks, replay them into every client.
 /// How often `gas --blocks` writes the blocks timed so far while it
 /// replays into a client.
@@ -99,24 +109,31 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         .map_err(|e| Error::Refused(format!("--fork: {e}")))?;
     crate::history::check_location(&lab.paths)?;
     let interrupt = crate::interrupt::flag()?;
-    let (budgets, repeats) = iso::layout(&list.layout, req.quick);
+    if req.rounds == Some(0) {
+        refuse!("--rounds 0: give at least 1 round");
+    }
+    let shape = iso::layout(&list.layout, req.quick, req.rounds);
     let gas_limit = list.layout.gas_limit_m * 1_000_000;
-    let planned = iso::plan(&series, &budgets, list.layout.levels, repeats, gas_limit);
+    let planned = iso::plan_rounds(&series, &shape, gas_limit);
     say(&format!(
-        "making {} blocks: {} series (with {} controls), {} levels at {} of gas, {} each, on a {}M gas limit; every block's operations counted by revm first",
+        "making {} blocks: {} series (with {} controls) in at most {} round{}, each round every series at {} level{} of {} of gas{}, on a {}M gas limit; every block's operations counted by revm first",
         planned.len(),
         series.len(),
         series.iter().filter(|s| s.op.is_none()).count(),
-        list.layout.levels,
-        budgets
+        shape.rounds,
+        if shape.rounds == 1 { "" } else { "s" },
+        shape.round_levels,
+        if shape.round_levels == 1 { "" } else { "s" },
+        shape
+            .budgets_m
             .iter()
             .map(|b| format!("{b}M"))
             .collect::<Vec<_>>()
             .join(", "),
-        if repeats == 1 {
-            "once".to_string()
+        if shape.repeats == 1 {
+            String::new()
         } else {
-            format!("{repeats} times")
+            format!(", {} times", shape.repeats)
         },
         list.layout.gas_limit_m,
     ));
@@ -148,11 +165,20 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         bar.finish_and_clear();
     }
     let set = block_set(&made);
-    let counts: HashMap<String, u64> = made
+    let counts: HashMap<String, (u64, u32)> = made
         .blocks
         .iter()
-        .map(|(p, b)| (b.header.hash_slow().to_string(), p.count))
+        .map(|(p, b)| (b.header.hash_slow().to_string(), (p.count, p.round)))
         .collect();
+    // The blocks of each round, in the set's order: the warm-up (round 0)
+    // first.
+    let mut rounds: Vec<std::ops::Range<usize>> = Vec::new();
+    for (k, (p, _)) in made.blocks.iter().enumerate() {
+        match rounds.last_mut() {
+            Some(r) if made.blocks[r.start].0.round == p.round => r.end = k + 1,
+            _ => rounds.push(k..k + 1),
+        }
+    }
 
     let (mut run, mut saving, probe) = crate::session::open_run(lab, req.quick, req.out.clone())?;
     let limits = Limits {
@@ -160,87 +186,189 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
         ..Limits::default()
     };
     let mut failure: Option<Error> = None;
-    for (name, spec) in clients.iter().zip(&specs) {
-        if interrupt.load(Ordering::Relaxed) {
-            break;
-        }
-        say(&format!(
-            "replaying {} blocks into {name}",
-            set.blocks.len()
-        ));
-        let bar = crate::replay::progress_bar(set.blocks.len(), req.quiet);
-        let total = set.blocks.len();
-        let client_results = |r: &dyno_replay::drive::Replayed| {
-            let implementation = Implementation {
-                name: name.clone(),
-                version: if r.version.is_empty() {
-                    "unknown".into()
-                } else {
-                    r.version.clone()
-                },
-                runtime: spec.runtime().into(),
-            };
-            let mut results =
-                dyno_replay::results::results(&implementation, spec.name(), &set, &[r]);
-            // In the list's order, each control after the series it serves.
-            results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
-            annotate(
-                &mut results,
-                &made.series,
-                &counts,
-                &schedules,
-                &state_schedules,
-                &accesses,
-                &fork,
-            );
-            dyno_price::fit::fit_results(&mut results);
-            results
+    let client_results = |name: &str, spec: &ClientSpec, r: &Replayed| {
+        let implementation = Implementation {
+            name: name.to_string(),
+            version: if r.version.is_empty() {
+                "unknown".into()
+            } else {
+                r.version.clone()
+            },
+            runtime: spec.runtime().into(),
         };
-        // Every CHECKPOINT_EVERY, the blocks timed so far go to the file,
-        // marked incomplete: a second Ctrl-C (which exits at once) or a
-        // crash keeps them. And whenever dyno says how far it got (each
-        // quarter), so the file holds what the line says; and at once
-        // after a first Ctrl-C, once the block in flight is timed.
-        let mut saved_at = Instant::now();
-        let mut saved_interrupted = false;
-        let r = drive::replay(spec, &set, limits, &interrupt, |n, _, so_far| {
-            let quarter = n < total && n * 4 / total != (n - 1) * 4 / total;
-            let interrupted = interrupt.load(Ordering::Relaxed) && !saved_interrupted;
-            let checkpoint =
-                (interrupted || quarter || saved_at.elapsed() >= CHECKPOINT_EVERY) && n < total;
-            if checkpoint {
-                saved_at = Instant::now();
-                saved_interrupted |= interrupted;
-                let mut partial = run.clone();
-                partial.results.extend(client_results(so_far));
-                partial.run.complete = false;
-                partial.run.incomplete_reason = Some(format!(
-                    "a checkpoint during the replay into {name}: {n} of {total} blocks timed"
-                ));
-                saving.checkpoint(&partial);
-            }
-            // Said after the checkpoint: the line's count is on disk.
-            if let Some(bar) = &bar {
-                bar.set_position(n as u64);
-            } else if quarter {
-                say(&format!("{name}: {n}/{total} blocks"));
-            }
-        });
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
+        let mut results = dyno_replay::results::results(&implementation, spec.name(), &set, &[r]);
+        // In the list's order, each control after the series it serves.
+        results.sort_by_key(|r| made.series.iter().position(|s| s.id == r.id));
+        annotate(
+            &mut results,
+            &made.series,
+            &counts,
+            &schedules,
+            &state_schedules,
+            &accesses,
+            &fork,
+        );
+        dyno_price::fit::fit_results(&mut results);
+        results
+    };
+    // Every result so far, each client's series beside its anchor.
+    let gathered = |drivers: &[(usize, Driver<'_>)]| {
+        let mut results = Vec::new();
+        for (c, d) in drivers {
+            results.extend(client_results(&clients[*c], &specs[*c], d.replayed()));
         }
-        let stopped = r.failure.clone();
-        run.results.extend(client_results(&r));
-        saving.checkpoint(&run);
-        if let Some(f) = stopped {
+        dyno_price::anchor::anchor_ratios(&mut results);
+        results
+    };
+    // Every client started once, on the genesis, and kept running: each
+    // takes each round in turn.
+    let mut drivers: Vec<(usize, Driver<'_>)> = Vec::new();
+    for (c, (name, spec)) in clients.iter().zip(&specs).enumerate() {
+        say(&format!("starting {name}"));
+        let d = Driver::start(spec, &set, limits);
+        if let Some(f) = &d.replayed().failure {
             failure = Some(Error::Refused(format!(
                 "the replay into {name} stopped: {}\n  every block timed before it is kept in {}, the run marked incomplete",
                 f.reason,
                 saving.target()
             )));
+        }
+        drivers.push((c, d));
+        if failure.is_some() {
             break;
         }
     }
+    let total = set.blocks.len();
+    let started = Instant::now();
+    let mut saved_at = Instant::now();
+    let mut saved_interrupted = false;
+    let mut stopped_why = "its last round".to_string();
+    let mut done_rounds = 0;
+    if failure.is_none() {
+        say(&format!(
+            "replaying {total} blocks into {}, round by round (each client in turn, the order rotating)",
+            clients.join(", ")
+        ));
+    }
+    'rounds: for (k, range) in rounds.iter().enumerate() {
+        if failure.is_some() || interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        // The order rotates round by round: no client is always first.
+        let n = drivers.len();
+        for turn in 0..n {
+            let at = (turn + k) % n;
+            let (before, rest) = drivers.split_at_mut(at);
+            let ((c, driver), after) = rest.split_first_mut().expect("at < n");
+            let (name, spec) = (&clients[*c], &specs[*c]);
+            // Every CHECKPOINT_EVERY, the blocks timed so far go to the
+            // file, marked incomplete: a second Ctrl-C (which exits at
+            // once) or a crash keeps them. And whenever dyno says how far
+            // a client got (each quarter), so the file holds what the line
+            // says; and at once after a first Ctrl-C, once the block in
+            // flight is timed.
+            let ok = driver.feed(range.clone(), &interrupt, &mut |done, _, so_far| {
+                let quarter = done < total && done * 4 / total != (done - 1) * 4 / total;
+                let interrupted = interrupt.load(Ordering::Relaxed) && !saved_interrupted;
+                if (interrupted || quarter || saved_at.elapsed() >= CHECKPOINT_EVERY)
+                    && done < total
+                {
+                    saved_at = Instant::now();
+                    saved_interrupted |= interrupted;
+                    let mut partial = run.clone();
+                    for (c, d) in before.iter().chain(after.iter()) {
+                        partial.results.extend(client_results(
+                            &clients[*c],
+                            &specs[*c],
+                            d.replayed(),
+                        ));
+                    }
+                    partial.results.extend(client_results(name, spec, so_far));
+                    dyno_price::anchor::anchor_ratios(&mut partial.results);
+                    partial.run.complete = false;
+                    partial.run.incomplete_reason = Some(format!(
+                        "a checkpoint in round {k} during the replay into {name}: {done} of {total} blocks timed"
+                    ));
+                    saving.checkpoint(&partial);
+                }
+                // Said after the checkpoint: the line's count is on disk.
+                if quarter {
+                    say(&format!("{name}: {done}/{total} blocks"));
+                }
+            });
+            if !ok {
+                let f = driver.replayed().failure.clone();
+                if let Some(f) = f
+                    && !interrupt.load(Ordering::Relaxed)
+                {
+                    failure = Some(Error::Refused(format!(
+                        "the replay into {name} stopped: {}\n  every block timed before it is kept in {}, the run marked incomplete",
+                        f.reason,
+                        saving.target()
+                    )));
+                }
+                break 'rounds;
+            }
+        }
+        if k == 0 {
+            continue; // the warm-up
+        }
+        done_rounds = k;
+        let so_far = gathered(&drivers);
+        let (reached, all) = dyno_price::anchor::reached(&so_far);
+        let mut partial = run.clone();
+        partial.results.extend(so_far);
+        partial.run.complete = false;
+        partial.run.incomplete_reason = Some(format!(
+            "a checkpoint after round {k} of at most {}",
+            rounds.len() - 1
+        ));
+        saving.checkpoint(&partial);
+        saved_at = Instant::now();
+        say(&format!(
+            "round {k} of at most {}: {reached} of {all} anchor ratios within ±{:.0}% ({:.0?})",
+            rounds.len() - 1,
+            dyno_format::reprice::ANCHOR_TARGET * 100.0,
+            Duration::from_secs(started.elapsed().as_secs())
+        ));
+        if k >= MIN_ROUNDS && all > 0 && reached == all {
+            stopped_why = format!("every anchor ratio within its target after {k} rounds");
+            break;
+        }
+        if let Some(limit) = req.time_limit
+            && started.elapsed() >= limit
+            && k + 1 < rounds.len()
+        {
+            stopped_why = format!("--time-limit {limit:?} reached after {k} rounds");
+            break;
+        }
+    }
+    if done_rounds > 0 {
+        say(&format!("stopped: {stopped_why}"));
+    }
+    for (c, driver) in drivers {
+        let r = driver.finish();
+        let (name, spec) = (&clients[c], &specs[c]);
+        run.results.extend(client_results(name, spec, &r));
+        // The process's use and its metrics that changed: geth's
+        // precompile cache hits and misses among them (docs/clients.md).
+        if !matches!(spec, ClientSpec::Revm) {
+            run.clients
+                .push(crate::replay::client_run(name, &set, 1, &r));
+        }
+    }
+    dyno_price::anchor::anchor_ratios(&mut run.results);
+    for r in run.results.iter_mut().filter(|r| r.reprice.is_some()) {
+        r.parameters.insert(
+            "rounds".into(),
+            json!({
+                "planned": rounds.len() - 1,
+                "replayed": done_rounds,
+                "stopped": stopped_why,
+            }),
+        );
+    }
+    saving.checkpoint(&run);
     crate::session::keep_noise(&mut run, probe, req.quiet);
     let interrupted = interrupt.load(Ordering::Relaxed);
     crate::session::close(&mut run, &mut failure, interrupted, "the blocks timed");
@@ -249,7 +377,7 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
 }
 
 /// The series `only` names (an operation, `op/param` or an id), with the
-/// controls they need (re-indexed).
+/// anchor (ECRECOVER) and the controls they need (re-indexed).
 fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>> {
     let wanted: Vec<usize> = (0..series.len())
         .filter(|&i| {
@@ -272,7 +400,16 @@ fn keep_only(series: Vec<Series>, only: &[String]) -> crate::Result<Vec<Series>>
         );
     }
     let mut keep: Vec<usize> = wanted.clone();
-    for &i in &wanted {
+    // The anchor comes along: every series' figure is its ratio to it.
+    let anchor = series
+        .iter()
+        .position(|s| s.id == dyno_format::reprice::ANCHOR_SERIES);
+    if let Some(a) = anchor
+        && !keep.contains(&a)
+    {
+        keep.push(a);
+    }
+    for &i in &keep.clone() {
         let c = series[i].control.expect("an op series has a control");
         if !keep.contains(&c) {
             keep.push(c);
@@ -362,7 +499,7 @@ pub fn block_set(made: &Made) -> BlockSet {
 fn annotate(
     results: &mut [BenchResult],
     series: &[Series],
-    counts: &HashMap<String, u64>,
+    counts: &HashMap<String, (u64, u32)>,
     schedules: &[dyno_spec::reprice::ComputeSchedule],
     state_schedules: &[dyno_spec::state_gas::StateSchedule],
     accesses: &[dyno_spec::state_gas::AccessPrice],
@@ -372,8 +509,10 @@ fn annotate(
         let Some(s) = series.iter().find(|s| s.id == r.id) else {
             continue;
         };
-        for (sample, block) in r.samples.iter_mut().zip(&r.blocks) {
-            sample.iters = counts.get(&block.hash).copied().unwrap_or(0);
+        for (sample, block) in r.samples.iter_mut().zip(r.blocks.iter_mut()) {
+            let (count, round) = counts.get(&block.hash).copied().unwrap_or((0, 0));
+            sample.iters = count;
+            block.round = (round > 0).then_some(round);
         }
         let (op, param) = match &s.op {
             Some(o) => (o.op.clone(), o.param.clone()),
@@ -388,6 +527,7 @@ fn annotate(
             units: s.op.as_ref().and_then(|o| o.units),
             control: s.control.map(|c| series[c].id.clone()),
             fits: Vec::new(),
+            anchor: None,
         });
         let p = &mut r.parameters;
         p.insert(

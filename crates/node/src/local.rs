@@ -160,12 +160,13 @@ impl LocalNode {
     /// client drives: not `--dev`, but `genesis_json` written and `geth
     /// init`ed into a fresh data directory, the authenticated Engine API on
     /// loopback with `jwt_secret`, no peers and no discovery, the slow-block
-    /// JSON log for every block (`--debug.logslowblock 0`). Returns the
-    /// node and its Engine-API port.
+    /// JSON log for every block (`--debug.logslowblock 0`), and `extra`
+    /// flags after them. Returns the node and its Engine-API port.
     pub fn start_geth_engine(
         home: &Path,
         genesis_json: &str,
         jwt_secret: &[u8; 32],
+        extra: &[&str],
     ) -> Result<(Self, u16), NodeError> {
         let run = geth_run(home)?;
         let (datadir, p2p_port) = scratch("dyno-geth-engine-")?;
@@ -222,6 +223,7 @@ impl LocalNode {
             ]
             .map(String::from),
         );
+        command.extend(extra.iter().map(|f| f.to_string()));
         let version = installed_version(home);
         let mut node = Self::spawn(
             "geth",

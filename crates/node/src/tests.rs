@@ -127,7 +127,7 @@ fn the_engine_secret_is_its_owners_alone_and_goes_with_the_node() {
 #[test]
 fn the_engine_geth_takes_peers_from_loopback_only() {
     let home = fake_home("[ \"$1\" = init ] && exit 0; exec sleep 300");
-    let (mut node, _) = LocalNode::start_geth_engine(home.path(), "{}", &[0; 32]).unwrap();
+    let (mut node, _) = LocalNode::start_geth_engine(home.path(), "{}", &[0; 32], &[]).unwrap();
     let at = node.command.iter().position(|a| a == "--netrestrict");
     assert_eq!(
         at.map(|i| node.command[i + 1].as_str()),

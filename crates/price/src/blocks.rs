@@ -118,6 +118,7 @@ pub fn price_with(
             gas: ns.scale(anchor_mgas / 1000.0),
             prices: prices.clone(),
             vs_library: None,
+            anchor: None,
         };
         // Each library timed directly, by implementation, the baseline
         // (revm's own backend) first.
@@ -181,6 +182,9 @@ pub fn price_with(
             b.kept = f.kept;
             b.net = f.net_per_op_ns.is_some();
             b.vs_library = library(&r.implementation.name).map(|l| ns.value / l);
+            if f.time == "new_payload" {
+                b.anchor = iso.anchor.clone();
+            }
             rows.push(b);
         }
     }

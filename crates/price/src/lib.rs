@@ -20,6 +20,7 @@ macro_rules! refuse {
     };
 }
 
+pub mod anchor;
 pub mod blocks;
 pub mod fit;
 pub mod peer;

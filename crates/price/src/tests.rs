@@ -56,6 +56,7 @@ fn series(
             forkchoice_ns: 0,
             client_log: exec_share
                 .map(|s| json!({"timing": {"execution_ms": ns * s / 1e6, "total_ms": ns / 1e6}})),
+            round: None,
         })
         .collect();
     r.reprice = Some(Isolation {
@@ -64,6 +65,7 @@ fn series(
         units: None,
         control: control.map(String::from),
         fits: Vec::new(),
+        anchor: None,
     });
     r
 }
@@ -237,6 +239,7 @@ fn priced_for_compare() -> dyno_format::reprice::Pricing {
         gas: Estimate::exact(ns / 10.0),
         prices: vec![],
         vs_library: None,
+        anchor: None,
     };
     dyno_format::reprice::Pricing {
         anchor_mgas: 100.0,
@@ -466,4 +469,103 @@ fn the_joint_fit_recovers_a_planted_base_and_per_unit_cost() {
     // One parameter alone is no joint fit.
     results.drain(1..3);
     assert!(joint_fits(&results, &names, 100.0).is_empty());
+}
+
+/// Rounds of blocks: in each round, every series at 3 counts, each block
+/// `fixed + per_op × count` ns times the round's host speed, plus noise of
+/// 0.5% of the block; the anchor (ECRECOVER, 3 µs an operation), a series
+/// at `op` ns and their control at 0.2 µs a turn, all in client "geth".
+fn rounds_of(state: &mut u64, op: f64, speeds: &[f64], only_series: bool) -> Vec<BenchResult> {
+    let anchor = "reprice/ecrecover/valid";
+    let other = "reprice/sha256/1";
+    let cases = [
+        (anchor, 3000.0 + 200.0),
+        (other, op + 200.0),
+        (CONTROL, 200.0),
+    ];
+    let mut out = Vec::new();
+    for (id, per_op) in cases {
+        let mut points = Vec::new();
+        let mut rounds = Vec::new();
+        for (k, speed) in speeds.iter().enumerate() {
+            // A slowdown planted in the series' blocks only (a check
+            // that must move the ratio), or in every block (the host).
+            let speed = if only_series && id != other {
+                1.0
+            } else {
+                *speed
+            };
+            for count in [1_000u64, 2_000, 3_000] {
+                let ns = (1e6 + per_op * count as f64) * speed;
+                let ns = ns + noise(state, 0.005 * ns);
+                points.push((count, ns));
+                rounds.push(k as u32 + 1);
+            }
+        }
+        let control = (id != CONTROL).then_some(CONTROL);
+        let mut r = series(id, control, &points, None);
+        for (b, round) in r.blocks.iter_mut().zip(rounds) {
+            b.round = Some(round);
+        }
+        out.push(r);
+    }
+    out
+}
+
+#[test]
+fn a_host_that_slows_between_rounds_moves_the_times_not_the_anchor_ratios() {
+    let mut state = 53;
+    // Half the rounds on a host 30% slower (a CPU hog started halfway).
+    let speeds = [1.0, 1.0, 1.0, 1.3, 1.3, 1.3];
+    let mut results = rounds_of(&mut state, 6000.0, &speeds, false);
+    crate::anchor::anchor_ratios(&mut results);
+    let sha = results.iter().find(|r| r.id == "reprice/sha256/1").unwrap();
+    let a = sha.reprice.as_ref().unwrap().anchor.as_ref().unwrap();
+    assert_eq!(a.rounds.len(), 6);
+    // The absolute figure moved with the host: 6 µs, then 7.8 µs.
+    let (before, after) = (
+        a.per_op_ns[..3].iter().sum::<f64>() / 3.0,
+        a.per_op_ns[3..].iter().sum::<f64>() / 3.0,
+    );
+    assert!((after / before - 1.3).abs() < 0.03, "{before} {after}");
+    // The ratio did not: 6 µs over 3 µs in every round, inside its interval.
+    let [lo, hi] = a.interval.unwrap();
+    assert!(lo <= 2.0 && 2.0 <= hi, "{a:?}");
+    assert!((a.ratio - 2.0).abs() < 0.02, "{a:?}");
+    assert!(a.reached, "{a:?}");
+    // Nothing for the anchor itself or the control.
+    for id in ["reprice/ecrecover/valid", CONTROL] {
+        let r = results.iter().find(|r| r.id == id).unwrap();
+        assert!(r.reprice.as_ref().unwrap().anchor.is_none(), "{id}");
+    }
+    assert_eq!(crate::anchor::reached(&results), (1, 1));
+}
+
+#[test]
+fn a_slowdown_of_the_series_alone_moves_its_ratio_out_of_reach() {
+    let mut state = 54;
+    let speeds = [1.0, 1.0, 1.0, 1.3, 1.3, 1.3];
+    let mut results = rounds_of(&mut state, 6000.0, &speeds, true);
+    crate::anchor::anchor_ratios(&mut results);
+    let sha = results.iter().find(|r| r.id == "reprice/sha256/1").unwrap();
+    let a = sha.reprice.as_ref().unwrap().anchor.as_ref().unwrap();
+    // The ratio follows the series: 2.0, then about 2.7; the rounds
+    // disagree, so its interval is wide and the target is missed.
+    assert!(a.rounds[0] < 2.1 && a.rounds[5] > 2.5, "{a:?}");
+    assert!(!a.reached, "{a:?}");
+}
+
+#[test]
+fn the_anchor_ratio_is_net_of_each_side_s_own_glue() {
+    let mut state = 55;
+    let mut results = rounds_of(&mut state, 6000.0, &[1.0, 1.0, 1.0], false);
+    crate::anchor::anchor_ratios(&mut results);
+    let sha = results.iter().find(|r| r.id == "reprice/sha256/1").unwrap();
+    let a = sha.reprice.as_ref().unwrap().anchor.as_ref().unwrap();
+    // (6000 + 200) / (3000 + 200) = 1.94 with the glue left in.
+    assert!((a.ratio - 2.0).abs() < 0.02, "{a:?}");
+    assert!(
+        a.per_op_ns.iter().all(|ns| (ns - 6000.0).abs() < 150.0),
+        "{a:?}"
+    );
 }

@@ -133,6 +133,7 @@ mod tests {
                     transactions: 0,
                     new_payload_ns: t,
                     forkchoice_ns: 1,
+                    round: None,
                     client_log: None,
                 });
             }

@@ -40,6 +40,18 @@ impl Builtin {
         Self::ALL.into_iter().find(|b| b.name() == name)
     }
 
+    /// The flags that turn off what keeps an operation's own cost out of
+    /// sight ([`Caches::Off`]): ethrex's result cache shared with its
+    /// warmer (`--no-precompile-cache`, `nodes/ethrex/src/main.rs`);
+    /// `None` for EthereumJS 0.10, which has neither a result cache nor a
+    /// prefetcher.
+    pub fn caches_off(self) -> Option<&'static [&'static str]> {
+        match self {
+            Builtin::EthereumJs => None,
+            Builtin::Ethrex => Some(&["--no-precompile-cache"]),
+        }
+    }
+
     /// The newest fork it runs: Prague for EthereumJS 0.10 (its `osaka`
     /// is the withdrawn EOF fork), Osaka for ethrex.
     pub fn newest_fork(self) -> Fork {
@@ -73,14 +85,44 @@ impl Builtin {
     }
 }
 
+/// geth's flags for [`Caches::Off`]: no precompile result cache (geth
+/// 1.17.8's `core/vm/precompile_cache.go`, shared between the state
+/// prefetcher and block processing) and no state prefetcher (which runs
+/// each block's transactions ahead on the other cores).
+pub const GETH_CACHES_OFF: [&str; 2] = ["--cache.noprecompile", "--cache.noprefetch"];
+
+/// What a client runs with: the caches it ships with on, or off.
+///
+/// A client's result cache and prefetcher are what it does in
+/// production, so `Shipped` is the client as an operator runs it. They
+/// also hide an operation's own cost: a prefetcher computes a block's
+/// precompile calls ahead on another core and the serial pass reads its
+/// results from the cache. `Off` (a client's name with `:bare`) is the
+/// operation's own cost in that client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Caches {
+    #[default]
+    Shipped,
+    Off,
+}
+
+impl Caches {
+    /// The suffix of a client's name that asks for [`Caches::Off`].
+    pub const OFF_SUFFIX: &'static str = ":bare";
+}
+
 /// Which client to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientSpec {
     /// geth installed in `home` (`run` and `version` in it).
-    Geth { home: PathBuf },
+    Geth { home: PathBuf, caches: Caches },
     /// A client of [`Builtin`] installed in `home`, started from its
     /// [`Builtin::cmd`].
-    Builtin { client: Builtin, home: PathBuf },
+    Builtin {
+        client: Builtin,
+        home: PathBuf,
+        caches: Caches,
+    },
     /// A shell command line (`--client-cmd`) with the placeholders of
     /// [`LocalNode::start_engine_cmd`].
     Cmd { cmdline: String },
@@ -109,6 +151,29 @@ impl ClientSpec {
         match self {
             ClientSpec::Builtin { client, .. } => client.newest_fork(),
             _ => Fork::Osaka,
+        }
+    }
+
+    /// Whether it runs with its caches as shipped or off: always
+    /// [`Caches::Shipped`] for a command line's client and for revm in
+    /// dyno's process (which has neither a result cache nor a prefetcher).
+    pub fn caches(&self) -> Caches {
+        match self {
+            ClientSpec::Geth { caches, .. } | ClientSpec::Builtin { caches, .. } => *caches,
+            _ => Caches::Shipped,
+        }
+    }
+
+    /// The flags its start adds to its command line: for [`Caches::Off`],
+    /// [`GETH_CACHES_OFF`] or its [`Builtin::caches_off`]; none as shipped.
+    pub fn caches_flags(&self) -> &'static [&'static str] {
+        match (self, self.caches()) {
+            (_, Caches::Shipped) => &[],
+            (ClientSpec::Geth { .. }, Caches::Off) => &GETH_CACHES_OFF,
+            (ClientSpec::Builtin { client, .. }, Caches::Off) => {
+                client.caches_off().unwrap_or_default()
+            }
+            _ => &[],
         }
     }
 
@@ -154,9 +219,15 @@ impl ClientSpec {
     ) -> Result<Running, ClientError> {
         let secret = crate::jwt::secret().map_err(ClientError::Secret)?;
         let (mut node, port) = match self {
-            ClientSpec::Geth { home } => LocalNode::start_geth_engine(home, genesis_json, &secret),
-            ClientSpec::Builtin { client, home } => {
-                LocalNode::start_engine_cmd_in(client.cmd(), Some(home), genesis_json, &secret).map(
+            ClientSpec::Geth { home, .. } => {
+                LocalNode::start_geth_engine(home, genesis_json, &secret, self.caches_flags())
+            }
+            ClientSpec::Builtin { client, home, .. } => {
+                let cmd = std::iter::once(client.cmd())
+                    .chain(self.caches_flags().iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                LocalNode::start_engine_cmd_in(&cmd, Some(home), genesis_json, &secret).map(
                     |(mut node, port)| {
                         node.name = client.name().into();
                         node.version = dyno_node::installed_version(home);
@@ -282,4 +353,35 @@ pub enum ClientError {
         last: String,
         tail: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_clients_start_with_their_caches_off_and_shipped_ones_as_they_ship() {
+        let home = PathBuf::from("/nowhere");
+        let geth = |caches| ClientSpec::Geth {
+            home: home.clone(),
+            caches,
+        };
+        let ethrex = |caches| ClientSpec::Builtin {
+            client: Builtin::Ethrex,
+            home: home.clone(),
+            caches,
+        };
+        assert_eq!(geth(Caches::Shipped).caches_flags(), &[] as &[&str]);
+        assert_eq!(
+            geth(Caches::Off).caches_flags(),
+            ["--cache.noprecompile", "--cache.noprefetch"]
+        );
+        assert_eq!(ethrex(Caches::Shipped).caches_flags(), &[] as &[&str]);
+        assert_eq!(
+            ethrex(Caches::Off).caches_flags(),
+            ["--no-precompile-cache"]
+        );
+        assert_eq!(ClientSpec::Revm.caches(), Caches::Shipped);
+        assert_eq!(Builtin::EthereumJs.caches_off(), None);
+    }
 }

@@ -57,6 +57,7 @@ fn one(
                 new_payload_ns: t.new_payload.as_nanos() as u64,
                 forkchoice_ns: t.forkchoice.as_nanos() as u64,
                 client_log: t.client_log.clone(),
+                round: None,
             });
         }
     }

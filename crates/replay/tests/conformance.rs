@@ -232,7 +232,13 @@ fn geth_passes_every_check() {
         eprintln!("skipped: geth is not installed in {}", home.display());
         return;
     }
-    let report = check(&ClientSpec::Geth { home }, &set());
+    let report = check(
+        &ClientSpec::Geth {
+            home,
+            caches: Default::default(),
+        },
+        &set(),
+    );
     assert!(failed(&report).is_empty(), "{}", report.render());
     for name in ["loopback", "invalid", "block-log", "metrics", "stop"] {
         assert_eq!(outcome(&report, name), Outcome::Pass, "{}", report.render());

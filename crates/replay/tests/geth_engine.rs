@@ -65,7 +65,7 @@ fn geth_says_valid_to_every_class_and_invalid_to_a_wrong_root() {
     let (genesis, blocks) = chain_of_classes(&contracts, 1024, 30_000_000).unwrap();
     let json = genesis_json(&genesis.world, &genesis.header).to_string();
     let secret = dyno_replay::jwt::secret().unwrap();
-    let (mut node, port) = LocalNode::start_geth_engine(&home, &json, &secret).unwrap();
+    let (mut node, port) = LocalNode::start_geth_engine(&home, &json, &secret, &[]).unwrap();
     let mut engine = engine(&mut node, port, secret);
 
     // Another secret is refused before anything is looked at.

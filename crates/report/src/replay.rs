@@ -387,6 +387,7 @@ mod tests {
             transactions: 10,
             new_payload_ns: ns,
             forkchoice_ns: 1_000_000,
+            round: None,
             client_log: execution_ms.map(|e| {
                 serde_json::json!({"timing": {"execution_ms": e, "state_read_ms": 1.0,
                     "state_hash_ms": 2.0, "commit_ms": 3.0, "total_ms": e + 6.0}})

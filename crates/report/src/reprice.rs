@@ -40,6 +40,7 @@ fn headers(p: &Pricing) -> Vec<String> {
         "p",
         "rule",
         "×library",
+        "×ecrecover [95% CI]",
     ]
     .map(String::from)
     .to_vec();
@@ -67,6 +68,7 @@ fn cells(r: &Row) -> Vec<String> {
         }
         .into(),
         r.vs_library.map_or("-".into(), |v| format!("{v:.2}")),
+        anchor_cell(r),
         format!(
             "{} [{}, {}]",
             sig3(r.gas.value),
@@ -82,11 +84,35 @@ fn cells(r: &Row) -> Vec<String> {
     c
 }
 
+/// A block row's ratio to ECRECOVER in the same client, round by round:
+/// its mean, 95% interval and rounds, marked where the interval is wider
+/// than the target.
+fn anchor_cell(r: &Row) -> String {
+    let Some(a) = &r.anchor else {
+        return "-".into();
+    };
+    let n = a.rounds.len();
+    match a.interval {
+        Some([lo, hi]) => format!(
+            "{} [{}, {}] ({n} rounds{})",
+            sig3(a.ratio),
+            sig3(lo),
+            sig3(hi),
+            if a.reached { "" } else { ", wide" }
+        ),
+        None => format!("{} ({n} round)", sig3(a.ratio)),
+    }
+}
+
 fn footer(p: &Pricing) -> Vec<String> {
     let mut lines = vec![
         "level: library = the library called directly (its time per call); bytecode = an EVM's loop (a precompile's call less the loop's no-op control; an opcode's sequence with its DUPs and POP, marked glue in); block = a client's blocks; ×library: per op over the time of the library that client or EVM calls (geth's own precompiles, revm's backends), called directly".into(),
         "per op: the slope of block time on the block's operation count, by non-negative least squares, less the control series' slope (the same loop without the operation) in the same client and time; intervals 95%, the difference's half-widths in quadrature; robust: the same from Theil-Sen slopes".into(),
         "time: new_payload is engine_newPayload from dyno's side; client_execution and client_total the client's own slow-block log (timing.execution_ms, total_ms)".into(),
+        format!(
+            "×ecrecover: a block row's per op over ECRECOVER's, each less its own glue, both in the same client in the same round (every client takes every round in turn); the mean across rounds and its 95% t-interval; wide: the interval's half-width is over ±{:.0}% of the ratio",
+            dyno_format::reprice::ANCHOR_TARGET * 100.0
+        ),
         "rule: the repricing EIPs keep a fit with R² > 0.5 and the count's p < 0.05; a fit that fails is shown, not dropped".into(),
         format!(
             "gas @ {0} MGas/s = per op × {1}; each schedule column: its price of one operation, × the measured gas over it",
@@ -250,7 +276,7 @@ fn markdown(p: &Pricing) -> String {
 
 fn csv(p: &Pricing) -> String {
     let mut out = String::from(
-        "series,level,implementation,time,n,ns,ns_lower,ns_upper,net_of_glue,robust_ns,r_squared,p,kept,vs_library,gas,gas_lower,gas_upper",
+        "series,level,implementation,time,n,ns,ns_lower,ns_upper,net_of_glue,robust_ns,r_squared,p,kept,vs_library,gas,gas_lower,gas_upper,vs_ecrecover,vs_ecrecover_lower,vs_ecrecover_upper,rounds",
     );
     for s in &p.schedules {
         let _ = write!(out, ",{}_gas", crate::csv::quote(&s.name));
@@ -276,6 +302,12 @@ fn csv(p: &Pricing) -> String {
             r.gas.value.to_string(),
             r.gas.lower.to_string(),
             r.gas.upper.to_string(),
+            opt(r.anchor.as_ref().map(|a| a.ratio)),
+            opt(r.anchor.as_ref().and_then(|a| a.interval).map(|i| i[0])),
+            opt(r.anchor.as_ref().and_then(|a| a.interval).map(|i| i[1])),
+            r.anchor
+                .as_ref()
+                .map_or(String::new(), |a| a.rounds.len().to_string()),
         ];
         f.extend(
             r.prices

@@ -354,16 +354,9 @@ mod tests {
             "quiet: waited {q:.1}%, {:?}\nloaded: waited {l:.1}%, {:?}",
             quiet.speed, loaded.speed
         );
-        // Four threads on one CPU: the probe runs about a quarter of the
+        // Four threads on one CPU: the probe runs at most a quarter of the
         // time, whatever else the machine runs.
         assert!(l >= 50.0 && noisy(&loaded), "{loaded:?}");
-        // Alone it runs at least 1.5 times as much of its time: with L
-        // other threads on its CPU, 1 / (L + 1) against 1 / (L + 4), so
-        // this holds on a busy machine too (L up to 5).
-        assert!(
-            100.0 - q >= 1.5 * (100.0 - l),
-            "quiet {quiet:?}\nloaded {loaded:?}"
-        );
         // The speed is the core's, not the wait: beside the three threads
         // its windows read within 2x of alone, and spread less than 100%
         // (the 2 ms best-of windows of before read up to 100x slow when a
@@ -374,9 +367,18 @@ mod tests {
         assert!(ls.spread_pct < 100.0, "{ls:?}");
         assert_eq!(ls.window_ms, Some(10.0));
         // On a machine that is itself quiet (the kernel's CPU pressure
-        // under 10% over the 10 s before), the quiet probe reads quiet.
+        // under 10% over the 10 s before), the quiet probe reads quiet, and
+        // runs at least 1.5 times as much of its time as beside the three
+        // threads. Not on a busy one: the fresh rehearsal of d2d8f47 (its
+        // `cargo test` beside the chain job) read 61.6% waited alone and
+        // 71.7% beside them, as the scheduler moved the other work off the
+        // loaded CPU and onto the other one.
         if pressure.is_some_and(|p| p < 10.0) {
             assert!(q < WAITED_PCT, "{quiet:?}");
+            assert!(
+                100.0 - q >= 1.5 * (100.0 - l),
+                "quiet {quiet:?}\nloaded {loaded:?}"
+            );
         }
     }
 

@@ -404,6 +404,40 @@ fn check_layout(l: &Layout, text: &str, path: &Path) -> Result<(), SpecError> {
             "a fit needs at least 2 levels and 1 repeat".into(),
         ));
     }
+    for (key, round_levels, budgets) in [
+        (
+            "series.round_levels",
+            l.round_levels,
+            l.budgets_m.len() as u64,
+        ),
+        (
+            "series.quick_round_levels",
+            l.quick_round_levels,
+            l.quick_budgets_m.len() as u64,
+        ),
+    ] {
+        if round_levels == 0 || !l.levels.is_multiple_of(round_levels) {
+            return Err(invalid(
+                key,
+                format!(
+                    "{round_levels}: a round holds a whole share of the {} levels (a divisor of it)",
+                    l.levels
+                ),
+            ));
+        }
+        if round_levels * budgets < 2 {
+            return Err(invalid(
+                key,
+                "a round's slope needs at least 2 counts of each series: more levels a round, or more budgets".into(),
+            ));
+        }
+    }
+    if l.rounds == 0 || l.quick_rounds == 0 {
+        return Err(invalid(
+            "series.rounds",
+            "at least 1 round (and 1 quick round)".into(),
+        ));
+    }
     Ok(())
 }
 

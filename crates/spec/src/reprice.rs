@@ -44,6 +44,18 @@ pub struct Layout {
     /// `--quick`'s budgets and repeats.
     pub quick_budgets_m: Vec<u64>,
     pub quick_repeats: u64,
+    /// The levels of each budget one round holds (`dyno gas --blocks`
+    /// measures every client round by round, each series beside its
+    /// anchor in every round): round k holds levels `(k - 1) ×
+    /// round_levels + 1 ..` of every budget, cycling, so `levels /
+    /// round_levels` rounds hold every (budget, level) once.
+    pub round_levels: u64,
+    /// The most rounds a run makes (`--rounds` says otherwise); it stops
+    /// sooner once every anchor ratio's interval is within its target.
+    pub rounds: u64,
+    /// `--quick`'s.
+    pub quick_round_levels: u64,
+    pub quick_rounds: u64,
     /// The genesis gas limit, in millions.
     pub gas_limit_m: u64,
 }

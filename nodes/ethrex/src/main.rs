@@ -5,6 +5,14 @@
 //! no sync. ethrex publishes these crates on crates.io, not its node.
 //!
 //! ethrex --genesis FILE --authrpc-port P --jwt FILE [--http-port P]
+//!        [--no-precompile-cache]
+//!
+//! `--no-precompile-cache` turns off the result cache ethrex's block
+//! executor shares with its warmer thread (`BlockchainOptions::
+//! precompile_cache_enabled`), as ethrex's own flag of that name does and
+//! as the EF's benchmark lane runs it. The warmer itself (a speculative
+//! re-execution of the block on the other cores, before Amsterdam) has no
+//! switch in ethrex 24 and stays on.
 //!
 //! The Engine API and plain JSON-RPC listen on 127.0.0.1. The state is in
 //! memory, so nothing is written to disk. The genesis block's gasUsed is
@@ -82,7 +90,7 @@ async fn main() {
     let need = |name: &str| {
         flag(&args, name).unwrap_or_else(|| {
             fail(format!(
-                "{name} is missing (usage: ethrex --genesis FILE --authrpc-port P --jwt FILE [--http-port P])"
+                "{name} is missing (usage: ethrex --genesis FILE --authrpc-port P --jwt FILE [--http-port P] [--no-precompile-cache])"
             ))
         })
     };
@@ -95,6 +103,7 @@ async fn main() {
     let authrpc = port("--authrpc-port", need("--authrpc-port"));
     let jwt_path = need("--jwt");
     let http = flag(&args, "--http-port").map(|p| port("--http-port", p));
+    let precompile_cache = !args.iter().any(|a| a == "--no-precompile-cache");
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
@@ -131,6 +140,7 @@ async fn main() {
         store.clone(),
         BlockchainOptions {
             perf_logs_enabled: true,
+            precompile_cache_enabled: precompile_cache,
             ..BlockchainOptions::default()
         },
     ));

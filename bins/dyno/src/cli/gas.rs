@@ -47,12 +47,15 @@ pub(crate) struct GasArgs {
 
     /// With --blocks: the clients, in order (geth, ethrex, revm in this
     /// process, or another geth build `dyno setup` installed; not
-    /// ethereumjs, which has no Osaka).
+    /// ethereumjs, which has no Osaka). A name with :bare (geth:bare,
+    /// ethrex:bare) starts the client with its precompile result cache
+    /// and state prefetcher off: the operation's own cost, where the
+    /// plain name is the client as it ships.
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "NAME,...",
-        default_value = "geth,revm",
+        default_value = "geth,geth:bare,revm",
         requires = "blocks"
     )]
     pub(crate) client: Vec<String>,
@@ -84,6 +87,20 @@ pub(crate) struct GasArgs {
     /// different speed compare (shown in the table, Markdown and JSON).
     #[arg(long, value_name = "FILE.csv", requires = "blocks")]
     pub(crate) compare: Option<PathBuf>,
+
+    /// With --blocks: the most rounds (each round every client takes every
+    /// series at a few counts beside its ECRECOVER anchor; the default is
+    /// specs/operations.toml's `rounds`, 1 with --quick). A run stops
+    /// sooner once every anchor ratio's 95% interval is within ±5%, after
+    /// 3 rounds at least.
+    #[arg(long, value_name = "N", requires = "blocks")]
+    pub(crate) rounds: Option<u64>,
+
+    /// With --blocks: start no round after this many minutes of replay
+    /// (the round in progress ends; the Result says which ratios reached
+    /// their target).
+    #[arg(long, value_name = "MINUTES", requires = "blocks")]
+    pub(crate) time_limit: Option<u64>,
 
     /// With --blocks: the longest one Engine-API call may take, in seconds.
     #[arg(

@@ -170,6 +170,8 @@ pub(crate) struct ReplayArgs {
     /// ethrex and ethereumjs (`dyno setup ethrex`, `dyno setup
     /// ethereumjs`), another geth build in nodes/ (geth-1.17.7), or revm
     /// (dyno's own validator, in this process, on the same blocks).
+    /// geth:bare and ethrex:bare: the client with its precompile result
+    /// cache and state prefetcher off.
     #[arg(
         long,
         value_delimiter = ',',

@@ -46,6 +46,10 @@ pub(super) fn blocks(lab: &Lab, args: &GasArgs) -> anyhow::Result<Outcome> {
                 fork: args.fork.clone(),
                 only: args.only.clone(),
                 quick: args.quick,
+                rounds: args.rounds,
+                time_limit: args
+                    .time_limit
+                    .map(|m| std::time::Duration::from_secs(m * 60)),
                 call_timeout: std::time::Duration::from_secs(args.call_timeout.max(1)),
                 out,
                 quiet: args.output.quiet,

@@ -145,7 +145,7 @@ fn opcode_entries_are_the_tables_loop_level_and_a_bad_table_is_refused() {
 
     let table = |body: &str| -> &'static dyno_spec::operations::Operations {
         let text = format!(
-            "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\ngas_limit_m=100\n\
+            "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\nround_levels=5\nrounds=1\nquick_round_levels=5\nquick_rounds=1\ngas_limit_m=100\n\
              [[operation]]\nop='div'\nkind='arith'\nopcode='DIV'\nprice=['OPCODE_DIV']\n[[operation.series]]\nparam='x'\n{body}"
         );
         Box::leak(Box::new(

@@ -228,6 +228,7 @@ fn a_block_whose_count_is_off_by_one_is_refused_before_timing() {
         budget_m: 1,
         level: 1,
         measured: true,
+        round: 1,
         turns,
         count,
     };
@@ -448,6 +449,7 @@ fn a_state_block_without_its_access_is_refused() {
         budget_m: 1,
         level: 1,
         measured: true,
+        round: 1,
         turns: vec![5],
         count: 5,
     }];
@@ -473,6 +475,7 @@ fn an_interrupt_stops_the_making_before_the_next_transaction() {
                 budget_m: 1,
                 level: 1,
                 measured: true,
+                round: 1,
                 turns: vec![5],
                 count: 5,
             })
@@ -502,4 +505,49 @@ fn an_interrupt_stops_the_making_before_the_next_transaction() {
     assert_eq!(seen, 1, "no block was made after the interrupt");
     let made = make_all(&contracts, series, plan(3), 30_000_000).unwrap();
     assert_eq!(made.blocks.len(), 3);
+}
+
+/// Round k holds every series at level k of every budget (the levels
+/// cycling), each round shuffled on its own: over a cycle every (budget,
+/// level) comes once, and no round's block sits in another round's span.
+#[test]
+fn rounds_hold_every_series_at_their_levels_and_stay_apart() {
+    let series = pick(&["reprice/ecrecover/valid", "reprice/mulmod/256"]);
+    let shape = Shape {
+        budgets_m: vec![1, 2],
+        levels: 3,
+        repeats: 1,
+        round_levels: 1,
+        rounds: 4,
+    };
+    let planned = plan_rounds(&series, &shape, 30_000_000);
+    let warm = planned.iter().take_while(|p| p.round == 0).count();
+    assert_eq!(warm, series.len());
+    let rounds: Vec<u32> = planned[warm..].iter().map(|p| p.round).collect();
+    assert!(
+        rounds.is_sorted(),
+        "a round's blocks spread into another's: {rounds:?}"
+    );
+    for round in 1..=4u32 {
+        let mine: Vec<&Planned> = planned.iter().filter(|p| p.round == round).collect();
+        // Every series at every budget, at one level.
+        assert_eq!(mine.len(), series.len() * 2, "round {round}");
+        let level = (round as u64 - 1) % 3 + 1;
+        assert!(
+            mine.iter().all(|p| p.level == level && p.measured),
+            "round {round}"
+        );
+        for i in 0..series.len() {
+            let budgets: Vec<u64> = mine
+                .iter()
+                .filter(|p| p.series == i)
+                .map(|p| p.budget_m)
+                .collect();
+            assert_eq!(budgets.len(), 2, "round {round} series {i}");
+        }
+    }
+    // One round of every level is the plan of old.
+    let one = plan(&series, &[1, 2], 3, 1, 30_000_000);
+    assert!(one[warm..].iter().all(|p| p.round == 1));
+    assert_eq!(one.len(), warm + series.len() * 2 * 3);
 }

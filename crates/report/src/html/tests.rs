@@ -503,6 +503,7 @@ fn replay_run() -> Run {
         transactions: 100,
         new_payload_ns: ns,
         forkchoice_ns: 500_000,
+        round: None,
         client_log: logged.then(|| {
             serde_json::json!({"timing": {"execution_ms": 20.0, "state_read_ms": 5.0,
                 "state_hash_ms": 3.0, "commit_ms": 2.0, "total_ms": 30.0}})
@@ -702,6 +703,7 @@ fn op_isolation_blocks_are_drawn_against_their_count_with_each_fit() {
                 transactions: 1,
                 new_payload_ns: 0,
                 forkchoice_ns: 0,
+                round: None,
                 client_log: (client == "geth").then(|| {
                     serde_json::json!({"timing": {"execution_ms": per_op * k as f64 / 2000.0, "total_ms": 1.0}})
                 }),
@@ -728,6 +730,7 @@ fn op_isolation_blocks_are_drawn_against_their_count_with_each_fit() {
             units: None,
             control: Some("reprice/control/state-read".into()),
             fits,
+            anchor: None,
         });
         r
     };

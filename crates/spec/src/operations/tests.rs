@@ -4,7 +4,7 @@ fn specs() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs")
 }
 
-const HEAD: &str = "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\ngas_limit_m=100\n";
+const HEAD: &str = "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\nround_levels=5\nrounds=1\nquick_round_levels=5\nquick_rounds=1\ngas_limit_m=100\n";
 
 fn err(body: &str) -> String {
     parse(&format!("{HEAD}{body}"), Path::new("specs/operations.toml"))
@@ -41,10 +41,10 @@ fn the_shipped_table_loads_and_is_the_builtin_one() {
 
 #[test]
 fn a_bad_entry_names_its_line_and_key() {
-    // HEAD is 7 lines: the entry's `op` is on line 9.
+    // HEAD is 11 lines: the entry's `op` is on line 13.
     let e = err("[[operation]]\nop='div'\nkind='precompile'\nopcode='DIV'\n");
     assert!(
-        e.contains("operations.toml:9") && e.contains("operation[op=div].opcode"),
+        e.contains("operations.toml:13") && e.contains("operation[op=div].opcode"),
         "{e}"
     );
     let e = err("[[operation]]\nop='div'\nkind='arit'\nopcode='DIV'\n");
@@ -63,7 +63,7 @@ fn a_bad_entry_names_its_line_and_key() {
         "[[operation]]\nop='s'\nkind='storage'\nopcode='SLOAD'\nprice='state'\n[[operation.series]]\nparam='cold'\naccess='sload-cld'\n",
     );
     assert!(
-        e.contains("operations.toml:14") && e.contains("sload-cold"),
+        e.contains("operations.toml:18") && e.contains("sload-cold"),
         "{e}"
     );
     let e = err(

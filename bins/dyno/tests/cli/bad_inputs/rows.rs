@@ -110,6 +110,22 @@ pub(crate) const ROWS: &[Row] = &[
         "--client revm,revm: revm is named twice",
     ),
     row(
+        "gas --blocks --client revm --rounds 0",
+        2,
+        "--rounds 0: give at least 1 round",
+    ),
+    // `:bare` (caches off) on a client that has none to turn off.
+    row(
+        "gas --blocks --client revm:bare",
+        2,
+        "--client revm:bare: revm in dyno's process has no result cache and no prefetcher",
+    ),
+    row(
+        "replay --client ethereumjs:bare",
+        2,
+        "--client ethereumjs:bare: ethereumjs has no result cache or prefetcher to turn off",
+    ),
+    row(
         "gas --blocks --client revm --only ecrecover,,sha256",
         2,
         "--only ecrecover,,sha256: an empty choice",
