@@ -130,6 +130,10 @@ const REHEARSALS: &[(&str, &str)] = &[
         "rehearsal-fresh-2026-12-02-cf5d699.md",
         "fresh, issue 52's head with the checkpoint fix, a clean run on the AMD EPYC host: every step passed, past the 35 minutes as 29431cf's on the same host (a95f4d6's Xeon took 30m01s); the main command as written 8m47s, 152 of 152 verified",
     ),
+    (
+        "rehearsal-fresh-2026-12-03-d2d8f47.md",
+        "fresh, issue 53's revm as reth builds it and the noise probe, a clean run on a slow Intel Xeon host: failed after 46m09s on the probe's calibration test, whose quiet-against-loaded ratio does not hold beside the chain job (asserted on a quiet machine only since a783dca); the main command as written 12m57s, 152 of 152 verified",
+    ),
 ];
 
 /// The step a rehearsal's build row starts with, and its `cargo test` row.
