@@ -359,14 +359,10 @@ pub fn run(lab: &Lab, req: &Request) -> crate::Result<Finished> {
     }
     dyno_price::anchor::anchor_ratios(&mut run.results);
     for r in run.results.iter_mut().filter(|r| r.reprice.is_some()) {
-        r.parameters.insert(
-            "rounds".into(),
-            json!({
-                "planned": rounds.len() - 1,
-                "replayed": done_rounds,
-                "stopped": stopped_why,
-            }),
-        );
+        let p = &mut r.parameters;
+        p.insert("rounds_planned".into(), json!(rounds.len() - 1));
+        p.insert("rounds_replayed".into(), json!(done_rounds));
+        p.insert("rounds_stopped".into(), json!(stopped_why));
     }
     saving.checkpoint(&run);
     crate::session::keep_noise(&mut run, probe, req.quiet);
