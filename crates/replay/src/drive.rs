@@ -54,7 +54,7 @@ pub struct Timed {
 }
 
 /// What one replay of a set did.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Replayed {
     /// The client's version and command line (empty if it never started).
     pub version: String,
@@ -170,14 +170,7 @@ impl<'a> Driver<'a> {
     /// genesis state in this process). A client that cannot start is a
     /// driver whose [`Replayed::failure`] says why and that takes no block.
     pub fn start(spec: &ClientSpec, set: &'a BlockSet, limits: Limits) -> Self {
-        let mut out = Replayed {
-            version: String::new(),
-            command: String::new(),
-            timed: Vec::new(),
-            unparsed: Vec::new(),
-            failure: None,
-            usage: None,
-        };
+        let mut out = Replayed::default();
         if *spec == ClientSpec::Revm {
             out.version = dyno_evm::vm::REVM_VERSION.into();
             out.command =
@@ -380,17 +373,7 @@ impl<'a> Driver<'a> {
     pub fn finish(mut self) -> Replayed {
         let at = std::mem::replace(&mut self.at, At::Stopped);
         self.close(at);
-        std::mem::replace(
-            &mut self.out,
-            Replayed {
-                version: String::new(),
-                command: String::new(),
-                timed: Vec::new(),
-                unparsed: Vec::new(),
-                failure: None,
-                usage: None,
-            },
-        )
+        std::mem::take(&mut self.out)
     }
 
     fn close(&mut self, at: At) {
@@ -453,11 +436,8 @@ impl Drop for Driver<'_> {
     /// A driver dropped before [`Driver::finish`] (a panic, an early
     /// return) still stops its client.
     fn drop(&mut self) {
-        if let At::Client { .. } = self.at {
-            let at = std::mem::replace(&mut self.at, At::Stopped);
-            if let At::Client { client, .. } = at {
-                client.stop();
-            }
+        if let At::Client { client, .. } = std::mem::replace(&mut self.at, At::Stopped) {
+            client.stop();
         }
     }
 }
