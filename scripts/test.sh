@@ -410,7 +410,7 @@ chain_checks() {
 job chain "the chain checks: a 20 000-tx load run, the transaction types, the recorded blocks replayed, a fleet of two namespaced workers, client check (geth, EthereumJS, ethrex), op isolation (geth, geth:bare, revm, ethrex), the three clients side by side" chain_checks
 
 step "cargo test (with the db engines)"
-env "${cc_env[@]}" cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"
+env "${cc_env[@]}" cargo test --workspace --locked --no-fail-fast "${features[@]}" 2>&1 | tee "$smoke/cargo-test.log"
 # Every crate is compiled once, by the build step: a crate compiled here
 # means a second configuration crept in (as a clippy in check mode, or a
 # feature set of its own, once compiled RocksDB's C++ twice).

@@ -143,21 +143,30 @@ fn opcode_entries_are_the_tables_loop_level_and_a_bad_table_is_refused() {
     let log = entries().iter().find(|e| e.op == "log3").unwrap();
     assert!(matches!(log.make, Make::Log(3)), "{log:?}");
 
-    let table = |body: &str| -> &'static dyno_spec::operations::Operations {
-        let text = format!(
+    let table_text = |body: &str| -> String {
+        format!(
             "[series]\nbudgets_m=[30]\nlevels=5\nrepeats=1\nquick_budgets_m=[3]\nquick_repeats=1\nround_levels=5\nrounds=1\nquick_round_levels=5\nquick_rounds=1\ngas_limit_m=100\n\
              [[operation]]\nop='div'\nkind='arith'\nopcode='DIV'\nprice=['OPCODE_DIV']\n[[operation.series]]\nparam='x'\n{body}"
-        );
+        )
+    };
+    let table = |body: &str| -> &'static dyno_spec::operations::Operations {
+        let text = table_text(body);
         Box::leak(Box::new(
             dyno_spec::operations::parse(&text, std::path::Path::new("operations.toml")).unwrap(),
         ))
     };
-    let e = entries_of(table(
-        "[[operation]]\nop='shl'\nkind='arith'\nopcode='SHLL'\nloop=['a256-b128-c200']\n",
-    ))
-    .unwrap_err();
+    // The error names the line of the misspelt entry's `op`, however long the
+    // [series] head above it grows.
+    let misspelt =
+        "[[operation]]\nop='shl'\nkind='arith'\nopcode='SHLL'\nloop=['a256-b128-c200']\n";
+    let line = table_text(misspelt)
+        .lines()
+        .position(|l| l == "op='shl'")
+        .unwrap()
+        + 1;
+    let e = entries_of(table(misspelt)).unwrap_err();
     assert!(
-        e.contains("line 16") && e.contains("shl") && e.contains("SHLL"),
+        e.contains(&format!("line {line},")) && e.contains("shl") && e.contains("SHLL"),
         "{e}"
     );
     let e = entries_of(table(
